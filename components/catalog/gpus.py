@@ -1,0 +1,112 @@
+"""GPU models: architecture, compute capability, memory and MIG geometry.
+
+Sources:
+- Architecture and compute capability: NVIDIA "CUDA toolkit, driver and architecture matrix",
+  https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html
+- MIG support and maximum instances: NVIDIA MIG User Guide, "Supported GPUs",
+  https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html
+- MIG profile names and per-GPU counts: NVIDIA/gpu-operator v26.7.0
+  `assets/state-mig-manager/0400_configmap.yaml` (copied to
+  ../shared/reference/gpu-operator-v26.7.0/mig-parted-default-config.yaml; a test checks every
+  profile below against that file).
+- Memory per GPU: the EC2 API as tabulated by aws/karpenter-provider-aws
+  `website/content/en/docs/reference/instance-types.md` @1d927085 (marketing GB shown here).
+"""
+
+import difflib
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Architecture(str, Enum):
+    """NVIDIA GPU architectures, oldest first (the order matters for driver support checks)."""
+
+    MAXWELL = "Maxwell"
+    PASCAL = "Pascal"
+    VOLTA = "Volta"
+    TURING = "Turing"
+    AMPERE = "Ampere"
+    ADA = "Ada"
+    HOPPER = "Hopper"
+    BLACKWELL = "Blackwell"
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    """Catalog name users write in config (`gpu: {model: L40S}`); also the node label value."""
+    architecture: Architecture
+    compute_capability: str
+    memory_gb: int
+    """Memory per GPU in GB, as NVIDIA markets it (the MIG profile names use the same unit)."""
+    mig_profiles: tuple[str, ...] = ()
+    """MIG GPU-instance profiles with the most instances of each per GPU; empty when MIG is unsupported."""
+    min_driver_branch: int | None = None
+    """Oldest driver branch that drives this model at all, where newer than the CUDA minimum."""
+
+    @property
+    def mig_capable(self) -> bool:
+        return bool(self.mig_profiles)
+
+
+_A100_80_PROFILES = ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb")
+
+GPU_MODELS: dict[str, GpuModel] = {
+    gpu.name: gpu
+    for gpu in (
+        GpuModel("V100", Architecture.VOLTA, "7.0", 16),
+        GpuModel("T4", Architecture.TURING, "7.5", 16),
+        GpuModel("A10G", Architecture.AMPERE, "8.6", 24),
+        GpuModel(
+            "A100-40GB",
+            Architecture.AMPERE,
+            "8.0",
+            40,
+            ("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
+        ),
+        GpuModel("A100-80GB", Architecture.AMPERE, "8.0", 80, _A100_80_PROFILES),
+        GpuModel("L4", Architecture.ADA, "8.9", 24),
+        GpuModel("L40S", Architecture.ADA, "8.9", 48),
+        GpuModel("H100", Architecture.HOPPER, "9.0", 80, _A100_80_PROFILES),
+        GpuModel(
+            "H200",
+            Architecture.HOPPER,
+            "9.0",
+            141,
+            ("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
+        ),
+        GpuModel(
+            "B200",
+            Architecture.BLACKWELL,
+            "10.0",
+            180,
+            ("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
+            # MIG User Guide, "Getting started": B200 needs R570 (>= 570.133.20).
+            min_driver_branch=570,
+        ),
+        GpuModel(
+            "RTX-PRO-6000",
+            Architecture.BLACKWELL,
+            "12.0",
+            96,
+            ("1g.24gb", "2g.48gb", "4g.96gb"),
+            # GPU Operator platform support: the Server Edition needs >= 575.57.08.
+            min_driver_branch=575,
+        ),
+    )
+}
+
+
+class UnknownGpuModelError(KeyError):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+        self.suggestions = difflib.get_close_matches(name, list(GPU_MODELS), n=3, cutoff=0.5)
+
+
+def gpu_model(name: str) -> GpuModel:
+    """Look a GPU model up by its catalog name; raises UnknownGpuModelError with close matches."""
+    try:
+        return GPU_MODELS[name]
+    except KeyError:
+        raise UnknownGpuModelError(name) from None

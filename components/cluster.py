@@ -1,0 +1,91 @@
+"""GpuCluster: one typed description in, a GPU-ready Kubernetes cluster out, on any substrate."""
+
+import importlib
+from typing import Any, NotRequired, Optional, TypedDict
+
+import pulumi
+
+from components.errors import ConfigError
+from components.gpu_operator import GpuOperator
+from components.node_pools import pool_facts, tolerations_for
+from components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, Platform, WorkloadsSpec
+from components.validation import validate_cluster_args
+from providers.base import ClusterHandle
+
+TYPE_TOKEN = "gpukit:index:GpuCluster"
+
+# Backends are imported only when a stack uses them, so an EKS stack never pays for (or needs)
+# pulumi_gcp, and a GKE stack never imports pulumi_aws.
+BACKENDS: dict[Platform, str] = {Platform.EKS: "providers.aws.eks:build_eks"}
+
+
+def load_backend(platform: Platform) -> Any:
+    module, _, attr = BACKENDS[platform].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+class GpuClusterArgs(TypedDict):
+    cluster: ClusterSpec
+    node_pools: list[NodePoolSpec]
+    gpu_operator: GpuOperatorSpec
+    workloads: NotRequired[WorkloadsSpec]
+
+
+class GpuCluster(pulumi.ComponentResource):
+    """Network, control plane, node pools, then the GPU stack (GPU Operator, storage, autoscaler).
+
+    Args are validated before anything is registered: invalid args raise ConfigError listing every
+    problem, each naming its stack config key, and leave no resource behind.
+    """
+
+    cluster_name: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    """Secret."""
+    pools: list[dict[str, Any]]
+    """Per-pool scheduling facts (plain values, known before deployment)."""
+
+    def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        problems = validate_cluster_args(args)
+        if problems:
+            raise ConfigError(problems)
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+
+        facts = [pool_facts(p) for p in args["node_pools"]]
+        handle: ClusterHandle = load_backend(args["cluster"]["platform"])(name, args, self)
+
+        software = handle.gpu_node_software
+        GpuOperator(
+            f"{name}-gpu-operator",
+            {
+                "chart_version": args["gpu_operator"]["chart_version"],
+                "driver_preinstalled": software.driver_preinstalled,
+                "toolkit_preinstalled": software.toolkit_preinstalled,
+                "tolerations": tolerations_for(facts),  # type: ignore[typeddict-item]
+                "node_software_summary": software.summary,
+            },
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                providers={"kubernetes": handle.kubernetes},
+                depends_on=handle.system_ready,
+            ),
+        )
+
+        self.cluster_name = handle.name
+        self.kubeconfig = handle.kubeconfig
+        self.pools = [
+            {
+                "name": p.name,
+                "instanceType": p.instance.name,
+                "gpuModel": p.gpu.name if p.gpu else None,
+                "gpusPerNode": p.gpus_per_node,
+                "minNodes": p.min_nodes,
+                "maxNodes": p.max_nodes,
+                "capacity": p.capacity.value,
+                "labels": dict(p.labels),
+                "taints": [f"{t.key}={t.value}:{t.effect}" for t in p.taints],
+            }
+            for p in facts
+        ]
+        self.storage = handle.storage_summary
+        self.gpu_node_software = software
+        self.register_outputs({"cluster_name": self.cluster_name, "kubeconfig": self.kubeconfig})

@@ -1,0 +1,207 @@
+"""The stack config schema, and a parser that turns raw `gpukit:*` values into typed Args.
+
+Structure is checked here (unknown keys, missing keys, types, closed sets, keys of capabilities not
+built yet); meaning is checked in components/validation.py. Both report `Problem`s naming the exact
+config key, and nothing is raised until every problem is known.
+"""
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Literal
+
+from components.errors import Problem
+from components.spec import Capacity, DriverMode, NatGateways, NodeImage, Platform, Provider
+
+Kind = Literal["str", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
+
+_KIND_NAMES: dict[str, str] = {
+    "str": "a string",
+    "int": "an integer",
+    "bool": "true or false",
+    "list[str]": "a list of strings",
+    "map[str]": "a mapping of strings to strings",
+    "object": "a mapping",
+    "list[object]": "a list of mappings",
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    kind: Kind
+    description: str
+    required: bool = False
+    default: Any = None
+    choices: type[Enum] | None = None
+    fields: tuple["Field", ...] = ()
+    planned: str | None = None
+    """Set for keys of capabilities gpukit does not build yet: such a key is rejected, never ignored."""
+
+    @property
+    def attr(self) -> str:
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.key).lower()
+
+
+NETWORK_FIELDS = (
+    Field("cidr", "str", "CIDR of a new VPC, /16 to /20 (exclusive with vpcId)"),
+    Field("zoneCount", "int", "availability zones for a new VPC, 2 to 6", default=3),
+    Field("natGateways", "str", "NAT gateway layout of a new VPC", default="single", choices=NatGateways),
+    Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)"),
+    Field("subnetIds", "list[str]", "existing private subnets in two zones or more"),
+)
+
+CLUSTER_FIELDS = (
+    Field("name", "str", "cluster name", required=True),
+    Field("platform", "str", "where the cluster runs", required=True, choices=Platform),
+    Field("provider", "str", "host provider, only for platform k3s", choices=Provider),
+    Field("kubernetesVersion", "str", 'Kubernetes minor version, quoted ("1.35")', required=True),
+    Field("network", "object", "new VPC {cidr} or reuse {vpcId, subnetIds}", required=True,
+          fields=NETWORK_FIELDS),
+    Field("apiAccessCidrs", "list[str]", "CIDRs allowed to reach the public API ([] = private only)",
+          required=True),
+    Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin"),
+    Field("tags", "map[str]", "extra tags on every cloud resource"),
+)
+
+POOL_FIELDS = (
+    Field("name", "str", "pool name", required=True),
+    Field("instanceType", "str", "cloud instance type", required=True),
+    Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", required=True),
+    Field("maxNodes", "int", "most nodes the autoscaler may start", required=True),
+    Field("capacity", "str", "purchase option", default="on-demand", choices=Capacity),
+    Field("diskSizeGb", "int", "root volume size in GiB"),
+    Field("nodeImage", "str", "EKS node image family", default="al2023", choices=NodeImage),
+    Field("sharing", "object", "", planned="GPU sharing (time-slicing, MPS, MIG)"),
+    Field("hosts", "list[object]", "", planned="existing SSH hosts (platform k3s, provider ssh)"),
+    Field("gpu", "object", "", planned="declared GPUs of SSH hosts (platform k3s, provider ssh)"),
+)
+
+GPU_OPERATOR_FIELDS = (
+    Field("chartVersion", "str", "gpu-operator chart version", default="v26.7.0"),
+    Field("driver", "str", "who provides the NVIDIA driver", default="preinstalled", choices=DriverMode),
+)
+
+WORKLOADS_FIELDS = (
+    Field("cudaVersion", "str", 'newest CUDA version your images use, quoted ("12.8")'),
+)
+
+TOP_LEVEL_FIELDS = (
+    Field("cluster", "object", "the cluster", required=True, fields=CLUSTER_FIELDS),
+    Field("nodePools", "list[object]", "the node pools", required=True, fields=POOL_FIELDS),
+    Field("gpuOperator", "object", "the NVIDIA GPU Operator", default={}, fields=GPU_OPERATOR_FIELDS),
+    Field("workloads", "object", "what the cluster's workloads need", default={}, fields=WORKLOADS_FIELDS),
+    Field("storage", "object", "", planned="shared (RWX) storage for datasets and checkpoints"),
+)
+
+NAMESPACE = "gpukit"
+
+
+def _type_problem(field: Field, key: str, value: Any) -> Problem:
+    hint = ""
+    if field.kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+        hint = f'; quote it in YAML ("{value}")'
+    return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")
+
+
+def _did_you_mean(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "allowed keys: " + ", ".join(known)
+
+
+def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) -> Any:
+    kind = field.kind
+    if kind == "str":
+        if not isinstance(value, str):
+            problems.append(_type_problem(field, key, value))
+            return None
+        if field.choices is not None:
+            allowed = [c.value for c in field.choices]
+            if value not in allowed:
+                problems.append(Problem(key, f"must be one of {', '.join(allowed)}; got {value!r}"))
+                return None
+            return field.choices(value)
+        return value
+    if kind == "int":
+        if not isinstance(value, int) or isinstance(value, bool):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return value
+    if kind == "list[str]":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return list(value)
+    if kind == "map[str]":
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return dict(value)
+    if kind == "object":
+        if not isinstance(value, dict):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return parse_object(value, field.fields, key, problems)
+    # list[object]
+    if not isinstance(value, list):
+        problems.append(_type_problem(field, key, value))
+        return None
+    items = []
+    for index, item in enumerate(value):
+        item_key = f"{key}[{index}]"
+        if not isinstance(item, dict):
+            problems.append(Problem(item_key, f"must be a mapping, got {item!r}"))
+            continue
+        items.append(parse_object(item, field.fields, item_key, problems))
+    return items
+
+
+def parse_object(
+    raw: Mapping[str, Any], fields: tuple[Field, ...], prefix: str, problems: list[Problem]
+) -> dict[str, Any]:
+    """Parse one mapping against its fields; returns snake_case attrs, appends to `problems`."""
+    known = [f.key for f in fields if f.planned is None]
+    join = prefix if prefix.endswith(":") else f"{prefix}."
+    by_key = {f.key: f for f in fields}
+    out: dict[str, Any] = {}
+    for key in raw:
+        if key not in by_key:
+            problems.append(Problem(f"{join}{key}", f"unknown key; {_did_you_mean(str(key), known)}"))
+    for field in fields:
+        key = f"{join}{field.key}"
+        if field.key not in raw:
+            if field.planned is not None:
+                continue
+            if field.required:
+                problems.append(Problem(key, f"required key is missing ({field.description})"))
+            elif field.default is not None:
+                out[field.attr] = _parse_value(field, key, field.default, problems)
+            continue
+        if field.planned is not None:
+            problems.append(Problem(
+                key,
+                f"{field.planned} is not built yet in this version of gpukit; remove the key "
+                "(it is rejected rather than silently ignored)",
+            ))
+            continue
+        value = _parse_value(field, key, raw[field.key], problems)
+        if value is not None:
+            out[field.attr] = value
+    return out
+
+
+def parse_namespace(config: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any]:
+    """Parse every `gpukit:*` key of a flat stack config into snake_case attrs."""
+    own = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
+    return parse_object(own, TOP_LEVEL_FIELDS, f"{NAMESPACE}:", problems)

@@ -1,0 +1,102 @@
+"""The typed shape of a gpukit cluster: enums for closed sets and the nested Args TypedDicts.
+
+These are the types `GpuClusterArgs` (components/cluster.py) is made of. They use only what the
+Pulumi schema analyzer accepts for multi-language components: TypedDict, `str` Enums, no unions.
+Field names are the snake_case forms of the stack config keys (`minNodes` -> `min_nodes`), which is
+how validation messages map a field back to the line of `stacks/Pulumi.<env>.yaml` to edit.
+"""
+
+from enum import Enum
+from typing import NotRequired, TypedDict
+
+
+class Platform(str, Enum):
+    EKS = "eks"
+    GKE = "gke"
+    K3S = "k3s"
+
+
+class Provider(str, Enum):
+    AWS = "aws"
+    GCP = "gcp"
+    SSH = "ssh"
+
+
+class Capacity(str, Enum):
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+
+
+class DriverMode(str, Enum):
+    PREINSTALLED = "preinstalled"
+    """The node image ships the NVIDIA driver and container toolkit (EKS AL2023/Bottlerocket NVIDIA)."""
+    OPERATOR = "operator"
+    """The GPU Operator installs the driver as a container on a plain image."""
+
+
+class NodeImage(str, Enum):
+    AL2023 = "al2023"
+    BOTTLEROCKET = "bottlerocket"
+
+
+class NatGateways(str, Enum):
+    SINGLE = "single"
+    """One NAT gateway for the VPC: cheapest; private subnets lose egress if its zone fails."""
+    PER_ZONE = "per-zone"
+    """One NAT gateway per zone: survives a zone outage, costs one gateway per zone."""
+
+
+class NetworkSpec(TypedDict):
+    cidr: NotRequired[str]
+    """CIDR of a new VPC (/16 to /20). Exclusive with `vpc_id`."""
+    zone_count: NotRequired[int]
+    """Availability zones for a new VPC (2 to 6, default 3, capped by what the region has)."""
+    nat_gateways: NotRequired[NatGateways]
+    """NAT gateway layout for a new VPC (default `single`)."""
+    vpc_id: NotRequired[str]
+    """An existing VPC to reuse. Requires `subnet_ids`."""
+    subnet_ids: NotRequired[list[str]]
+    """Existing private subnets (two zones at least) for the control plane ENIs and the nodes."""
+
+
+class ClusterSpec(TypedDict):
+    name: str
+    """Cluster name: lowercase letters, digits and hyphens, at most 32 characters."""
+    platform: Platform
+    region: str
+    """Cloud region (from `aws:region`)."""
+    kubernetes_version: str
+    """Kubernetes minor version, quoted: "1.35"."""
+    network: NetworkSpec
+    api_access_cidrs: list[str]
+    """Who may reach the Kubernetes API over the internet; empty means private endpoint only."""
+    provider: NotRequired[Provider]
+    """Only for `platform: k3s`; implied for eks (aws) and gke (gcp)."""
+    admin_principal_arns: NotRequired[list[str]]
+    """IAM roles/users given cluster-admin through EKS access entries (the deployer always is)."""
+    tags: NotRequired[dict[str, str]]
+    """Extra tags put on every cloud resource."""
+
+
+class NodePoolSpec(TypedDict):
+    name: str
+    instance_type: str
+    """Cloud instance type; GPU model and count come from the catalog."""
+    min_nodes: int
+    max_nodes: int
+    capacity: NotRequired[Capacity]
+    """`on-demand` (default) or `spot`."""
+    disk_size_gb: NotRequired[int]
+    """Root volume size in GiB (default 100 for GPU pools, 50 otherwise)."""
+    node_image: NotRequired[NodeImage]
+    """EKS node image family (default `al2023`)."""
+
+
+class GpuOperatorSpec(TypedDict):
+    chart_version: str
+    driver: DriverMode
+
+
+class WorkloadsSpec(TypedDict):
+    cuda_version: NotRequired[str]
+    """Newest CUDA version the cluster's images are built for; checked against each pool's driver."""

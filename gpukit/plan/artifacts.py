@@ -1,0 +1,124 @@
+"""`--out DIR`: plan.json (every resource, secrets masked), manifests/ (Kubernetes objects), helm/."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from components.catalog.aws_instances import PRICE_DATE, PRICE_REGION
+from gpukit.plan.engine import PlanResult, mask_secrets
+from gpukit.plan.fakes import Recorded
+
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def _provider_urn(provider: str) -> str:
+    """`<urn>::<id>` -> `<urn>`."""
+    return provider.rsplit("::", 1)[0] if provider else ""
+
+
+def plan_document(plan: PlanResult) -> dict[str, Any]:
+    spec = plan.args["cluster"]
+    return {
+        "stack": plan.stack,
+        "platform": spec["platform"].value,
+        "region": spec["region"],
+        "kubernetesVersion": spec["kubernetes_version"],
+        "resources": [
+            {
+                "urn": r.urn,
+                "type": r.type,
+                "name": r.name,
+                "parent": r.parent,
+                "provider": _provider_urn(r.provider),
+                "custom": r.custom,
+                "inputs": mask_secrets(r.inputs),
+            }
+            for r in sorted(plan.resources, key=lambda r: r.urn)
+        ],
+        "pools": [
+            {
+                "name": pc.pool.name,
+                "instanceType": pc.pool.instance.name,
+                "gpuModel": pc.pool.gpu.name if pc.pool.gpu else None,
+                "gpusPerNode": pc.pool.gpus_per_node,
+                "gpuMemoryGbPerNode": pc.pool.gpu_memory_gb_per_node,
+                "minNodes": pc.pool.min_nodes,
+                "maxNodes": pc.pool.max_nodes,
+                "capacity": pc.pool.capacity.value,
+                "gpusAtMax": pc.pool.gpus_at_max,
+                "pricePerNodeHour": pc.per_node,
+                "costPerHourIdle": pc.idle,
+                "costPerHourMax": pc.at_max,
+            }
+            for pc in plan.costs.pools
+        ],
+        "costs": {
+            "currency": "USD",
+            "priceRegion": PRICE_REGION,
+            "priceDate": PRICE_DATE,
+            "fixed": [{"item": what, "perHour": price} for what, price in plan.costs.fixed],
+            "perHourIdle": plan.costs.idle_total,
+            "perHourMax": plan.costs.max_total,
+            "spotPricedAtOnDemand": True,
+        },
+        "gpuSoftware": [{"component": o.name, "runs": o.runs, "note": o.note} for o in plan.operands],
+        "storage": plan.storage,
+        "findings": [
+            {"severity": f.severity.value, "key": f.key, "message": f.message} for f in plan.findings
+        ],
+    }
+
+
+def _api_version_and_kind(token: str) -> tuple[str, str]:
+    """`kubernetes:storage.k8s.io/v1:StorageClass` -> (`storage.k8s.io/v1`, `StorageClass`)."""
+    _, group_version, kind = token.split(":", 2)
+    group, version = group_version.split("/", 1)
+    return (version if group == "core" else f"{group}/{version}"), kind
+
+
+def kubernetes_object(resource: Recorded) -> dict[str, Any]:
+    api_version, kind = _api_version_and_kind(resource.type)
+    body = {k: v for k, v in mask_secrets(resource.inputs).items() if k not in ("apiVersion", "kind")}
+    return {"apiVersion": api_version, "kind": kind, **body}
+
+
+def helm_release(resource: Recorded) -> dict[str, Any]:
+    inputs = mask_secrets(resource.inputs)
+    return {
+        "name": inputs.get("name"),
+        "chart": inputs.get("chart"),
+        "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
+        "version": inputs.get("version"),
+        "namespace": inputs.get("namespace"),
+        "values": inputs.get("values") or {},
+    }
+
+
+def _file_name(*parts: str) -> str:
+    return re.sub(r"[^a-z0-9.-]+", "-", "-".join(p for p in parts if p).lower()) + ".yaml"
+
+
+def write_artifacts(plan: PlanResult, out: Path) -> list[Path]:
+    """Write plan.json, manifests/*.yaml and manifests/helm/*.yaml; returns the files written."""
+    manifests = out / "manifests"
+    helm = manifests / "helm"
+    helm.mkdir(parents=True, exist_ok=True)
+    written = [out / "plan.json"]
+    written[0].write_text(json.dumps(plan_document(plan), indent=2, default=str) + "\n")
+    for r in plan.resources:
+        if not r.custom or not r.type.startswith("kubernetes:") or r.type.startswith("pulumi:providers"):
+            continue
+        if r.type == HELM_RELEASE:
+            release = helm_release(r)
+            path = helm / _file_name(str(release["name"]))
+            path.write_text(yaml.safe_dump(release, sort_keys=False))
+        else:
+            obj = kubernetes_object(r)
+            meta = obj.get("metadata") or {}
+            path = manifests / _file_name(obj["kind"], meta.get("namespace", ""), meta.get("name", r.name))
+            path.write_text(yaml.safe_dump(obj, sort_keys=False))
+        written.append(path)
+    return written

@@ -1,0 +1,82 @@
+"""Run the gpukit Pulumi program in-process under the plan mocks and collect what it would build."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+from pulumi.runtime import settings as runtime_settings
+
+from components.cluster import GpuClusterArgs
+from components.costs import CostEstimate, estimate
+from components.gpu_operator_values import Operand, gpu_operator_values, operands
+from components.node_pools import pool_facts, tolerations_for
+from components.preflight import Finding, Severity, preflight
+from components.stack_config import cluster_args_from_config
+from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
+from gpukit.plan.stack_file import LoadedStack
+from gpukit.program import build, read_stack_config
+
+SECRET_SIG = "4dabf18193072939515e22adb298388d"  # Pulumi's wire marker for secret values
+MASK = "[secret]"
+
+
+@dataclass
+class PlanResult:
+    stack: str
+    args: GpuClusterArgs
+    findings: list[Finding]
+    resources: list[Recorded]
+    costs: CostEstimate
+    operands: list[Operand] = field(default_factory=list)
+    storage: str = ""
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == Severity.ERROR]
+
+
+def mask_secrets(value: Any) -> Any:
+    """Replace every secret-wrapped value with MASK, recursively."""
+    if isinstance(value, dict):
+        if SECRET_SIG in value:
+            return MASK
+        return {k: mask_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v) for v in value]
+    return value
+
+
+def run_plan(stack: LoadedStack) -> PlanResult:
+    """Raises components.errors.ConfigError for invalid config, before anything is registered."""
+    args = cluster_args_from_config(stack.config)
+    findings = preflight(args)
+
+    mocks = PlanMocks(region=args["cluster"]["region"] or "us-east-1")
+    monitor = RecordingMonitor(mocks)
+    pulumi.runtime.set_all_config(stack.runtime_config(), secret_keys=stack.secret_keys)
+    runtime_settings.ROOT.set(None)  # a fresh root Stack per plan, also when plans share a process
+    pulumi.runtime.set_mocks(mocks, project="gpukit", stack=stack.name, preview=False, monitor=monitor)
+
+    built: dict[str, Any] = {}
+
+    def program() -> None:
+        built["args"], built["cluster"] = build(read_stack_config(), enforce_preflight=False)
+
+    try:
+        pulumi.runtime.test(program)()
+    finally:
+        pulumi.runtime.set_all_config({}, secret_keys=[])
+
+    cluster = built["cluster"]
+    software = cluster.gpu_node_software
+    values = gpu_operator_values(software, tolerations_for([pool_facts(p) for p in args["node_pools"]]))
+    return PlanResult(
+        stack=stack.name,
+        args=args,
+        findings=findings,
+        resources=monitor.recorded,
+        costs=estimate(args),
+        operands=operands(values, software),
+        storage=cluster.storage,
+    )
+

@@ -1,0 +1,161 @@
+"""The mock engine behind `gpukit plan`: realistic fake outputs, strict invokes, and a record.
+
+Fake outputs look like what AWS returns (ids, ARNs, an EKS endpoint and CA) so that everything the
+program derives from them (kubeconfig, autoscaling group tags, IAM policies) renders as it would for
+real. An invoke the table does not know raises: a silent all-None answer would plan a broken cluster.
+"""
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+from pulumi.runtime.mocks import MockCallArgs, MockMonitor, MockResourceArgs
+
+ACCOUNT_ID = "123456789012"
+FAKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\ngpukit plan: fake CA\n-----END CERTIFICATE-----\n")
+
+
+class UnmockedInvokeError(RuntimeError):
+    pass
+
+
+def _hex(*parts: str, length: int = 17) -> str:
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:length]
+
+
+@dataclass
+class Recorded:
+    urn: str
+    type: str
+    name: str
+    parent: str
+    provider: str
+    custom: bool
+    inputs: dict[str, Any]
+
+
+# Resource id prefixes EC2 uses, by type token.
+_EC2_PREFIXES = {
+    "aws:ec2/vpc:Vpc": "vpc",
+    "aws:ec2/subnet:Subnet": "subnet",
+    "aws:ec2/internetGateway:InternetGateway": "igw",
+    "aws:ec2/routeTable:RouteTable": "rtb",
+    "aws:ec2/routeTableAssociation:RouteTableAssociation": "rtbassoc",
+    "aws:ec2/eip:Eip": "eipalloc",
+    "aws:ec2/natGateway:NatGateway": "nat",
+    "aws:ec2/launchTemplate:LaunchTemplate": "lt",
+}
+
+
+class PlanMocks(pulumi.runtime.Mocks):
+    def __init__(self, region: str) -> None:
+        self.region = region
+        self.args: list[MockResourceArgs] = []
+
+    # --- resources
+    def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        self.args.append(args)
+        state = dict(args.inputs)
+        token, name = args.typ, args.name
+        if token in _EC2_PREFIXES:
+            rid = f"{_EC2_PREFIXES[token]}-{_hex(token, name)}"
+        elif not args.custom:
+            return None, {}
+        else:
+            rid = f"{name}-{_hex(token, name, length=8)}"
+        state.update(self._outputs(token, name, rid, state))
+        return rid, state
+
+    def _arn(self, service: str, resource: str, *, regional: bool = True) -> str:
+        region = self.region if regional else ""
+        return f"arn:aws:{service}:{region}:{ACCOUNT_ID}:{resource}"
+
+    def _outputs(self, token: str, name: str, rid: str, state: dict[str, Any]) -> dict[str, Any]:
+        if token == "aws:eks/cluster:Cluster":
+            cluster = state.get("name", name)
+            return {
+                "arn": self._arn("eks", f"cluster/{cluster}"),
+                "endpoint": f"https://{_hex(cluster, length=32).upper()}.gr7.{self.region}.eks.amazonaws.com",
+                "certificateAuthority": {"data": FAKE_CA.decode()},
+                "status": "ACTIVE",
+                "platformVersion": "eks.1",
+            }
+        if token == "aws:eks/nodeGroup:NodeGroup":
+            ng = f"{state.get('nodeGroupNamePrefix', name + '-')}{_hex(name, length=26)}"
+            return {
+                "nodeGroupName": ng,
+                "arn": self._arn("eks", f"nodegroup/{state.get('clusterName')}/{ng}/{_hex(ng, length=8)}"),
+                "resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{_hex(ng, 'asg', length=8)}"}]}],
+                "status": "ACTIVE",
+            }
+        if token == "aws:ec2/launchTemplate:LaunchTemplate":
+            return {"latestVersion": 1, "defaultVersion": 1, "arn": self._arn("ec2", f"launch-template/{rid}")}
+        if token == "aws:iam/role:Role":
+            role = state.get("name") or f"{name}-{_hex(name, length=7)}"
+            return {"name": role, "arn": self._arn("iam", f"role/{role}", regional=False), "uniqueId": rid}
+        if token == "aws:kms/key:Key":
+            key_id = f"{_hex(name, length=8)}-{_hex(name, 'a', length=4)}-{_hex(name, 'b', length=4)}-" \
+                     f"{_hex(name, 'c', length=4)}-{_hex(name, 'd', length=12)}"
+            return {"keyId": key_id, "arn": self._arn("kms", f"key/{key_id}")}
+        if token == "aws:ec2/eip:Eip":
+            return {"publicIp": f"203.0.113.{int(_hex(name, length=2), 16) % 250 + 1}"}
+        if token == "aws:eks/podIdentityAssociation:PodIdentityAssociation":
+            return {"associationArn": self._arn("eks", f"podidentityassociation/{rid}"), "associationId": rid}
+        if token == "aws:eks/addon:Addon":
+            return {"arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),
+                    "addonVersion": state.get("addonVersion") or "default-for-cluster-version"}
+        if token.startswith("aws:ec2/"):
+            return {"arn": self._arn("ec2", rid)}
+        return {}
+
+    # --- invokes
+    def call(self, args: MockCallArgs) -> dict[str, Any]:
+        token = args.token
+        if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            names = [f"{self.region}{z}" for z in "abcd"]
+            return {
+                "names": names,
+                "zoneIds": [f"use1-az{i + 1}" for i in range(len(names))],
+                "id": self.region,
+                "groupNames": [self.region] * len(names),
+            }
+        if token == "aws:index/getCallerIdentity:getCallerIdentity":
+            return {
+                "accountId": ACCOUNT_ID,
+                "arn": f"arn:aws:iam::{ACCOUNT_ID}:user/gpukit-plan",
+                "userId": "AIDAGPUKITPLAN",
+                "id": ACCOUNT_ID,
+            }
+        if token == "aws:index/getPartition:getPartition":
+            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws",
+                    "reverseDnsPrefix": "com.amazonaws"}
+        raise UnmockedInvokeError(
+            f"gpukit plan has no fake result for invoke {token!r}; add one to gpukit/plan/fakes.py"
+        )
+
+
+class RecordingMonitor(MockMonitor):
+    """MockMonitor that also keeps each registration's parent and provider, for the resource tree."""
+
+    def __init__(self, mocks: PlanMocks) -> None:
+        super().__init__(mocks)
+        self.plan_mocks = mocks
+        self.recorded: list[Recorded] = []
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
+        before = len(self.plan_mocks.args)
+        response = super().RegisterResource(request)
+        if len(self.plan_mocks.args) > before:
+            args = self.plan_mocks.args[-1]
+            self.recorded.append(Recorded(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                parent=request.parent,
+                provider=request.provider,
+                custom=bool(request.custom),
+                inputs=args.inputs,
+            ))
+        return response

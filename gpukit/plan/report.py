@@ -1,0 +1,106 @@
+"""The text report of a plan: resource tree, pools, GPU software, preflight, cost."""
+
+from collections import defaultdict
+
+from components.catalog.aws_instances import PRICE_DATE, PRICE_REGION
+from components.costs import PoolCost
+from gpukit.plan.engine import PlanResult
+from gpukit.plan.fakes import Recorded
+
+
+def _money(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.3f}" if 0 < value < 1 else f"${value:,.2f}"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line.rstrip(), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return out
+
+
+def resource_tree(resources: list[Recorded]) -> list[str]:
+    """Resources nested under their parents, as `type  name` lines."""
+    known = {r.urn for r in resources}
+    children: dict[str, list[Recorded]] = defaultdict(list)
+    for r in sorted(resources, key=lambda r: (r.custom, r.type, r.name)):
+        children[r.parent if r.parent in known else ""].append(r)
+    lines: list[str] = []
+
+    def walk(urn: str, prefix: str) -> None:
+        kids = children.get(urn, [])
+        for i, r in enumerate(kids):
+            last = i == len(kids) - 1
+            branch = "└─ " if last else "├─ "
+            lines.append(f"{prefix}{branch}{r.type}  {r.name}")
+            walk(r.urn, prefix + ("   " if last else "│  "))
+
+    walk("", "")
+    return lines
+
+
+def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
+    rows = []
+    for pc in pools:
+        p = pc.pool
+        if p.is_gpu != gpu:
+            continue
+        capacity = p.capacity.value + ("*" if pc.spot_upper_bound else "")
+        if gpu:
+            assert p.gpu is not None
+            rows.append([
+                p.name, p.instance.name, f"{p.gpu.name} x{p.gpus_per_node}", f"{p.gpu_memory_gb_per_node} GB",
+                f"{p.min_nodes}..{p.max_nodes}", capacity, str(p.gpus_at_max), _money(pc.idle), _money(pc.at_max),
+            ])
+        else:
+            rows.append([
+                p.name, p.instance.name, f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
+                f"{p.min_nodes}..{p.max_nodes}", capacity, _money(pc.idle), _money(pc.at_max),
+            ])
+    return rows
+
+
+def render_text(plan: PlanResult) -> str:
+    spec = plan.args["cluster"]
+    out = [
+        f"gpukit plan: stack {plan.stack} ({spec['platform'].value}, {spec['region']}, "
+        f"Kubernetes {spec['kubernetes_version']})",
+        "",
+        f"Resources ({len(plan.resources)}):",
+        *resource_tree(plan.resources),
+        "",
+        "GPU pools:",
+    ]
+    gpu_rows = _pool_rows(plan.costs.pools, gpu=True)
+    out += _table(["pool", "instance", "GPUs/node", "GPU mem/node", "nodes", "capacity", "GPUs@max",
+                   "$/h idle", "$/h max"], gpu_rows) if gpu_rows else ["  (none)"]
+    out += ["", "Other pools:"]
+    out += _table(["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],
+                  _pool_rows(plan.costs.pools, gpu=False))
+    gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
+    if gpu_pools:
+        taints = sorted({f"{t.key}={t.value}:{t.effect}" for p in gpu_pools for t in p.taints})
+        out += ["", f"GPU nodes are tainted {', '.join(taints)}; GPU pods need the matching toleration."]
+    out += ["", "GPU software:"]
+    out += [f"  {o.name}: {o.note}" for o in plan.operands]
+    out += ["", f"Storage: {plan.storage}"]
+    out += ["", "Preflight:"]
+    out += [f"  {f}" for f in plan.findings] or ["  no findings"]
+    costs = plan.costs
+    out += ["", f"Cost (list prices, {PRICE_REGION}, {PRICE_DATE}; USD per hour):"]
+    out += [f"  {what}: {_money(price)}" for what, price in costs.fixed]
+    out += [
+        f"  total at idle (min nodes): {_money(costs.idle_total)}",
+        f"  total at max (max nodes):  {_money(costs.max_total)}",
+    ]
+    if any(pc.spot_upper_bound for pc in costs.pools):
+        out.append("  * spot pools are priced at the on-demand list price, an upper bound")
+    if costs.unpriced:
+        out.append(f"  no published price for pool(s) {', '.join(costs.unpriced)}: left out of the totals")
+    out.append("  not included: data transfer, NAT data processing, EBS volumes, load balancers")
+    errors = len(plan.errors)
+    out += ["", f"Result: {errors} preflight error(s)" if errors else "Result: ready to `pulumi up`"]
+    return "\n".join(out) + "\n"

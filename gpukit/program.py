@@ -1,0 +1,83 @@
+"""The Pulumi program: read the stack config once, build GpuCluster, export what users need next.
+
+`__main__.py` calls `main()` under `pulumi up`; `gpukit plan` calls `build()` in-process under the mock
+engine, so both run the very same code.
+"""
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+
+from components.cluster import GpuCluster, GpuClusterArgs
+from components.errors import ConfigError
+from components.preflight import Finding, Severity, preflight
+from components.stack_config import cluster_args_from_config
+
+NAMESPACES = ("gpukit", "aws")
+
+
+class PreflightError(Exception):
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        super().__init__("\n".join(str(f) for f in findings))
+
+
+def read_stack_config() -> dict[str, Any]:
+    """Every `gpukit:*` and `aws:*` value of the running stack, objects decoded from JSON.
+
+    All keys are read (not only the known ones) so that a misspelt key is reported, not ignored.
+    """
+    from pulumi.runtime import config as runtime_config
+
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    out: dict[str, Any] = {}
+    for key in sorted(keys):
+        if key.split(":", 1)[0] not in NAMESPACES:
+            continue
+        raw = runtime_config.get_config(key)
+        try:
+            out[key] = json.loads(raw) if isinstance(raw, str) and raw[:1] in "{[" else raw
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+def next_steps(cluster_name: str, region: str) -> list[str]:
+    return [
+        "pulumi stack output kubeconfig --show-secrets > kubeconfig.yaml && export KUBECONFIG=$PWD/kubeconfig.yaml",
+        f"# or: aws eks update-kubeconfig --name {cluster_name} --region {region}",
+        "kubectl get nodes -L gpukit.dev/pool,gpukit.dev/gpu-model",
+        "kubectl -n gpu-operator get pods",
+        "# a GPU pod must tolerate nvidia.com/gpu:NoSchedule and request nvidia.com/gpu; min-0 GPU "
+        "pools scale up for it",
+    ]
+
+
+def build(config: Mapping[str, Any], *, enforce_preflight: bool = True) -> tuple[GpuClusterArgs, GpuCluster]:
+    """Validate, preflight, then declare the cluster and the stack outputs."""
+    args = cluster_args_from_config(config)
+    errors = [f for f in preflight(args) if f.severity == Severity.ERROR]
+    if errors and enforce_preflight:
+        raise PreflightError(errors)
+    spec = args["cluster"]
+    cluster = GpuCluster(spec["name"], args)
+    pulumi.export("clusterName", cluster.cluster_name)
+    pulumi.export("kubeconfig", cluster.kubeconfig)
+    pulumi.export("pools", cluster.pools)
+    pulumi.export("nextSteps", next_steps(spec["name"], spec["region"]))
+    return args, cluster
+
+
+def main() -> None:
+    try:
+        build(read_stack_config())
+    except ConfigError as err:
+        # RunError ends the program with this text and no Python traceback.
+        raise pulumi.RunError(f"invalid gpukit configuration:\n{err}") from None
+    except PreflightError as err:
+        raise pulumi.RunError(
+            f"gpukit preflight failed (nothing was created):\n{err}\n"
+            "Run `gpukit plan` to see every finding."
+        ) from None
