@@ -47,8 +47,10 @@ class Field:
 
 NETWORK_FIELDS = (
     Field("cidr", "str", "CIDR of a new VPC, /16 to /20 (exclusive with vpcId)"),
-    Field("zoneCount", "int", "availability zones for a new VPC, 2 to 6", default=3),
-    Field("natGateways", "str", "NAT gateway layout of a new VPC", default="single", choices=NatGateways),
+    # No parser defaults for zoneCount/natGateways: validation must see whether the user set them,
+    # since they mean nothing for a reused VPC. Defaults live in components.spec.
+    Field("zoneCount", "int", "availability zones for a new VPC, 2 to 6"),
+    Field("natGateways", "str", "NAT gateway layout of a new VPC", choices=NatGateways),
     Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)"),
     Field("subnetIds", "list[str]", "existing private subnets in two zones or more"),
 )
@@ -58,10 +60,19 @@ CLUSTER_FIELDS = (
     Field("platform", "str", "where the cluster runs", required=True, choices=Platform),
     Field("provider", "str", "host provider, only for platform k3s", choices=Provider),
     Field("kubernetesVersion", "str", 'Kubernetes minor version, quoted ("1.35")', required=True),
-    Field("network", "object", "new VPC {cidr} or reuse {vpcId, subnetIds}", required=True,
-          fields=NETWORK_FIELDS),
-    Field("apiAccessCidrs", "list[str]", "CIDRs allowed to reach the public API ([] = private only)",
-          required=True),
+    Field(
+        "network",
+        "object",
+        "new VPC {cidr} or reuse {vpcId, subnetIds}",
+        required=True,
+        fields=NETWORK_FIELDS,
+    ),
+    Field(
+        "apiAccessCidrs",
+        "list[str]",
+        "CIDRs allowed to reach the public API ([] = private only)",
+        required=True,
+    ),
     Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin"),
     Field("tags", "map[str]", "extra tags on every cloud resource"),
 )
@@ -84,9 +95,7 @@ GPU_OPERATOR_FIELDS = (
     Field("driver", "str", "who provides the NVIDIA driver", default="preinstalled", choices=DriverMode),
 )
 
-WORKLOADS_FIELDS = (
-    Field("cudaVersion", "str", 'newest CUDA version your images use, quoted ("12.8")'),
-)
+WORKLOADS_FIELDS = (Field("cudaVersion", "str", 'newest CUDA version your images use, quoted ("12.8")'),)
 
 TOP_LEVEL_FIELDS = (
     Field("cluster", "object", "the cluster", required=True, fields=CLUSTER_FIELDS),
@@ -102,7 +111,8 @@ NAMESPACE = "gpukit"
 def _type_problem(field: Field, key: str, value: Any) -> Problem:
     hint = ""
     if field.kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
-        hint = f'; quote it in YAML ("{value}")'
+        # YAML has already turned 1.30 into 1.3 here, so say what happened rather than guess digits.
+        hint = "; YAML read an unquoted number: quote the value as written in the file"
     return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")
 
 
@@ -189,11 +199,13 @@ def parse_object(
                 out[field.attr] = _parse_value(field, key, field.default, problems)
             continue
         if field.planned is not None:
-            problems.append(Problem(
-                key,
-                f"{field.planned} is not built yet in this version of gpukit; remove the key "
-                "(it is rejected rather than silently ignored)",
-            ))
+            problems.append(
+                Problem(
+                    key,
+                    f"{field.planned} is not built yet in this version of gpukit; remove the key "
+                    "(it is rejected rather than silently ignored)",
+                )
+            )
             continue
         value = _parse_value(field, key, raw[field.key], problems)
         if value is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from components.catalog.aws_instances import EKS_CONTROL_PLANE_PER_HOUR, NAT_GATEWAY_PER_HOUR
 from components.node_pools import PoolFacts, pool_facts
-from components.spec import Capacity, NatGateways, Platform
+from components.spec import DEFAULT_ZONE_COUNT, Capacity, NatGateways, Platform
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ def fixed_charges(args: Any) -> list[tuple[str, float]]:
         network = cluster["network"]
         if "vpc_id" not in network:
             layout = network.get("nat_gateways", NatGateways.SINGLE)
-            count = 1 if layout == NatGateways.SINGLE else network.get("zone_count", 3)
+            # Per zone: one per configured zone; a region with fewer zones than zoneCount gets fewer
+            # (the plan cannot know the region's zones offline, so this is the upper bound).
+            count = 1 if layout == NatGateways.SINGLE else network.get("zone_count", DEFAULT_ZONE_COUNT)
             charges.append((f"NAT gateway x{count}", NAT_GATEWAY_PER_HOUR * count))
     return charges
 

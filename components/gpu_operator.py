@@ -45,9 +45,9 @@ class GpuOperator(pulumi.ComponentResource):
     ambient kubeconfig.
     """
 
-    namespace: pulumi.Output[str]
-    release_name: pulumi.Output[str]
-    chart_version: pulumi.Output[str]
+    namespace: pulumi.Output[Optional[str]]
+    release_name: pulumi.Output[Optional[str]]
+    chart_version: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -56,7 +56,10 @@ class GpuOperator(pulumi.ComponentResource):
             toolkit_preinstalled=args["toolkit_preinstalled"],
             summary=args["node_software_summary"],
         )
-        values = gpu_operator_values(software, [dict(t) for t in args["tolerations"]])
+        tolerations = [
+            {"key": t["key"], "operator": t["operator"], "effect": t["effect"]} for t in args["tolerations"]
+        ]
+        values = gpu_operator_values(software, tolerations)
 
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
@@ -87,8 +90,10 @@ class GpuOperator(pulumi.ComponentResource):
         self.namespace = namespace.metadata["name"]
         self.release_name = release.name
         self.chart_version = release.version
-        self.register_outputs({
-            "namespace": self.namespace,
-            "release_name": self.release_name,
-            "chart_version": self.chart_version,
-        })
+        self.register_outputs(
+            {
+                "namespace": self.namespace,
+                "release_name": self.release_name,
+                "chart_version": self.chart_version,
+            }
+        )

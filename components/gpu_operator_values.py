@@ -62,12 +62,17 @@ def operands(values: dict[str, Any], software: GpuNodeSoftware) -> list[Operand]
     driver = values["driver"]["enabled"]
     toolkit = values["toolkit"]["enabled"]
     return [
-        Operand("NVIDIA driver", True,
-                "driver container from the Operator" if driver else f"node image ({software.summary})"),
+        Operand(
+            "NVIDIA driver",
+            True,
+            "driver container from the Operator" if driver else f"node image ({software.summary})",
+        ),
         Operand("container toolkit", True, "Operator daemonset" if toolkit else "node image"),
         Operand("device plugin", True, "Operator daemonset, advertises nvidia.com/gpu"),
         Operand("GPU feature discovery", True, "Operator daemonset, labels nvidia.com/gpu.product etc."),
         Operand("DCGM exporter", True, "Operator daemonset; GPU metrics on :9400/metrics of each GPU node"),
-        Operand("MIG manager", True, "Operator daemonset; idle until a node is labelled nvidia.com/mig.config"),
+        Operand(
+            "MIG manager", True, "Operator daemonset; idle until a node is labelled nvidia.com/mig.config"
+        ),
         Operand("node feature discovery", True, "labels NVIDIA PCI devices so operands find GPU nodes"),
     ]

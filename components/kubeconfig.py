@@ -10,24 +10,36 @@ def eks_kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) 
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{
-            "name": cluster_name,
-            "cluster": {"server": endpoint, "certificate-authority-data": ca_data},
-        }],
+        "clusters": [
+            {
+                "name": cluster_name,
+                "cluster": {"server": endpoint, "certificate-authority-data": ca_data},
+            }
+        ],
         "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
         "current-context": cluster_name,
         "preferences": {},
-        "users": [{
-            "name": cluster_name,
-            "user": {
-                "exec": {
-                    "apiVersion": EXEC_API_VERSION,
-                    "command": "aws",
-                    "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region,
-                             "--output", "json"],
-                    "interactiveMode": "Never",
+        "users": [
+            {
+                "name": cluster_name,
+                "user": {
+                    "exec": {
+                        "apiVersion": EXEC_API_VERSION,
+                        "command": "aws",
+                        "args": [
+                            "eks",
+                            "get-token",
+                            "--cluster-name",
+                            cluster_name,
+                            "--region",
+                            region,
+                            "--output",
+                            "json",
+                        ],
+                        "interactiveMode": "Never",
+                    },
                 },
-            },
-        }],
+            }
+        ],
     }
     return yaml.safe_dump(doc, sort_keys=False)

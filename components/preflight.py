@@ -43,51 +43,64 @@ def driver_branch_for(platform: Platform, pool: PoolFacts) -> int | None:
     return None
 
 
-def _pool_findings(
-    index: int, pool: PoolFacts, branch: int, cuda: str | None
-) -> list[Finding]:
+def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -> list[Finding]:
     key = f"gpukit:nodePools[{index}]"
     gpu = pool.gpu
     assert gpu is not None
     findings: list[Finding] = []
     where = f"{pool.instance.name} ({gpu.name}, {gpu.architecture.value})"
     if not branch_drives(gpu.architecture, branch):
-        findings.append(Finding(
-            Severity.ERROR, f"{key}.instanceType",
-            f"{where} is not driven by driver branch R{branch}: R590 and newer dropped "
-            "Maxwell, Pascal and Volta; pick a Turing or newer GPU or an R580 image",
-        ))
+        findings.append(
+            Finding(
+                Severity.ERROR,
+                f"{key}.instanceType",
+                f"{where} is not driven by driver branch R{branch}: R590 and newer dropped "
+                "Maxwell, Pascal and Volta; pick a Turing or newer GPU or an R580 image",
+            )
+        )
     needed = max(
         (b for b in (gpu.min_driver_branch, pool.instance.min_driver_branch) if b is not None),
         default=None,
     )
     if needed is not None and branch < needed:
-        findings.append(Finding(
-            Severity.ERROR, f"{key}.instanceType",
-            f"{where} needs driver R{needed} or newer, but the node image ships R{branch}",
-        ))
+        findings.append(
+            Finding(
+                Severity.ERROR,
+                f"{key}.instanceType",
+                f"{where} needs driver R{needed} or newer, but the node image ships R{branch}",
+            )
+        )
     if cuda is None:
         return findings
     if not cuda_targets(gpu.architecture, cuda):
-        findings.append(Finding(
-            Severity.ERROR, "gpukit:workloads.cudaVersion",
-            f"CUDA {cuda} cannot build for {gpu.architecture.value} GPUs ({where} in pool "
-            f"{pool.name!r}); CUDA 12.x is the last to support them",
-        ))
+        findings.append(
+            Finding(
+                Severity.ERROR,
+                "gpukit:workloads.cudaVersion",
+                f"CUDA {cuda} cannot build for {gpu.architecture.value} GPUs ({where} in pool "
+                f"{pool.name!r}); CUDA 12.x is the last to support them",
+            )
+        )
     support = cuda_support(cuda, branch)
     newest = newest_full_cuda(branch)
     if support == CudaSupport.UNSUPPORTED:
-        findings.append(Finding(
-            Severity.ERROR, "gpukit:workloads.cudaVersion",
-            f"CUDA {cuda} does not run on driver R{branch} of pool {pool.name!r}; "
-            f"the newest CUDA it runs is {newest}",
-        ))
+        findings.append(
+            Finding(
+                Severity.ERROR,
+                "gpukit:workloads.cudaVersion",
+                f"CUDA {cuda} does not run on driver R{branch} of pool {pool.name!r}; "
+                f"the newest CUDA it runs is {newest}",
+            )
+        )
     elif support == CudaSupport.MINOR_VERSION_COMPAT:
-        findings.append(Finding(
-            Severity.WARNING, "gpukit:workloads.cudaVersion",
-            f"CUDA {cuda} runs on driver R{branch} of pool {pool.name!r} only through minor-version "
-            f"compatibility (no JIT of newer PTX); images built for CUDA {newest} or older run fully",
-        ))
+        findings.append(
+            Finding(
+                Severity.WARNING,
+                "gpukit:workloads.cudaVersion",
+                f"CUDA {cuda} runs on driver R{branch} of pool {pool.name!r} only through minor-version "
+                f"compatibility (no JIT of newer PTX); images built for CUDA {newest} or older run fully",
+            )
+        )
     return findings
 
 
@@ -104,21 +117,30 @@ def preflight(args: Any) -> list[Finding]:
         if branch is not None:
             findings.extend(_pool_findings(i, pool, branch, cuda))
         if pool.instance.price_per_hour is None:
-            findings.append(Finding(
-                Severity.INFO, f"gpukit:nodePools[{i}].instanceType",
-                f"{pool.instance.name} has no published on-demand price (sold through Capacity "
-                "Blocks); its cost is left out of the totals",
-            ))
+            findings.append(
+                Finding(
+                    Severity.INFO,
+                    f"gpukit:nodePools[{i}].instanceType",
+                    f"{pool.instance.name} has no published on-demand price (sold through Capacity "
+                    "Blocks); its cost is left out of the totals",
+                )
+            )
     if cuda is None:
-        findings.append(Finding(
-            Severity.INFO, "gpukit:workloads.cudaVersion",
-            "not set: the CUDA version of your images is not checked against the pools' drivers",
-        ))
+        findings.append(
+            Finding(
+                Severity.INFO,
+                "gpukit:workloads.cudaVersion",
+                "not set: the CUDA version of your images is not checked against the pools' drivers",
+            )
+        )
     for i, cidr in enumerate(args["cluster"]["api_access_cidrs"]):
-        if cidr in ("0.0.0.0/0", "::/0"):
-            findings.append(Finding(
-                Severity.WARNING, f"gpukit:cluster.apiAccessCidrs[{i}]",
-                "the Kubernetes API is reachable from the whole internet; list your office/VPN CIDRs",
-            ))
+        if cidr == "0.0.0.0/0":
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"gpukit:cluster.apiAccessCidrs[{i}]",
+                    "the Kubernetes API is reachable from the whole internet; list your office/VPN CIDRs",
+                )
+            )
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     return sorted(findings, key=lambda f: order[f.severity])

@@ -46,6 +46,10 @@ class NatGateways(str, Enum):
     """One NAT gateway per zone: survives a zone outage, costs one gateway per zone."""
 
 
+DEFAULT_ZONE_COUNT = 3
+"""Zones of a new VPC when `zoneCount` is not set (capped by what the region offers)."""
+
+
 class NetworkSpec(TypedDict):
     cidr: NotRequired[str]
     """CIDR of a new VPC (/16 to /20). Exclusive with `vpc_id`."""

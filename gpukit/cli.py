@@ -13,7 +13,9 @@ EXIT_OK, EXIT_PREFLIGHT, EXIT_INVALID = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpukit", description="GPU-ready Kubernetes clusters, planned offline.")
+    parser = argparse.ArgumentParser(
+        prog="gpukit", description="GPU-ready Kubernetes clusters, planned offline."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     plan = sub.add_parser(
         "plan",
@@ -25,7 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     which.add_argument("--stack", help=f"stack name: stacks/Pulumi.<NAME>.yaml (default {DEFAULT_STACK})")
     which.add_argument("--config", type=Path, help="path to a stack file anywhere")
     plan.add_argument("--out", type=Path, help="also write plan.json and manifests/ to this folder")
-    plan.add_argument("--json", action="store_true", help="print plan.json to stdout instead of the text report")
+    plan.add_argument(
+        "--json", action="store_true", help="print plan.json to stdout instead of the text report"
+    )
     plan.add_argument("--project", type=Path, default=None, help="project folder (default: found from cwd)")
     return parser
 

@@ -5,7 +5,7 @@ engine, so both run the very same code.
 """
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import pulumi
@@ -24,8 +24,9 @@ class PreflightError(Exception):
         super().__init__("\n".join(str(f) for f in findings))
 
 
-def read_stack_config() -> dict[str, Any]:
-    """Every `gpukit:*` and `aws:*` value of the running stack, objects decoded from JSON.
+def read_stack_config() -> tuple[dict[str, Any], list[str]]:
+    """Every `gpukit:*` and `aws:*` value of the running stack (objects decoded from JSON), and which
+    of those keys hold encrypted values.
 
     All keys are read (not only the known ones) so that a misspelt key is reported, not ignored.
     """
@@ -41,12 +42,13 @@ def read_stack_config() -> dict[str, Any]:
             out[key] = json.loads(raw) if isinstance(raw, str) and raw[:1] in "{[" else raw
         except json.JSONDecodeError:
             out[key] = raw
-    return out
+    return out, [k for k in out if runtime_config.is_config_secret(k)]
 
 
 def next_steps(cluster_name: str, region: str) -> list[str]:
     return [
-        "pulumi stack output kubeconfig --show-secrets > kubeconfig.yaml && export KUBECONFIG=$PWD/kubeconfig.yaml",
+        "pulumi stack output kubeconfig --show-secrets > kubeconfig.yaml",
+        "export KUBECONFIG=$PWD/kubeconfig.yaml",
         f"# or: aws eks update-kubeconfig --name {cluster_name} --region {region}",
         "kubectl get nodes -L gpukit.dev/pool,gpukit.dev/gpu-model",
         "kubectl -n gpu-operator get pods",
@@ -55,9 +57,11 @@ def next_steps(cluster_name: str, region: str) -> list[str]:
     ]
 
 
-def build(config: Mapping[str, Any], *, enforce_preflight: bool = True) -> tuple[GpuClusterArgs, GpuCluster]:
+def build(
+    config: Mapping[str, Any], secret_keys: Collection[str] = (), *, enforce_preflight: bool = True
+) -> tuple[GpuClusterArgs, GpuCluster]:
     """Validate, preflight, then declare the cluster and the stack outputs."""
-    args = cluster_args_from_config(config)
+    args = cluster_args_from_config(config, secret_keys)
     errors = [f for f in preflight(args) if f.severity == Severity.ERROR]
     if errors and enforce_preflight:
         raise PreflightError(errors)
@@ -72,12 +76,11 @@ def build(config: Mapping[str, Any], *, enforce_preflight: bool = True) -> tuple
 
 def main() -> None:
     try:
-        build(read_stack_config())
+        build(*read_stack_config())
     except ConfigError as err:
         # RunError ends the program with this text and no Python traceback.
         raise pulumi.RunError(f"invalid gpukit configuration:\n{err}") from None
     except PreflightError as err:
         raise pulumi.RunError(
-            f"gpukit preflight failed (nothing was created):\n{err}\n"
-            "Run `gpukit plan` to see every finding."
+            f"gpukit preflight failed (nothing was created):\n{err}\nRun `gpukit plan` to see every finding."
         ) from None

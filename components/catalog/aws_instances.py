@@ -16,11 +16,10 @@ Sources:
   instance type requires NVIDIA driver version 595 or later").
 """
 
-import difflib
 from dataclasses import dataclass
 from enum import Enum
 
-from components.catalog.gpus import GPU_MODELS, GpuModel
+from components.catalog.gpus import GPU_MODELS, GpuModel, suggest
 
 PRICE_REGION = "us-east-1"
 PRICE_DATE = "2026-02-09"
@@ -59,8 +58,16 @@ class InstanceType:
         return self.gpu_count > 0
 
 
-def _gpu(name: str, vcpu: int, mem: int, price: float | None, model: str, count: int, efa: int | None,
-         min_driver_branch: int | None = None) -> InstanceType:
+def _gpu(  # noqa: PLR0917 (one positional row per table line keeps the table scannable)
+    name: str,
+    vcpu: int,
+    mem: int,
+    price: float | None,
+    model: str,
+    count: int,
+    efa: int | None,
+    min_driver_branch: int | None = None,
+) -> InstanceType:
     return InstanceType(name, vcpu, mem, price, model, count, efa, min_driver_branch=min_driver_branch)
 
 
@@ -145,7 +152,7 @@ class UnknownInstanceTypeError(KeyError):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.name = name
-        self.suggestions = difflib.get_close_matches(name, list(AWS_INSTANCE_TYPES), n=3, cutoff=0.6)
+        self.suggestions = suggest(name, list(AWS_INSTANCE_TYPES))
 
 
 def aws_instance_type(name: str) -> InstanceType:

@@ -43,7 +43,9 @@ EKS_IMAGES: dict[tuple[NodeImage, CpuArch, bool], EksImage] = {
         "BOTTLEROCKET_ARM_64", None, _BOTTLEROCKET_DEVICE
     ),
     (NodeImage.BOTTLEROCKET, CpuArch.X86_64, True): EksImage(
-        "BOTTLEROCKET_x86_64_NVIDIA", _EKS_ACCELERATED_DRIVER_BRANCH, _BOTTLEROCKET_DEVICE,
+        "BOTTLEROCKET_x86_64_NVIDIA",
+        _EKS_ACCELERATED_DRIVER_BRANCH,
+        _BOTTLEROCKET_DEVICE,
         ships_device_plugin=True,
     ),
 }

@@ -79,10 +79,19 @@ def _api_version_and_kind(token: str) -> tuple[str, str]:
     return (version if group == "core" else f"{group}/{version}"), kind
 
 
+def _sorted(value: Any) -> Any:
+    """Dicts with sorted keys, recursively: files diff cleanly between plans."""
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
 def kubernetes_object(resource: Recorded) -> dict[str, Any]:
     api_version, kind = _api_version_and_kind(resource.type)
     body = {k: v for k, v in mask_secrets(resource.inputs).items() if k not in ("apiVersion", "kind")}
-    return {"apiVersion": api_version, "kind": kind, **body}
+    return {"apiVersion": api_version, "kind": kind, **_sorted(body)}
 
 
 def helm_release(resource: Recorded) -> dict[str, Any]:
@@ -93,7 +102,7 @@ def helm_release(resource: Recorded) -> dict[str, Any]:
         "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
         "version": inputs.get("version"),
         "namespace": inputs.get("namespace"),
-        "values": inputs.get("values") or {},
+        "values": _sorted(inputs.get("values") or {}),
     }
 
 
@@ -107,7 +116,7 @@ def write_artifacts(plan: PlanResult, out: Path) -> list[Path]:
     helm = manifests / "helm"
     helm.mkdir(parents=True, exist_ok=True)
     written = [out / "plan.json"]
-    written[0].write_text(json.dumps(plan_document(plan), indent=2, default=str) + "\n")
+    written[0].write_text(json.dumps(plan_document(plan), indent=2, sort_keys=True, default=str) + "\n")
     for r in plan.resources:
         if not r.custom or not r.type.startswith("kubernetes:") or r.type.startswith("pulumi:providers"):
             continue

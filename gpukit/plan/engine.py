@@ -48,7 +48,7 @@ def mask_secrets(value: Any) -> Any:
 
 def run_plan(stack: LoadedStack) -> PlanResult:
     """Raises components.errors.ConfigError for invalid config, before anything is registered."""
-    args = cluster_args_from_config(stack.config)
+    args = cluster_args_from_config(stack.config, stack.secret_keys)
     findings = preflight(args)
 
     mocks = PlanMocks(region=args["cluster"]["region"] or "us-east-1")
@@ -60,10 +60,10 @@ def run_plan(stack: LoadedStack) -> PlanResult:
     built: dict[str, Any] = {}
 
     def program() -> None:
-        built["args"], built["cluster"] = build(read_stack_config(), enforce_preflight=False)
+        built["args"], built["cluster"] = build(*read_stack_config(), enforce_preflight=False)
 
     try:
-        pulumi.runtime.test(program)()
+        pulumi.runtime.test(program)()  # type: ignore[no-untyped-call]
     finally:
         pulumi.runtime.set_all_config({}, secret_keys=[])
 
@@ -79,4 +79,3 @@ def run_plan(stack: LoadedStack) -> PlanResult:
         operands=operands(values, software),
         storage=cluster.storage,
     )
-

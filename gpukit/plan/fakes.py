@@ -7,6 +7,7 @@ real. An invoke the table does not know raises: a silent all-None answer would p
 
 import base64
 import hashlib
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ class Recorded:
     provider: str
     custom: bool
     inputs: dict[str, Any]
+    id: str = ""
 
 
 # Resource id prefixes EC2 uses, by type token.
@@ -52,11 +54,13 @@ _EC2_PREFIXES = {
 class PlanMocks(pulumi.runtime.Mocks):
     def __init__(self, region: str) -> None:
         self.region = region
-        self.args: list[MockResourceArgs] = []
+        # The engine registers resources from a thread pool: each thread hands its own call's args
+        # to RecordingMonitor through this, so a record never pairs one resource with another's inputs.
+        self.current = threading.local()
 
     # --- resources
     def new_resource(self, args: MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
-        self.args.append(args)
+        self.current.args = args
         state = dict(args.inputs)
         token, name = args.typ, args.name
         if token in _EC2_PREFIXES:
@@ -91,28 +95,38 @@ class PlanMocks(pulumi.runtime.Mocks):
                 "status": "ACTIVE",
             }
         if token == "aws:ec2/launchTemplate:LaunchTemplate":
-            return {"latestVersion": 1, "defaultVersion": 1, "arn": self._arn("ec2", f"launch-template/{rid}")}
+            return {
+                "latestVersion": 1,
+                "defaultVersion": 1,
+                "arn": self._arn("ec2", f"launch-template/{rid}"),
+            }
         if token == "aws:iam/role:Role":
             role = state.get("name") or f"{name}-{_hex(name, length=7)}"
             return {"name": role, "arn": self._arn("iam", f"role/{role}", regional=False), "uniqueId": rid}
         if token == "aws:kms/key:Key":
-            key_id = f"{_hex(name, length=8)}-{_hex(name, 'a', length=4)}-{_hex(name, 'b', length=4)}-" \
-                     f"{_hex(name, 'c', length=4)}-{_hex(name, 'd', length=12)}"
+            key_id = (
+                f"{_hex(name, length=8)}-{_hex(name, 'a', length=4)}-{_hex(name, 'b', length=4)}-"
+                f"{_hex(name, 'c', length=4)}-{_hex(name, 'd', length=12)}"
+            )
             return {"keyId": key_id, "arn": self._arn("kms", f"key/{key_id}")}
         if token == "aws:ec2/eip:Eip":
             return {"publicIp": f"203.0.113.{int(_hex(name, length=2), 16) % 250 + 1}"}
         if token == "aws:eks/podIdentityAssociation:PodIdentityAssociation":
             return {"associationArn": self._arn("eks", f"podidentityassociation/{rid}"), "associationId": rid}
         if token == "aws:eks/addon:Addon":
-            return {"arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),
-                    "addonVersion": state.get("addonVersion") or "default-for-cluster-version"}
+            return {
+                "arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),
+                "addonVersion": state.get("addonVersion") or "default-for-cluster-version",
+            }
         if token.startswith("aws:ec2/"):
             return {"arn": self._arn("ec2", rid)}
         return {}
 
     # --- invokes
-    def call(self, args: MockCallArgs) -> dict[str, Any]:
-        token = args.token
+    def call(self, args: MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        return self._invoke(args.token), []
+
+    def _invoke(self, token: str) -> dict[str, Any]:
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             names = [f"{self.region}{z}" for z in "abcd"]
             return {
@@ -129,8 +143,12 @@ class PlanMocks(pulumi.runtime.Mocks):
                 "id": ACCOUNT_ID,
             }
         if token == "aws:index/getPartition:getPartition":
-            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws",
-                    "reverseDnsPrefix": "com.amazonaws"}
+            return {
+                "partition": "aws",
+                "dnsSuffix": "amazonaws.com",
+                "id": "aws",
+                "reverseDnsPrefix": "com.amazonaws",
+            }
         raise UnmockedInvokeError(
             f"gpukit plan has no fake result for invoke {token!r}; add one to gpukit/plan/fakes.py"
         )
@@ -143,19 +161,24 @@ class RecordingMonitor(MockMonitor):
         super().__init__(mocks)
         self.plan_mocks = mocks
         self.recorded: list[Recorded] = []
+        self._lock = threading.Lock()
 
-    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
-        before = len(self.plan_mocks.args)
-        response = super().RegisterResource(request)
-        if len(self.plan_mocks.args) > before:
-            args = self.plan_mocks.args[-1]
-            self.recorded.append(Recorded(
-                urn=response.urn,
-                type=request.type,
-                name=request.name,
-                parent=request.parent,
-                provider=request.provider,
-                custom=bool(request.custom),
-                inputs=args.inputs,
-            ))
+    def RegisterResource(self, request: Any) -> Any:
+        self.plan_mocks.current.args = None
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        args: MockResourceArgs | None = self.plan_mocks.current.args
+        if args is None:  # the root Stack, which never reaches the mocks
+            return response
+        recorded = Recorded(
+            urn=response.urn,
+            type=request.type,
+            name=request.name,
+            parent=request.parent,
+            provider=request.provider,
+            custom=bool(request.custom),
+            inputs=args.inputs,
+            id=response.id,
+        )
+        with self._lock:
+            self.recorded.append(recorded)
         return response

@@ -51,15 +51,31 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
         capacity = p.capacity.value + ("*" if pc.spot_upper_bound else "")
         if gpu:
             assert p.gpu is not None
-            rows.append([
-                p.name, p.instance.name, f"{p.gpu.name} x{p.gpus_per_node}", f"{p.gpu_memory_gb_per_node} GB",
-                f"{p.min_nodes}..{p.max_nodes}", capacity, str(p.gpus_at_max), _money(pc.idle), _money(pc.at_max),
-            ])
+            rows.append(
+                [
+                    p.name,
+                    p.instance.name,
+                    f"{p.gpu.name} x{p.gpus_per_node}",
+                    f"{p.gpu_memory_gb_per_node} GB",
+                    f"{p.min_nodes}..{p.max_nodes}",
+                    capacity,
+                    str(p.gpus_at_max),
+                    _money(pc.idle),
+                    _money(pc.at_max),
+                ]
+            )
         else:
-            rows.append([
-                p.name, p.instance.name, f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
-                f"{p.min_nodes}..{p.max_nodes}", capacity, _money(pc.idle), _money(pc.at_max),
-            ])
+            rows.append(
+                [
+                    p.name,
+                    p.instance.name,
+                    f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
+                    f"{p.min_nodes}..{p.max_nodes}",
+                    capacity,
+                    _money(pc.idle),
+                    _money(pc.at_max),
+                ]
+            )
     return rows
 
 
@@ -75,11 +91,29 @@ def render_text(plan: PlanResult) -> str:
         "GPU pools:",
     ]
     gpu_rows = _pool_rows(plan.costs.pools, gpu=True)
-    out += _table(["pool", "instance", "GPUs/node", "GPU mem/node", "nodes", "capacity", "GPUs@max",
-                   "$/h idle", "$/h max"], gpu_rows) if gpu_rows else ["  (none)"]
+    out += (
+        _table(
+            [
+                "pool",
+                "instance",
+                "GPUs/node",
+                "GPU mem/node",
+                "nodes",
+                "capacity",
+                "GPUs@max",
+                "$/h idle",
+                "$/h max",
+            ],
+            gpu_rows,
+        )
+        if gpu_rows
+        else ["  (none)"]
+    )
     out += ["", "Other pools:"]
-    out += _table(["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],
-                  _pool_rows(plan.costs.pools, gpu=False))
+    out += _table(
+        ["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],
+        _pool_rows(plan.costs.pools, gpu=False),
+    )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
     if gpu_pools:
         taints = sorted({f"{t.key}={t.value}:{t.effect}" for p in gpu_pools for t in p.taints})

@@ -42,7 +42,7 @@ def find_project_root(start: Path) -> Path:
 
 def stack_file_path(project_root: Path, stack: str) -> Path:
     settings = yaml.safe_load((project_root / "Pulumi.yaml").read_text()) or {}
-    config_dir = settings.get("stackConfigDir", ".")
+    config_dir = str(settings.get("stackConfigDir", "."))
     return project_root / config_dir / f"Pulumi.{stack}.yaml"
 
 

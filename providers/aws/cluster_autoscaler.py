@@ -31,7 +31,7 @@ class ClusterAutoscalerArgs(TypedDict):
 class ClusterAutoscaler(pulumi.ComponentResource):
     """Needs `opts.providers` with the cluster's aws and kubernetes providers."""
 
-    release_name: pulumi.Output[str]
+    release_name: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -56,7 +56,9 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             version=CHART_VERSION,
             repository_opts={"repo": CHART_REPOSITORY},
             namespace=NAMESPACE,
-            values=cluster_autoscaler_values(args["cluster_name"], args["region"], args["kubernetes_version"]),
+            values=cluster_autoscaler_values(
+                args["cluster_name"], args["region"], args["kubernetes_version"]
+            ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[association]),
         )
         self.release_name = release.name

@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from components.gpu_operator_values import GpuNodeSoftware
 from components.kubeconfig import eks_kubeconfig
 from components.node_pools import PoolFacts, pool_facts
-from components.spec import ClusterSpec, NatGateways, NodeImage
+from components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways, NodeImage
 from providers.aws.cluster_autoscaler import ClusterAutoscaler
 from providers.aws.iam_policies import (
     CLUSTER_ADMIN_ACCESS_POLICY,
@@ -62,8 +62,9 @@ class EksCluster(pulumi.ComponentResource):
         provider = aws.Provider(
             f"{name}-aws",
             region=region,
-            default_tags={"tags": {"gpukit:cluster": cluster_name, "managed-by": "gpukit",
-                                   **spec.get("tags", {})}},
+            default_tags={
+                "tags": {"gpukit:cluster": cluster_name, "managed-by": "gpukit", **spec.get("tags", {})}
+            },
             opts=pulumi.ResourceOptions(parent=self),
         )
         child = pulumi.ResourceOptions(parent=self, provider=provider)
@@ -81,7 +82,7 @@ class EksCluster(pulumi.ComponentResource):
                 {
                     "cluster_name": cluster_name,
                     "cidr": network["cidr"],
-                    "zone_count": network.get("zone_count", 3),
+                    "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
                     "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
                 },
                 opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),
@@ -97,8 +98,12 @@ class EksCluster(pulumi.ComponentResource):
             policy=kms_key_policy(identity.account_id, partition),
             opts=child,
         )
-        aws.kms.Alias(f"{name}-secrets-key-alias", name=f"alias/eks/{cluster_name}",
-                      target_key_id=key.key_id, opts=child)
+        aws.kms.Alias(
+            f"{name}-secrets-key-alias",
+            name=f"alias/eks/{cluster_name}",
+            target_key_id=key.key_id,
+            opts=child,
+        )
 
         # --- control plane role
         cluster_role = aws.iam.Role(
@@ -108,14 +113,19 @@ class EksCluster(pulumi.ComponentResource):
             opts=child,
         )
         cluster_grants: list[pulumi.Resource] = [
-            aws.iam.RolePolicyAttachment(f"{name}-cluster-{arn.rsplit('/', 1)[-1]}", role=cluster_role.name,
-                                         policy_arn=arn, opts=child)
+            aws.iam.RolePolicyAttachment(
+                f"{name}-cluster-{arn.rsplit('/', 1)[-1]}", role=cluster_role.name, policy_arn=arn, opts=child
+            )
             for arn in CLUSTER_ROLE_POLICIES
         ]
-        cluster_grants.append(aws.iam.RolePolicy(
-            f"{name}-cluster-kms", role=cluster_role.id, policy=key.arn.apply(secrets_encryption_policy),
-            opts=child,
-        ))
+        cluster_grants.append(
+            aws.iam.RolePolicy(
+                f"{name}-cluster-kms",
+                role=cluster_role.id,
+                policy=key.arn.apply(secrets_encryption_policy),
+                opts=child,
+            )
+        )
 
         public_cidrs = spec["api_access_cidrs"]
         cluster = aws.eks.Cluster(
@@ -140,7 +150,10 @@ class EksCluster(pulumi.ComponentResource):
 
         for i, principal in enumerate(spec.get("admin_principal_arns", [])):
             entry = aws.eks.AccessEntry(
-                f"{name}-admin-{i}", cluster_name=cluster.name, principal_arn=principal, type="STANDARD",
+                f"{name}-admin-{i}",
+                cluster_name=cluster.name,
+                principal_arn=principal,
+                type="STANDARD",
                 opts=child,
             )
             aws.eks.AccessPolicyAssociation(
@@ -160,8 +173,9 @@ class EksCluster(pulumi.ComponentResource):
             opts=child,
         )
         node_grants = [
-            aws.iam.RolePolicyAttachment(f"{name}-node-{arn.rsplit('/', 1)[-1]}", role=node_role.name,
-                                         policy_arn=arn, opts=child)
+            aws.iam.RolePolicyAttachment(
+                f"{name}-node-{arn.rsplit('/', 1)[-1]}", role=node_role.name, policy_arn=arn, opts=child
+            )
             for arn in NODE_ROLE_POLICIES
         ]
         system_pools: list[pulumi.Resource] = []
@@ -181,11 +195,10 @@ class EksCluster(pulumi.ComponentResource):
                 system_pools.append(node_pool)
 
         # --- access from Pulumi
-        kubeconfig = pulumi.Output.secret(
-            pulumi.Output.all(cluster.name, cluster.endpoint, cluster.certificate_authority.data).apply(
-                lambda a: eks_kubeconfig(a[0], a[1], a[2], region)
-            )
-        )
+        rendered: pulumi.Output[str] = pulumi.Output.all(
+            cluster.name, cluster.endpoint, cluster.certificate_authority.data
+        ).apply(lambda a: eks_kubeconfig(a[0], a[1], a[2], region))
+        kubeconfig: pulumi.Output[str] = pulumi.Output.secret(rendered)
         kubernetes = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=kubeconfig,
@@ -224,14 +237,16 @@ class EksCluster(pulumi.ComponentResource):
             gpu_node_software=gpu_node_software(args["pools"]),
             system_ready=system_pools,
             storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
-                            "default)",
+            "default)",
         )
-        self.register_outputs({
-            "cluster_name": self.cluster_name,
-            "endpoint": self.endpoint,
-            "kubeconfig": self.kubeconfig,
-            "storage_class": storage.storage_class,
-        })
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "endpoint": self.endpoint,
+                "kubeconfig": self.kubeconfig,
+                "storage_class": storage.storage_class,
+            }
+        )
 
 
 def build_eks(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:

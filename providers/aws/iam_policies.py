@@ -27,10 +27,12 @@ CLUSTER_ADMIN_ACCESS_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSC
 def assume_role_policy(service: str, *, tag_session: bool = False) -> str:
     """Trust policy letting one AWS service assume the role."""
     actions: Any = ["sts:AssumeRole", "sts:TagSession"] if tag_session else "sts:AssumeRole"
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": actions}],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": actions}],
+        }
+    )
 
 
 def pod_identity_trust_policy() -> str:
@@ -47,66 +49,76 @@ def cluster_autoscaler_policy(cluster_name: str) -> str:
     eks:DescribeNodegroup lets it read a managed node group's labels and taints while the group is at
     zero nodes, which is what scale-from-zero of a GPU pool needs.
     """
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [
-            {
-                "Sid": "Describe",
-                "Effect": "Allow",
-                "Action": [
-                    "autoscaling:DescribeAutoScalingGroups",
-                    "autoscaling:DescribeAutoScalingInstances",
-                    "autoscaling:DescribeLaunchConfigurations",
-                    "autoscaling:DescribeScalingActivities",
-                    "autoscaling:DescribeTags",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplateVersions",
-                    "ec2:GetInstanceTypesFromInstanceRequirements",
-                    "eks:DescribeNodegroup",
-                ],
-                "Resource": "*",
-            },
-            {
-                "Sid": "ScaleOwnGroupsOnly",
-                "Effect": "Allow",
-                "Action": [
-                    "autoscaling:SetDesiredCapacity",
-                    "autoscaling:TerminateInstanceInAutoScalingGroup",
-                ],
-                "Resource": "*",
-                "Condition": {
-                    "StringEquals": {
-                        "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
-                        f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned",
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "Describe",
+                    "Effect": "Allow",
+                    "Action": [
+                        "autoscaling:DescribeAutoScalingGroups",
+                        "autoscaling:DescribeAutoScalingInstances",
+                        "autoscaling:DescribeLaunchConfigurations",
+                        "autoscaling:DescribeScalingActivities",
+                        "autoscaling:DescribeTags",
+                        "ec2:DescribeImages",
+                        "ec2:DescribeInstanceTypes",
+                        "ec2:DescribeLaunchTemplateVersions",
+                        "ec2:GetInstanceTypesFromInstanceRequirements",
+                        "eks:DescribeNodegroup",
+                    ],
+                    "Resource": "*",
+                },
+                {
+                    "Sid": "ScaleOwnGroupsOnly",
+                    "Effect": "Allow",
+                    "Action": [
+                        "autoscaling:SetDesiredCapacity",
+                        "autoscaling:TerminateInstanceInAutoScalingGroup",
+                    ],
+                    "Resource": "*",
+                    "Condition": {
+                        "StringEquals": {
+                            "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
+                            f"aws:ResourceTag/k8s.io/cluster-autoscaler/{cluster_name}": "owned",
+                        },
                     },
                 },
-            },
-        ],
-    })
+            ],
+        }
+    )
 
 
 def kms_key_policy(account_id: str, partition: str = "aws") -> str:
     """Key policy: the account administers the key; use is granted through IAM (the cluster role)."""
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Sid": "AccountAdministers",
-            "Effect": "Allow",
-            "Principal": {"AWS": f"arn:{partition}:iam::{account_id}:root"},
-            "Action": "kms:*",
-            "Resource": "*",
-        }],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "AccountAdministers",
+                    "Effect": "Allow",
+                    "Principal": {"AWS": f"arn:{partition}:iam::{account_id}:root"},
+                    "Action": "kms:*",
+                    "Resource": "*",
+                }
+            ],
+        }
+    )
 
 
 def secrets_encryption_policy(key_arn: str) -> str:
     """What the EKS cluster role needs to envelope-encrypt Secrets with the cluster's key."""
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Allow",
-            "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
-            "Resource": key_arn,
-        }],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Action": ["kms:Encrypt", "kms:Decrypt", "kms:ListGrants", "kms:DescribeKey"],
+                    "Resource": key_arn,
+                }
+            ],
+        }
+    )

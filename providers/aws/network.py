@@ -101,8 +101,12 @@ class AwsNetwork(pulumi.ComponentResource):
         nat_ids: list[pulumi.Output[str]] = []
         for i in range(len(layout) if per_zone else 1):
             suffix = layout[i].zone[-1:]
-            eip = aws.ec2.Eip(f"{name}-nat-eip-{suffix}", domain="vpc",
-                              tags={"Name": f"{cluster}-nat-{layout[i].zone}"}, opts=child)
+            eip = aws.ec2.Eip(
+                f"{name}-nat-eip-{suffix}",
+                domain="vpc",
+                tags={"Name": f"{cluster}-nat-{layout[i].zone}"},
+                opts=child,
+            )
             nat = aws.ec2.NatGateway(
                 f"{name}-nat-{suffix}",
                 allocation_id=eip.id,
@@ -128,8 +132,10 @@ class AwsNetwork(pulumi.ComponentResource):
         self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private_subnets])
         self.public_subnet_ids = pulumi.Output.all(*[s.id for s in public_subnets])
         self.nat_gateway_count = len(nat_ids)
-        self.register_outputs({
-            "vpc_id": self.vpc_id,
-            "private_subnet_ids": self.private_subnet_ids,
-            "public_subnet_ids": self.public_subnet_ids,
-        })
+        self.register_outputs(
+            {
+                "vpc_id": self.vpc_id,
+                "private_subnet_ids": self.private_subnet_ids,
+                "public_subnet_ids": self.public_subnet_ids,
+            }
+        )

@@ -1,5 +1,6 @@
 """EksNodePool: one EKS managed node group with its launch template and scale-from-zero tags."""
 
+from collections.abc import Sequence
 from typing import Optional, TypedDict
 
 import pulumi
@@ -16,7 +17,11 @@ TYPE_TOKEN = "gpukit:index:EksNodePool"
 # "nvidia.com/gpu.deploy.<operand>=false" per-node opt-out).
 BOTTLEROCKET_GPU_LABELS = {"nvidia.com/gpu.deploy.device-plugin": "false"}
 
-_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
+_TAINT_EFFECTS = {
+    "NoSchedule": "NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+}
 
 
 def pool_labels(pool: PoolFacts) -> dict[str, str]:
@@ -57,15 +62,17 @@ class EksNodePool(pulumi.ComponentResource):
                 "http_tokens": "required",
                 "http_put_response_hop_limit": 1,
             },
-            block_device_mappings=[{
-                "device_name": image.data_device,
-                "ebs": {
-                    "volume_size": pool.disk_size_gb,
-                    "volume_type": "gp3",
-                    "encrypted": "true",
-                    "delete_on_termination": "true",
-                },
-            }],
+            block_device_mappings=[
+                {
+                    "device_name": image.data_device,
+                    "ebs": {
+                        "volume_size": pool.disk_size_gb,
+                        "volume_type": "gp3",
+                        "encrypted": "true",
+                        "delete_on_termination": "true",
+                    },
+                }
+            ],
             tag_specifications=[
                 {"resource_type": "instance", "tags": {"Name": f"{pool.name}", "gpukit:pool": pool.name}},
                 {"resource_type": "volume", "tags": {"gpukit:pool": pool.name}},
@@ -114,13 +121,15 @@ class EksNodePool(pulumi.ComponentResource):
 
         self.node_group_name = node_group.node_group_name
         self.autoscaling_group_name = asg_name
-        self.register_outputs({
-            "node_group_name": self.node_group_name,
-            "autoscaling_group_name": self.autoscaling_group_name,
-        })
+        self.register_outputs(
+            {
+                "node_group_name": self.node_group_name,
+                "autoscaling_group_name": self.autoscaling_group_name,
+            }
+        )
 
 
-def _autoscaling_group_name(resources: list[aws.eks.outputs.NodeGroupResource] | None) -> str:
+def _autoscaling_group_name(resources: Sequence[aws.eks.outputs.NodeGroupResource] | None) -> str:
     groups = [asg for r in resources or [] for asg in (r.autoscaling_groups or [])]
     if not groups or not groups[0].name:
         raise pulumi.RunError("EKS reported no autoscaling group for a node group")

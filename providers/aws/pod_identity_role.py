@@ -20,8 +20,9 @@ def pod_identity_role(
         f"{name}-role", assume_role_policy=pod_identity_trust_policy(), description=description, opts=child
     )
     grants: list[pulumi.Resource] = [
-        aws.iam.RolePolicyAttachment(f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn,
-                                     opts=child)
+        aws.iam.RolePolicyAttachment(
+            f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn, opts=child
+        )
         for arn in managed_policy_arns
     ]
     if inline_policy is not None:

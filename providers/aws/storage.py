@@ -16,22 +16,6 @@ EBS_CSI_PROVISIONER = "ebs.csi.aws.com"
 DEFAULT_STORAGE_CLASS = "gp3"
 
 
-def gp3_storage_class_manifest() -> dict[str, object]:
-    """The default StorageClass: encrypted gp3, bound where the pod lands (WaitForFirstConsumer, so a
-    volume is created in the zone of the GPU node the pod was scheduled to), expandable."""
-    return {
-        "metadata": {
-            "name": DEFAULT_STORAGE_CLASS,
-            "annotations": {"storageclass.kubernetes.io/is-default-class": "true"},
-        },
-        "provisioner": EBS_CSI_PROVISIONER,
-        "parameters": {"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"},
-        "reclaim_policy": "Delete",
-        "volume_binding_mode": "WaitForFirstConsumer",
-        "allow_volume_expansion": True,
-    }
-
-
 class EksStorageArgs(TypedDict):
     cluster_name: pulumi.Input[str]
 
@@ -39,7 +23,7 @@ class EksStorageArgs(TypedDict):
 class EksStorage(pulumi.ComponentResource):
     """Needs `opts.providers` with the cluster's aws and kubernetes providers."""
 
-    storage_class: pulumi.Output[str]
+    storage_class: pulumi.Output[Optional[str]]
 
     def __init__(self, name: str, args: EksStorageArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -60,15 +44,19 @@ class EksStorage(pulumi.ComponentResource):
             resolve_conflicts_on_update="PRESERVE",
             opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
         )
-        manifest = gp3_storage_class_manifest()
+        # Encrypted gp3, created in the zone of the node the pod lands on (WaitForFirstConsumer: a
+        # volume made before scheduling could end up in a zone with no GPU capacity), expandable.
         storage_class = k8s.storage.v1.StorageClass(
             f"{name}-gp3",
-            metadata=manifest["metadata"],
-            provisioner=manifest["provisioner"],
-            parameters=manifest["parameters"],
-            reclaim_policy=manifest["reclaim_policy"],
-            volume_binding_mode=manifest["volume_binding_mode"],
-            allow_volume_expansion=manifest["allow_volume_expansion"],
+            metadata={
+                "name": DEFAULT_STORAGE_CLASS,
+                "annotations": {"storageclass.kubernetes.io/is-default-class": "true"},
+            },
+            provisioner=EBS_CSI_PROVISIONER,
+            parameters={"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"},
+            reclaim_policy="Delete",
+            volume_binding_mode="WaitForFirstConsumer",
+            allow_volume_expansion=True,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[addon]),
         )
         self.storage_class = storage_class.metadata["name"]

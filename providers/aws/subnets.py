@@ -26,7 +26,4 @@ def subnet_layout(vpc_cidr: str, zones: list[str]) -> list[ZoneSubnets]:
     vpc = ipaddress.IPv4Network(vpc_cidr)
     eighths = list(vpc.subnets(prefixlen_diff=3))
     public_pool = list(eighths[-1].subnets(prefixlen_diff=3))
-    return [
-        ZoneSubnets(zone, str(eighths[i]), str(public_pool[i]))
-        for i, zone in enumerate(zones)
-    ]
+    return [ZoneSubnets(zone, str(eighths[i]), str(public_pool[i])) for i, zone in enumerate(zones)]

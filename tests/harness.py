@@ -1,0 +1,123 @@
+"""Run Pulumi code under gpukit's strict mocks and return what the engine recorded.
+
+Tests assert after the program has finished (never inside `.apply`), with preview=False, and any
+invoke without a fake fails loudly (gpukit.plan.fakes.UnmockedInvokeError).
+"""
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import yaml
+from pulumi.runtime import settings as runtime_settings
+
+from gpukit.plan.engine import SECRET_SIG
+from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE = ROOT.parent / "shared" / "reference"
+CHART_VALUES = yaml.safe_load((REFERENCE / "gpu-operator-v26.7.0" / "values.yaml").read_text())
+
+
+def key_paths(values: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted paths of every leaf or list a values dict sets (lists are values, not nested keys)."""
+    paths = []
+    for key, value in values.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            paths += key_paths(value, f"{path}.")
+        else:
+            paths.append(path)
+    return paths
+
+
+def chart_has(path: str, chart_values: dict[str, Any] = CHART_VALUES) -> bool:
+    """Whether a dotted key path exists in the gpu-operator v26.7.0 chart's values.yaml."""
+    node: Any = chart_values
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def unsecret(value: Any) -> Any:
+    """The plain value inside a secret wire wrapper (other values unchanged)."""
+    if isinstance(value, dict) and SECRET_SIG in value:
+        return value["value"]
+    return value
+
+
+def is_secret(value: Any) -> bool:
+    return isinstance(value, dict) and SECRET_SIG in value
+
+
+@dataclass
+class Recording:
+    resources: list[Recorded]
+
+    def of_type(self, token: str) -> list[Recorded]:
+        return [r for r in self.resources if r.type == token]
+
+    def one(self, token: str, name: str | None = None) -> Recorded:
+        found = [r for r in self.of_type(token) if name is None or r.name == name]
+        assert len(found) == 1, f"expected one {token} {name or ''}, got {[r.name for r in found]}"
+        return found[0]
+
+    def named(self, name: str) -> Recorded:
+        found = [r for r in self.resources if r.name == name]
+        assert len(found) == 1, f"expected one resource named {name}, got {len(found)}"
+        return found[0]
+
+    def parent_of(self, resource: Recorded) -> Recorded | None:
+        return next((r for r in self.resources if r.urn == resource.parent), None)
+
+
+def record(
+    program: Callable[[], Any],
+    *,
+    region: str = "us-west-2",
+    config: dict[str, Any] | None = None,
+    secret_keys: list[str] | None = None,
+) -> Recording:
+    """Run `program` under the mocks; returns every registration once all outputs have settled."""
+    mocks = PlanMocks(region=region)
+    monitor = RecordingMonitor(mocks)
+    runtime_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
+    pulumi.runtime.set_all_config(runtime_config, secret_keys=secret_keys or [])
+    runtime_settings.ROOT.set(None)
+    pulumi.runtime.set_mocks(mocks, project="gpukit", stack="test", preview=False, monitor=monitor)
+    try:
+        pulumi.runtime.test(program)()
+    finally:
+        pulumi.runtime.set_all_config({}, secret_keys=[])
+    return Recording(monitor.recorded)
+
+
+VALID_EKS_CONFIG: dict[str, Any] = {
+    "aws:region": "us-west-2",
+    "gpukit:cluster": {
+        "name": "unit",
+        "platform": "eks",
+        "kubernetesVersion": "1.35",
+        "network": {"cidr": "10.40.0.0/16"},
+        "apiAccessCidrs": ["203.0.113.0/24"],
+    },
+    "gpukit:nodePools": [
+        {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3},
+        {"name": "l4", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 8, "capacity": "spot"},
+    ],
+    "gpukit:gpuOperator": {"chartVersion": "v26.7.0", "driver": "preinstalled"},
+    "gpukit:workloads": {"cudaVersion": "12.8"},
+}
+
+
+def eks_config(**overrides: Any) -> dict[str, Any]:
+    """A deep copy of a valid EKS stack config, with top-level keys replaced by `overrides`."""
+    config = copy.deepcopy(VALID_EKS_CONFIG)
+    config.update(copy.deepcopy(overrides))
+    return config

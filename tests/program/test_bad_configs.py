@@ -1,0 +1,491 @@
+"""Bad stack configs: each is refused with exit 2, names the exact key to edit, and builds nothing.
+
+Every case starts from harness.eks_config() (a valid EKS config), breaks one thing, and is checked
+twice: through `gpukit plan --config` (exit status and the message a user reads) and through
+`gpukit.program.build` under the mock engine (ConfigError raised, zero resources registered).
+"""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+from pulumi.runtime import settings as runtime_settings
+
+from components.errors import ConfigError
+from gpukit.cli import EXIT_INVALID, main
+from gpukit.plan.fakes import PlanMocks, RecordingMonitor
+from gpukit.program import build
+from harness import eks_config, record
+
+Config = dict[str, Any]
+Mutation = Callable[[Config], None]
+
+CLUSTER, POOLS = "gpukit:cluster", "gpukit:nodePools"
+VPC_ID = "vpc-0123456789abcdef0"
+SUBNETS = ["subnet-0123456789abcdef0", "subnet-0fedcba9876543210"]
+
+
+# --- mutations: each breaks one thing in a fresh eks_config() --------------------------------------
+
+
+def cluster_set(**values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[CLUSTER].update(values)
+
+    return mutate
+
+
+def cluster_drop(key: str) -> Mutation:
+    def mutate(config: Config) -> None:
+        del config[CLUSTER][key]
+
+    return mutate
+
+
+def network(**values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[CLUSTER]["network"] = values
+
+    return mutate
+
+
+def pool_set(index: int, **values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[POOLS][index].update(values)
+
+    return mutate
+
+
+def pool_rename_key(index: int, old: str, new: str) -> Mutation:
+    def mutate(config: Config) -> None:
+        pool = config[POOLS][index]
+        pool[new] = pool.pop(old)
+
+    return mutate
+
+
+def top_rename(old: str, new: str) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[new] = config.pop(old)
+
+    return mutate
+
+
+def top_drop(key: str) -> Mutation:
+    def mutate(config: Config) -> None:
+        del config[key]
+
+    return mutate
+
+
+def top_merge(key: str, **values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[key] = {**config.get(key, {}), **values}
+
+    return mutate
+
+
+def top_set(key: str, value: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[key] = value
+
+    return mutate
+
+
+def steps(*mutations: Mutation) -> Mutation:
+    def mutate(config: Config) -> None:
+        for step in mutations:
+            step(config)
+
+    return mutate
+
+
+# (case id, mutation, exact key, fragment of its message)
+CASES: list[tuple[str, Mutation, str, str]] = [
+    # structure: unknown, missing and mistyped keys
+    (
+        "unknown-top-level-key-typo",
+        top_rename(POOLS, "gpukit:nodePool"),
+        "gpukit:nodePool",
+        "unknown key; did you mean 'nodePools'?",
+    ),
+    (
+        "unknown-pool-key-typo",
+        pool_rename_key(1, "instanceType", "instanceTyp"),
+        f"{POOLS}[1].instanceTyp",
+        "unknown key; did you mean 'instanceType'?",
+    ),
+    (
+        "unknown-cluster-key",
+        cluster_set(endpointPublicAccess=True),
+        f"{CLUSTER}.endpointPublicAccess",
+        "unknown key; allowed keys: name, platform",
+    ),
+    (
+        "unknown-planned-top-level-storage",
+        top_set("gpukit:storage", {"type": "efs"}),
+        "gpukit:storage",
+        "is not built yet in this version of gpukit; remove the key",
+    ),
+    (
+        "missing-cluster-name",
+        cluster_drop("name"),
+        f"{CLUSTER}.name",
+        "required key is missing (cluster name)",
+    ),
+    ("missing-node-pools", top_drop(POOLS), POOLS, "required key is missing (the node pools)"),
+    ("empty-node-pools", top_set(POOLS, []), POOLS, "needs at least one pool"),
+    (
+        "min-nodes-not-an-integer",
+        pool_set(1, minNodes="zero"),
+        f"{POOLS}[1].minNodes",
+        "must be an integer, got 'zero'",
+    ),
+    (
+        "kubernetes-version-unquoted-float",
+        cluster_set(kubernetesVersion=1.3),
+        f"{CLUSTER}.kubernetesVersion",
+        "must be a string; YAML read an unquoted number: quote the value as written in the file",
+    ),
+    (
+        "pool-not-a-mapping",
+        top_set(POOLS, [{"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3}, "l4"]),
+        f"{POOLS}[1]",
+        "must be a mapping, got 'l4'",
+    ),
+    # node pools: sizes, types, names
+    (
+        "min-nodes-above-max-nodes",
+        pool_set(0, minNodes=5, maxNodes=3),
+        f"{POOLS}[0].minNodes",
+        "must be <= maxNodes (3); got 5",
+    ),
+    ("negative-min-nodes", pool_set(1, minNodes=-1), f"{POOLS}[1].minNodes", "must be >= 0; got -1"),
+    ("max-nodes-zero", pool_set(1, maxNodes=0), f"{POOLS}[1].maxNodes", "must be >= 1"),
+    (
+        "unknown-instance-type-close-match",
+        pool_set(1, instanceType="g6.xlarg"),
+        f"{POOLS}[1].instanceType",
+        "unknown instance type 'g6.xlarg'; did you mean g6.xlarge",
+    ),
+    (
+        "duplicate-pool-names",
+        pool_set(1, name="system"),
+        f"{POOLS}[1].name",
+        "duplicate pool name 'system'",
+    ),
+    (
+        "pool-name-uppercase",
+        pool_set(1, name="L4"),
+        f"{POOLS}[1].name",
+        "must be lowercase letters, digits and '-'",
+    ),
+    (
+        "all-pools-gpu",
+        pool_set(0, instanceType="g6.xlarge"),
+        POOLS,
+        "no pool can host system pods",
+    ),
+    (
+        "cpu-pool-scales-to-zero",
+        pool_set(0, minNodes=0),
+        POOLS,
+        "no pool can host system pods",
+    ),
+    (
+        "pool-sharing-not-built",
+        pool_set(1, sharing={"timeSlicing": {"replicas": 4}}),
+        f"{POOLS}[1].sharing",
+        "GPU sharing (time-slicing, MPS, MIG) is not built yet",
+    ),
+    (
+        "capacity-preemptible",
+        pool_set(1, capacity="preemptible"),
+        f"{POOLS}[1].capacity",
+        "must be one of on-demand, spot; got 'preemptible'",
+    ),
+    (
+        "disk-too-small",
+        pool_set(1, diskSizeGb=5),
+        f"{POOLS}[1].diskSizeGb",
+        "must be 20 to 16384 GiB; got 5",
+    ),
+    # cluster: platform, version, name, region
+    (
+        "platform-provider-mismatch",
+        cluster_set(provider="gcp"),
+        f"{CLUSTER}.provider",
+        "platform eks implies provider aws",
+    ),
+    (
+        "platform-gke-not-built",
+        cluster_set(platform="gke"),
+        f"{CLUSTER}.platform",
+        "'gke' (GKE GPU node pools) is not built yet",
+    ),
+    (
+        "platform-unknown",
+        cluster_set(platform="aks"),
+        f"{CLUSTER}.platform",
+        "must be one of eks, gke, k3s; got 'aks'",
+    ),
+    (
+        "kubernetes-version-unsupported",
+        cluster_set(kubernetesVersion="1.29"),
+        f"{CLUSTER}.kubernetesVersion",
+        "must be one of 1.34, 1.35, 1.36 for eks; got '1.29'",
+    ),
+    (
+        "cluster-name-uppercase",
+        cluster_set(name="GPU-Dev"),
+        f"{CLUSTER}.name",
+        "must be lowercase letters, digits and '-', start with a letter",
+    ),
+    (
+        "missing-aws-region",
+        top_drop("aws:region"),
+        "aws:region",
+        "required for platform eks",
+    ),
+    (
+        "aws-region-malformed",
+        top_set("aws:region", "us-west"),
+        "aws:region",
+        "must be a region name like us-west-2; got 'us-west'",
+    ),
+    # cluster: network and API access
+    (
+        "network-cidr-prefix-33",
+        network(cidr="10.40.0.0/33"),
+        f"{CLUSTER}.network.cidr",
+        "must be an IPv4 CIDR like 10.40.0.0/16; got '10.40.0.0/33'",
+    ),
+    (
+        "network-cidr-not-a-cidr",
+        network(cidr="not-a-cidr"),
+        f"{CLUSTER}.network.cidr",
+        "must be an IPv4 CIDR like 10.40.0.0/16; got 'not-a-cidr'",
+    ),
+    (
+        "network-cidr-too-small",
+        network(cidr="10.40.0.0/24"),
+        f"{CLUSTER}.network.cidr",
+        "prefix must be /16 to /20; got /24",
+    ),
+    (
+        "network-zone-count-one",
+        network(cidr="10.40.0.0/16", zoneCount=1),
+        f"{CLUSTER}.network.zoneCount",
+        "must be 2 to 6; got 1",
+    ),
+    (
+        "api-access-cidr-invalid",
+        cluster_set(apiAccessCidrs=["203.0.113.0/24", "office"]),
+        f"{CLUSTER}.apiAccessCidrs[1]",
+        "must be an IPv4 CIDR like 10.40.0.0/16; got 'office'",
+    ),
+    (
+        "network-cidr-and-vpc-id",
+        network(cidr="10.40.0.0/16", vpcId=VPC_ID, subnetIds=SUBNETS),
+        f"{CLUSTER}.network",
+        "set either cidr (new VPC) or vpcId + subnetIds (reuse), not both",
+    ),
+    (
+        "network-empty",
+        network(),
+        f"{CLUSTER}.network",
+        "needs cidr (new VPC) or vpcId + subnetIds",
+    ),
+    (
+        "vpc-id-without-subnets",
+        network(vpcId=VPC_ID),
+        f"{CLUSTER}.network.subnetIds",
+        "required with vpcId",
+    ),
+    (
+        "vpc-id-one-subnet",
+        network(vpcId=VPC_ID, subnetIds=SUBNETS[:1]),
+        f"{CLUSTER}.network.subnetIds",
+        "EKS needs subnets in two zones or more; got 1",
+    ),
+    (
+        "vpc-id-malformed",
+        network(vpcId="vpc-main", subnetIds=SUBNETS),
+        f"{CLUSTER}.network.vpcId",
+        "must look like vpc-0123456789abcdef0; got 'vpc-main'",
+    ),
+    (
+        "nat-gateways-with-vpc-id",
+        network(vpcId=VPC_ID, subnetIds=SUBNETS, natGateways="per-zone"),
+        f"{CLUSTER}.network.natGateways",
+        "cidr",
+    ),
+    # GPU Operator and workloads
+    (
+        "driver-operator-on-eks",
+        top_merge("gpukit:gpuOperator", driver="operator"),
+        "gpukit:gpuOperator.driver",
+        "'operator' on eks needs an Ubuntu EKS node image",
+    ),
+    (
+        "chart-version-unsupported",
+        top_merge("gpukit:gpuOperator", chartVersion="v25.3.0"),
+        "gpukit:gpuOperator.chartVersion",
+        "must be one of v26.7.0",
+    ),
+    (
+        "cuda-version-unknown",
+        top_merge("gpukit:workloads", cudaVersion="14.0"),
+        "gpukit:workloads.cudaVersion",
+        "must be a CUDA release gpukit knows",
+    ),
+]
+
+
+# Cases gpukit gets wrong today (strict: each turns into a failure once fixed, so the mark comes off).
+def bad_config(mutation: Mutation) -> Config:
+    config = eks_config()
+    mutation(config)
+    return config
+
+
+def plan_stderr(config: Config, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Run `gpukit plan --config` on `config`; asserts exit 2 and no traceback, returns stderr."""
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    code = main(["plan", "--config", str(path)])
+    out, err = capsys.readouterr()
+    assert code == EXIT_INVALID, f"exit {code}\nstdout:\n{out}\nstderr:\n{err}"
+    assert "Traceback" not in out + err
+    return err
+
+
+def has_problem(stderr: str, key: str, fragment: str) -> bool:
+    """Whether a line of stderr reads `<key>: ...<fragment>...` (the key exactly, not a longer one)."""
+    return any(
+        line.strip().startswith(f"{key}: ") and fragment in line.strip()[len(key) + 2 :]
+        for line in stderr.splitlines()
+    )
+
+
+def build_recording(config: Config) -> RecordingMonitor:
+    """Run build(config) under the mocks like harness.record, expecting ConfigError; returns the monitor."""
+    mocks = PlanMocks(region="us-west-2")
+    monitor = RecordingMonitor(mocks)
+    pulumi.runtime.set_all_config({}, secret_keys=[])
+    runtime_settings.ROOT.set(None)
+    pulumi.runtime.set_mocks(mocks, project="gpukit", stack="test", preview=False, monitor=monitor)
+    try:
+        with pytest.raises(ConfigError):
+            pulumi.runtime.test(lambda: build(config))()  # type: ignore[no-untyped-call]
+    finally:
+        pulumi.runtime.set_all_config({}, secret_keys=[])
+    return monitor
+
+
+@pytest.mark.parametrize(
+    ("mutation", "key", "fragment"),
+    [
+        pytest.param(
+            mutation,
+            key,
+            fragment,
+            id=case,
+        )
+        for case, mutation, key, fragment in CASES
+    ],
+)
+def test_bad_config_is_refused(
+    mutation: Mutation, key: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = bad_config(mutation)
+
+    stderr = plan_stderr(config, tmp_path, capsys)
+    assert "invalid configuration in" in stderr
+    assert has_problem(stderr, key, fragment), f"no line '{key}: ...{fragment}...' in:\n{stderr}"
+
+    with pytest.raises(ConfigError) as raised:
+        record(lambda: build(config))
+    assert has_problem(str(raised.value), key, fragment), str(raised.value)
+    assert key in {problem.key for problem in raised.value.problems}
+
+    assert build_recording(config).recorded == []
+
+
+def test_case_ids_are_unique_and_enough() -> None:
+    ids = [case for case, *_ in CASES]
+    assert len(ids) == len(set(ids))
+    assert len(ids) >= 24
+
+
+def test_valid_base_config_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cases fail because of their one change: the config they start from plans and builds."""
+    path = tmp_path / "Pulumi.good.yaml"
+    path.write_text(yaml.safe_dump({"config": eks_config()}))
+    code = main(["plan", "--config", str(path)])
+    _, err = capsys.readouterr()
+    assert code != EXIT_INVALID, err
+    assert record(lambda: build(eks_config())).resources
+
+
+def test_every_problem_is_reported_in_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = bad_config(
+        steps(
+            pool_set(0, minNodes=5, maxNodes=3),
+            pool_set(1, instanceType="g6.xlarg"),
+            network(cidr="10.40.0.0/33"),
+        )
+    )
+    expected = [
+        (f"{CLUSTER}.network.cidr", "must be an IPv4 CIDR"),
+        (f"{POOLS}[0].minNodes", "must be <= maxNodes (3); got 5"),
+        (f"{POOLS}[1].instanceType", "did you mean g6.xlarge"),
+    ]
+
+    stderr = plan_stderr(config, tmp_path, capsys)
+    for key, fragment in expected:
+        assert has_problem(stderr, key, fragment), f"no line '{key}: ...{fragment}...' in:\n{stderr}"
+
+    monitor = build_recording(config)
+    assert monitor.recorded == []
+    with pytest.raises(ConfigError) as raised:
+        record(lambda: build(config))
+    assert {key for key, _ in expected} <= {problem.key for problem in raised.value.problems}
+
+
+def test_structure_and_meaning_problems_in_separate_sections_are_reported_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped pool key does not hide a meaning problem in the cluster section, and vice versa."""
+    config = bad_config(
+        steps(
+            pool_set(1, minNodes="zero"),
+            cluster_set(kubernetesVersion="1.29"),
+            top_merge("gpukit:workloads", cudaVersion="14.0"),
+        )
+    )
+    stderr = plan_stderr(config, tmp_path, capsys)
+    assert has_problem(stderr, f"{POOLS}[1].minNodes", "must be an integer")
+    assert has_problem(stderr, f"{CLUSTER}.kubernetesVersion", "must be one of 1.34, 1.35, 1.36")
+    assert has_problem(stderr, "gpukit:workloads.cudaVersion", "must be a CUDA release gpukit knows")
+
+
+def test_missing_region_does_not_hide_cluster_problems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = bad_config(
+        steps(
+            top_drop("aws:region"),
+            cluster_set(name="GPU-Dev"),
+            network(cidr="10.40.0.0/33"),
+            top_merge("gpukit:gpuOperator", driver="operator"),
+        )
+    )
+    stderr = plan_stderr(config, tmp_path, capsys)
+    assert has_problem(stderr, "aws:region", "required for platform eks")
+    assert has_problem(stderr, f"{CLUSTER}.name", "must be lowercase letters")
+    assert has_problem(stderr, f"{CLUSTER}.network.cidr", "must be an IPv4 CIDR")
+    assert has_problem(stderr, "gpukit:gpuOperator.driver", "'operator' on eks")

@@ -1,0 +1,190 @@
+"""Every example stack through `gpukit plan --out`, checked the way a reviewer of the plan would."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpukit.cli import main
+from harness import ROOT, chart_has, key_paths
+
+STACKS = sorted(
+    p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
+)
+EKS_STACKS = [s for s in STACKS if s.startswith("eks-")]
+
+
+def plan(tmp_path: Path, *argv: str) -> tuple[int, Path]:
+    out = tmp_path / "out"
+    code = main(["plan", "--project", str(ROOT), *argv, "--out", str(out)])
+    return code, out
+
+
+def stack_config(stack: str) -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+
+
+def test_the_readme_example_stacks_exist() -> None:
+    assert {"eks-dev", "eks-train"} <= set(STACKS)
+
+
+@pytest.fixture(scope="module", params=STACKS)
+def planned(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    stack = request.param
+    code, out = plan(tmp_path_factory.mktemp(stack), "--stack", stack)
+    assert code == 0, f"{stack} should plan cleanly"
+    return stack, out
+
+
+def test_every_kubernetes_object_is_valid_under_strict_schema(planned: tuple[str, Path]) -> None:
+    stack, out = planned
+    version = stack_config(stack)["gpukit:cluster"]["kubernetesVersion"]
+    manifests = sorted((out / "manifests").glob("*.yaml"))
+    assert manifests, "a plan renders at least the GPU Operator namespace"
+    for path in manifests:
+        obj = yaml.safe_load(path.read_text())
+        # Raises ValidationError on unknown fields (strict) or wrong types.
+        kubernetes_validate.validate(obj, f"{version}.0", strict=True)
+
+
+def test_strict_validation_rejects_an_unknown_field() -> None:
+    bad = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x", "lables": {}}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, "1.35.0", strict=True)
+
+
+def test_gpu_operator_release_pinned_with_driver_and_toolkit_from_the_image(
+    planned: tuple[str, Path],
+) -> None:
+    _, out = planned
+    release = yaml.safe_load((out / "manifests" / "helm" / "gpu-operator.yaml").read_text())
+    assert release["chart"] == "gpu-operator"
+    assert release["version"] == "v26.7.0"
+    assert release["repository"] == "https://helm.ngc.nvidia.com/nvidia"
+    assert release["namespace"] == "gpu-operator"
+    assert release["values"]["driver"]["enabled"] is False
+    assert release["values"]["toolkit"]["enabled"] is False
+    missing = [p for p in key_paths(release["values"]) if not chart_has(p)]
+    assert missing == [], f"value keys not in the v26.7.0 chart: {missing}"
+
+
+def test_gpu_node_groups_scale_from_zero_on_the_nvidia_image_with_the_gpu_taint(
+    planned: tuple[str, Path],
+) -> None:
+    _, out = planned
+    doc = json.loads((out / "plan.json").read_text())
+    groups = [r for r in doc["resources"] if r["type"] == "aws:eks/nodeGroup:NodeGroup"]
+    gpu_pools = {p["name"] for p in doc["pools"] if p["gpuModel"]}
+    gpu_groups = [g for g in groups if g["inputs"]["amiType"].endswith("_NVIDIA")]
+    assert {g["inputs"]["labels"]["gpukit.dev/pool"] for g in gpu_groups} == gpu_pools
+    for group in gpu_groups:
+        assert group["inputs"]["scalingConfig"]["minSize"] == 0
+        assert group["inputs"]["amiType"] == "AL2023_x86_64_NVIDIA"
+        assert {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"} in group["inputs"][
+            "taints"
+        ]
+
+
+def test_plan_json_holds_no_plaintext_secret(planned: tuple[str, Path]) -> None:
+    _, out = planned
+    everything = "\n".join(p.read_text() for p in out.rglob("*") if p.is_file())
+    doc = json.loads((out / "plan.json").read_text())
+    (k8s_provider,) = [r for r in doc["resources"] if r["type"] == "pulumi:providers:kubernetes"]
+    assert k8s_provider["inputs"]["kubeconfig"] == "[secret]"
+    for leaked in ("certificate-authority-data", "get-token", "4dabf18193072939515e22adb298388d"):
+        assert leaked not in everything
+
+
+def test_text_report_shows_pools_costs_and_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--project", str(ROOT), "--stack", "eks-train"]) == 0
+    text = capsys.readouterr().out
+    assert "gpukit:index:GpuCluster  eks-train" in text
+    assert "h100  p5.48xlarge  H100 x8    640 GB        0..2   on-demand  16" in text
+    assert "EKS control plane: $0.100" in text
+    assert "NAT gateway x3: $0.135" in text
+    assert "total at idle (min nodes): $0.638" in text  # 0.10 + 3 x 0.045 + 2 x m7i.xlarge 0.2016
+    assert "Result: ready to `pulumi up`" in text
+
+
+def test_json_flag_prints_the_plan_document(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--project", str(ROOT), "--stack", "eks-dev", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["stack"] == "eks-dev"
+    assert doc["costs"]["perHourIdle"] == pytest.approx(0.10 + 0.045 + 0.1008)
+
+
+CIPHERTEXT = "v1:QVdTX1NFQ1JFVF9LRVlfQ0lQSEVSVEVYVA=="
+
+
+def test_encrypted_config_plans_without_a_passphrase(tmp_path: Path) -> None:
+    config = stack_config("eks-dev")
+    config["aws:secretKey"] = {"secure": CIPHERTEXT}
+    stack = tmp_path / "Pulumi.secret.yaml"
+    stack.write_text(yaml.safe_dump({"config": config}))
+    code = main(["plan", "--config", str(stack), "--out", str(tmp_path / "out")])
+    assert code == 0
+    everything = "\n".join(p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert CIPHERTEXT not in everything
+    assert "gpukit-plan-secret-placeholder" not in everything
+
+
+def test_encrypted_value_in_a_non_secret_gpukit_key_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = stack_config("eks-dev")
+    config["gpukit:cluster"]["tags"] = {"cost-center": {"secure": CIPHERTEXT}}
+    stack = tmp_path / "Pulumi.secret.yaml"
+    stack.write_text(yaml.safe_dump({"config": config}))
+    assert main(["plan", "--config", str(stack), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "gpukit:cluster: holds encrypted (secure) values, but none of its fields is a secret" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_preflight_error_exits_1_and_still_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = stack_config("eks-dev")
+    config["gpukit:nodePools"].append(
+        {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1}
+    )
+    stack = tmp_path / "Pulumi.g7e.yaml"
+    stack.write_text(yaml.safe_dump({"config": config}))
+    assert main(["plan", "--config", str(stack)]) == 1
+    text = capsys.readouterr().out
+    assert (
+        "error: gpukit:nodePools[2].instanceType: g7e.2xlarge (RTX-PRO-6000, Blackwell) needs driver R595"
+        in text
+    )
+    assert "Result: 1 preflight error(s)" in text
+
+
+def test_an_aws_stack_imports_no_other_cloud_sdk(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from gpukit.cli import main\n"
+        f"rc = main(['plan', '--project', {str(ROOT)!r}, '--stack', 'eks-dev'])\n"
+        "assert rc == 0\n"
+        "print(sorted(m for m in sys.modules if m in ('pulumi_gcp', 'pulumi_azure_native', 'pulumi_aws')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert result.stdout.strip().splitlines()[-1] == "['pulumi_aws']"
+
+
+def test_missing_stack_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--project", str(ROOT), "--stack", "no-such-stack"]) == 2
+    err = capsys.readouterr().err
+    assert "stack file not found" in err
+    assert "Traceback" not in err
+
+
+def test_console_script_is_installed() -> None:
+    assert shutil.which("gpukit", path=str(Path(sys.executable).parent)) is not None

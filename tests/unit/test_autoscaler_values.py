@@ -1,0 +1,93 @@
+"""Cluster Autoscaler Helm values: version pinned to the cluster's minor, only keys the chart has."""
+
+from typing import Any
+
+import pytest
+
+from providers.aws.autoscaler_values import SERVICE_ACCOUNT, cluster_autoscaler_values
+
+# Key paths of the chart's values, from kubernetes/autoscaler charts/cluster-autoscaler/values.yaml,
+# chart 9.5x. extraArgs is a free-form map of autoscaler flags: any key under it is allowed.
+CHART_KEYS = {
+    "cloudProvider",
+    "awsRegion",
+    "autoDiscovery.clusterName",
+    "autoDiscovery.tags",
+    "rbac.serviceAccount.create",
+    "rbac.serviceAccount.name",
+    "rbac.serviceAccount.annotations",
+    "image.repository",
+    "image.tag",
+    "image.pullPolicy",
+    "extraArgs",
+    "tolerations",
+    "nodeSelector",
+    "priorityClassName",
+    "podAnnotations",
+    "fullnameOverride",
+}
+FREE_FORM = {"extraArgs"}
+
+VERSIONS = ["1.34", "1.35", "1.36"]
+
+
+def _leaf_paths(values: dict[str, Any], prefix: str = "") -> list[str]:
+    paths = []
+    for key, value in values.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict) and path not in FREE_FORM:
+            paths.extend(_leaf_paths(value, f"{path}."))
+        else:
+            paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_image_minor_matches_the_cluster(version):
+    tag = cluster_autoscaler_values("c1", "us-west-2", version)["image"]["tag"]
+    assert tag.startswith(f"v{version}.")
+    assert tag.count(".") == 2
+
+
+def test_image_tag_for_1_35():
+    tag = cluster_autoscaler_values("c1", "us-west-2", "1.35")["image"]["tag"]
+    assert tag.startswith("v1.35.")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_region_cluster_and_service_account(version):
+    values = cluster_autoscaler_values("gpu-prod", "eu-west-1", version)
+    assert values["cloudProvider"] == "aws"
+    assert values["awsRegion"] == "eu-west-1"
+    assert values["autoDiscovery"]["clusterName"] == "gpu-prod"
+    assert values["rbac"]["serviceAccount"]["name"] == SERVICE_ACCOUNT
+    assert values["rbac"]["serviceAccount"]["create"] is True
+
+
+def test_service_account_name_is_what_pod_identity_binds():
+    assert SERVICE_ACCOUNT == "cluster-autoscaler"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_key_gpukit_sets_exists_in_the_chart(version):
+    paths = _leaf_paths(cluster_autoscaler_values("c1", "us-west-2", version))
+    unknown = [p for p in paths if p not in CHART_KEYS]
+    assert unknown == []
+
+
+def test_leaf_path_walker_finds_nested_keys():
+    # Keeps the allowlist check above from passing on a walker that sees only top-level keys.
+    paths = _leaf_paths({"a": {"b": {"c": 1}}, "extraArgs": {"x": 1}, "d": 2})
+    assert sorted(paths) == ["a.b.c", "d", "extraArgs"]
+
+
+def test_scale_to_zero_flags():
+    extra = cluster_autoscaler_values("c1", "us-west-2", "1.35")["extraArgs"]
+    assert extra["skip-nodes-with-system-pods"] is False
+    assert extra["expander"] == "least-waste"
+    assert extra["balance-similar-node-groups"] is True
+
+
+def test_unsupported_minor_is_rejected():
+    with pytest.raises(KeyError):
+        cluster_autoscaler_values("c1", "us-west-2", "1.33")

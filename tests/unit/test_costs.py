@@ -1,0 +1,92 @@
+"""Hourly cost estimates: fixed charges, per-pool idle and max, and pools without a price."""
+
+import pytest
+
+from components.costs import estimate
+from components.stack_config import cluster_args_from_config
+from harness import eks_config
+
+EKS = 0.10
+NAT = 0.045
+M7I_LARGE = 0.1008
+G6_XLARGE = 0.8048
+
+SYSTEM_POOL = {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3}
+REUSED_VPC = {
+    "vpcId": "vpc-0123456789abcdef0",
+    "subnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"],
+}
+
+
+def _estimate(**overrides):
+    return estimate(cluster_args_from_config(eks_config(**overrides)))
+
+
+def _with_network(network: dict) -> dict:
+    cluster = eks_config()["gpukit:cluster"]
+    cluster["network"] = network
+    return {"gpukit:cluster": cluster}
+
+
+def test_default_config_fixed_charges_are_eks_and_one_nat():
+    cost = _estimate()
+    assert cost.fixed_total == pytest.approx(EKS + NAT)
+    assert [name for name, _ in cost.fixed] == ["EKS control plane", "NAT gateway x1"]
+
+
+def test_default_config_idle_total():
+    # Idle: the system pool at minNodes 1, the L4 pool scaled to zero.
+    assert _estimate().idle_total == pytest.approx(EKS + NAT + 1 * M7I_LARGE)
+
+
+def test_default_config_max_total():
+    assert _estimate().max_total == pytest.approx(EKS + NAT + 3 * M7I_LARGE + 8 * G6_XLARGE)
+
+
+def test_default_config_per_pool_costs():
+    pools = {p.pool.name: p for p in _estimate().pools}
+    assert pools["system"].per_node == pytest.approx(M7I_LARGE)
+    assert pools["system"].idle == pytest.approx(M7I_LARGE)
+    assert pools["system"].at_max == pytest.approx(3 * M7I_LARGE)
+    assert pools["l4"].idle == 0
+    assert pools["l4"].at_max == pytest.approx(8 * G6_XLARGE)
+    assert pools["l4"].spot_upper_bound is True
+    assert pools["system"].spot_upper_bound is False
+
+
+def test_per_zone_nat_gateways_charge_one_per_zone():
+    cost = _estimate(**_with_network({"cidr": "10.40.0.0/16", "zoneCount": 3, "natGateways": "per-zone"}))
+    assert ("NAT gateway x3", pytest.approx(3 * NAT)) in cost.fixed
+    assert cost.fixed_total == pytest.approx(EKS + 3 * NAT)
+
+
+def test_per_zone_nat_gateways_follow_zone_count():
+    cost = _estimate(**_with_network({"cidr": "10.40.0.0/16", "zoneCount": 2, "natGateways": "per-zone"}))
+    assert cost.fixed_total == pytest.approx(EKS + 2 * NAT)
+
+
+def test_single_nat_gateway_ignores_zone_count():
+    cost = _estimate(**_with_network({"cidr": "10.40.0.0/16", "zoneCount": 5, "natGateways": "single"}))
+    assert cost.fixed_total == pytest.approx(EKS + NAT)
+
+
+def test_reused_vpc_has_no_nat_charge():
+    cost = _estimate(**_with_network(REUSED_VPC))
+    assert cost.fixed == [("EKS control plane", pytest.approx(EKS))]
+    assert not any("NAT" in name for name, _ in cost.fixed)
+
+
+def test_unpriced_pool_is_listed_and_adds_nothing():
+    base = _estimate(**{"gpukit:nodePools": [SYSTEM_POOL]})
+    h200 = {"name": "h200", "instanceType": "p5e.48xlarge", "minNodes": 1, "maxNodes": 4}
+    cost = _estimate(**{"gpukit:nodePools": [SYSTEM_POOL, h200]})
+    assert cost.unpriced == ["h200"]
+    assert cost.idle_total == pytest.approx(base.idle_total)
+    assert cost.max_total == pytest.approx(base.max_total)
+    pool = next(p for p in cost.pools if p.pool.name == "h200")
+    assert pool.idle is None
+    assert pool.at_max is None
+
+
+def test_priced_config_has_nothing_unpriced():
+    assert _estimate().unpriced == []

@@ -1,0 +1,88 @@
+"""IAM policy documents: least privilege for the autoscaler, Pod Identity trust, node role policies."""
+
+import json
+
+from providers.aws.iam_policies import (
+    NODE_ROLE_POLICIES,
+    cluster_autoscaler_policy,
+    pod_identity_trust_policy,
+)
+
+MUTATING = {"autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"}
+
+
+def _actions(statement: dict) -> list[str]:
+    action = statement["Action"]
+    return [action] if isinstance(action, str) else list(action)
+
+
+def _statements(document: str) -> list[dict]:
+    parsed = json.loads(document)
+    assert parsed["Version"] == "2012-10-17"
+    return parsed["Statement"]
+
+
+def test_mutating_autoscaler_actions_only_on_groups_this_cluster_owns():
+    statements = _statements(cluster_autoscaler_policy("c1"))
+    with_mutation = [s for s in statements if MUTATING & set(_actions(s))]
+    assert len(with_mutation) == 1
+    statement = with_mutation[0]
+    assert set(_actions(statement)) == MUTATING
+    assert statement["Effect"] == "Allow"
+    assert statement["Condition"] == {
+        "StringEquals": {
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/c1": "owned",
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
+        }
+    }
+
+
+def test_autoscaler_condition_follows_the_cluster_name():
+    statements = _statements(cluster_autoscaler_policy("gpu-prod"))
+    conditions = [s["Condition"]["StringEquals"] for s in statements if "Condition" in s]
+    assert conditions == [
+        {
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-prod": "owned",
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/enabled": "true",
+        }
+    ]
+
+
+def test_unconditioned_statements_only_describe():
+    for statement in _statements(cluster_autoscaler_policy("c1")):
+        if "Condition" not in statement:
+            verbs = [a.split(":", 1)[1] for a in _actions(statement)]
+            assert all(v.startswith(("Describe", "Get")) for v in verbs), verbs
+
+
+def test_autoscaler_can_describe_node_groups():
+    allowed = {
+        a for s in _statements(cluster_autoscaler_policy("c1")) if s["Effect"] == "Allow" for a in _actions(s)
+    }
+    assert "eks:DescribeNodegroup" in allowed
+    assert "autoscaling:DescribeAutoScalingGroups" in allowed
+    assert "ec2:DescribeInstanceTypes" in allowed
+
+
+def test_no_statement_allows_wildcard_actions():
+    for statement in _statements(cluster_autoscaler_policy("c1")):
+        for action in _actions(statement):
+            assert "*" not in action, action
+
+
+def test_pod_identity_trust_policy():
+    statements = _statements(pod_identity_trust_policy())
+    assert len(statements) == 1
+    statement = statements[0]
+    assert statement["Effect"] == "Allow"
+    assert statement["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    assert set(_actions(statement)) == {"sts:AssumeRole", "sts:TagSession"}
+
+
+def test_node_role_uses_pull_only_registry_policy():
+    names = [arn.rsplit("/", 1)[1] for arn in NODE_ROLE_POLICIES]
+    assert "AmazonEC2ContainerRegistryPullOnly" in names
+    assert "AmazonEC2ContainerRegistryReadOnly" not in names
+    assert "AmazonEKSWorkerNodePolicy" in names
+    assert "AmazonEKS_CNI_Policy" in names
+    assert all(arn.startswith("arn:aws:iam::aws:policy/") for arn in NODE_ROLE_POLICIES)

@@ -1,0 +1,177 @@
+"""Preflight findings: what would break on real GPUs although the config is well-formed."""
+
+from components.catalog.aws_instances import InstanceType
+from components.node_pools import PoolFacts
+from components.preflight import Finding, Severity, _pool_findings, preflight
+from components.spec import Capacity, NodeImage
+from components.stack_config import cluster_args_from_config
+from harness import eks_config
+
+SYSTEM_POOL = {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3}
+L4_POOL = {"name": "l4", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 8}
+G7E_POOL = {"name": "g7e", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 2}
+P5E_POOL = {"name": "h200", "instanceType": "p5e.48xlarge", "minNodes": 0, "maxNodes": 1}
+
+CUDA_KEY = "gpukit:workloads.cudaVersion"
+
+
+def _findings(**overrides) -> list[Finding]:
+    return preflight(cluster_args_from_config(eks_config(**overrides)))
+
+
+def _of(findings: list[Finding], severity: Severity) -> list[Finding]:
+    return [f for f in findings if f.severity == severity]
+
+
+def _cluster(**changes) -> dict:
+    cluster = eks_config()["gpukit:cluster"]
+    cluster.update(changes)
+    return cluster
+
+
+def test_valid_config_has_no_errors_or_warnings():
+    findings = _findings()
+    assert _of(findings, Severity.ERROR) == []
+    assert _of(findings, Severity.WARNING) == []
+
+
+def test_cuda_13_1_on_r580_warns_about_minor_version_compatibility():
+    findings = _findings(**{"gpukit:workloads": {"cudaVersion": "13.1"}})
+    warnings = [f for f in _of(findings, Severity.WARNING) if f.key == CUDA_KEY]
+    assert len(warnings) == 1
+    assert "minor-version compatibility" in warnings[0].message
+    assert "R580" in warnings[0].message
+    assert "13.0" in warnings[0].message  # the newest CUDA R580 runs fully
+    assert _of(findings, Severity.ERROR) == []
+
+
+def test_cuda_13_0_on_r580_is_clean():
+    findings = _findings(**{"gpukit:workloads": {"cudaVersion": "13.0"}})
+    assert [f for f in findings if f.key == CUDA_KEY] == []
+
+
+def test_g7e_pool_errors_because_eks_images_ship_r580_not_r595():
+    findings = _findings(**{"gpukit:nodePools": [SYSTEM_POOL, L4_POOL, G7E_POOL]})
+    errors = _of(findings, Severity.ERROR)
+    assert len(errors) == 1
+    assert errors[0].key == "gpukit:nodePools[2].instanceType"
+    assert "R595" in errors[0].message
+    assert "R580" in errors[0].message
+
+
+def test_g7e_on_bottlerocket_errors_too():
+    pool = {**G7E_POOL, "nodeImage": "bottlerocket"}
+    errors = _of(_findings(**{"gpukit:nodePools": [SYSTEM_POOL, pool]}), Severity.ERROR)
+    assert [e.key for e in errors] == ["gpukit:nodePools[1].instanceType"]
+    assert "R595" in errors[0].message
+
+
+def test_p5e_pool_is_reported_as_unpriced():
+    findings = _findings(**{"gpukit:nodePools": [SYSTEM_POOL, P5E_POOL]})
+    infos = [f for f in _of(findings, Severity.INFO) if f.key == "gpukit:nodePools[1].instanceType"]
+    assert len(infos) == 1
+    assert "p5e.48xlarge" in infos[0].message
+    assert "price" in infos[0].message
+    assert _of(findings, Severity.ERROR) == []
+
+
+def test_priced_pools_get_no_price_finding():
+    findings = _findings()
+    assert [f for f in findings if "price" in f.message] == []
+
+
+def test_missing_cuda_version_is_an_info():
+    findings = _findings(**{"gpukit:workloads": {}})
+    infos = [f for f in findings if f.key == CUDA_KEY]
+    assert len(infos) == 1
+    assert infos[0].severity == Severity.INFO
+    assert "not set" in infos[0].message
+
+
+def test_cuda_version_set_gives_no_not_set_info():
+    assert [f for f in _findings() if f.key == CUDA_KEY] == []
+
+
+def test_api_open_to_the_internet_warns():
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=["203.0.113.0/24", "0.0.0.0/0"])})
+    warnings = _of(findings, Severity.WARNING)
+    assert [w.key for w in warnings] == ["gpukit:cluster.apiAccessCidrs[1]"]
+    assert "internet" in warnings[0].message
+
+
+def test_private_api_gives_no_warning():
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=[])})
+    assert _of(findings, Severity.WARNING) == []
+
+
+def test_findings_are_sorted_errors_first():
+    # Produced in the order info (p5e price), error (g7e driver), info (no CUDA), warning (open API).
+    findings = _findings(
+        **{
+            "gpukit:nodePools": [SYSTEM_POOL, P5E_POOL, G7E_POOL],
+            "gpukit:workloads": {},
+            "gpukit:cluster": _cluster(apiAccessCidrs=["0.0.0.0/0"]),
+        }
+    )
+    severities = [f.severity for f in findings]
+    assert severities == [Severity.ERROR, Severity.WARNING, Severity.INFO, Severity.INFO]
+    # Stable within a severity: pool findings keep config order.
+    assert findings[2].key == "gpukit:nodePools[1].instanceType"
+    assert findings[3].key == CUDA_KEY
+
+
+def test_cpu_only_pools_get_no_driver_findings():
+    findings = _findings(**{"gpukit:nodePools": [SYSTEM_POOL], "gpukit:workloads": {"cudaVersion": "13.2"}})
+    assert [f for f in findings if f.key.startswith("gpukit:nodePools")] == []
+    assert [f for f in findings if f.key == CUDA_KEY] == []
+
+
+def test_finding_str_names_severity_and_key():
+    finding = Finding(Severity.ERROR, "gpukit:nodePools[0].instanceType", "boom")
+    assert str(finding) == "error: gpukit:nodePools[0].instanceType: boom"
+
+
+# --- _pool_findings on a GPU the catalog does not sell (Volta)
+
+V100_INSTANCE = InstanceType("p3.2xlarge", 8, 61, 3.06, gpu_model="V100", gpu_count=1)
+
+
+def _volta_pool() -> PoolFacts:
+    return PoolFacts(
+        name="volta",
+        instance=V100_INSTANCE,
+        min_nodes=0,
+        max_nodes=1,
+        capacity=Capacity.ON_DEMAND,
+        node_image=NodeImage.AL2023,
+        disk_size_gb=100,
+    )
+
+
+def test_r590_does_not_drive_volta():
+    findings = _pool_findings(0, _volta_pool(), 590, "12.8")
+    assert len(findings) == 1
+    assert findings[0].severity == Severity.ERROR
+    assert findings[0].key == "gpukit:nodePools[0].instanceType"
+    assert "R590" in findings[0].message
+    assert "Volta" in findings[0].message
+
+
+def test_cuda_13_cannot_build_for_volta():
+    findings = _pool_findings(0, _volta_pool(), 580, "13.0")
+    assert len(findings) == 1
+    assert findings[0].severity == Severity.ERROR
+    assert findings[0].key == CUDA_KEY
+    assert "CUDA 13.0 cannot build for Volta" in findings[0].message
+
+
+def test_volta_on_r580_with_cuda_12_8_is_clean():
+    assert _pool_findings(3, _volta_pool(), 580, "12.8") == []
+
+
+def test_unsupported_cuda_is_an_error_naming_the_newest_runnable_release():
+    findings = _pool_findings(0, _volta_pool(), 570, "13.0")
+    cuda_errors = [f for f in findings if f.key == CUDA_KEY and "does not run" in f.message]
+    assert len(cuda_errors) == 1
+    assert cuda_errors[0].severity == Severity.ERROR
+    assert "12.8" in cuda_errors[0].message
