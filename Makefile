@@ -1,0 +1,27 @@
+# Developer shortcuts; CI runs .ci/run (the README's test command), which covers `check`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: venv check test lint plan bench golden
+
+$(PY):
+	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[dev]'
+
+venv: $(PY)
+
+check: $(PY)  ## lint, format, types and every test, as CI does
+	$(PY) -m pytest
+
+lint: $(PY)
+	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy
+
+test: check
+
+plan: $(PY)  ## the main job on the default example stack
+	$(VENV)/bin/gpukit plan
+
+bench: $(PY)  ## gpukit plan vs. importing the same provider SDKs (target ratio <= 1.5)
+	$(PY) benchmarks/plan_speed.py
+
+golden: $(PY)  ## rewrite tests/golden/* after an intended change to rendered output; review the diff
+	$(PY) -m pytest tests/unit/test_rendered.py --update-golden
