@@ -105,6 +105,16 @@ def tolerations_for(pools: list[PoolFacts]) -> list[dict[str, str]]:
     return list(seen.values())
 
 
+def autoscaler_discovery_tags(cluster_name: str) -> dict[str, str]:
+    """The tags Cluster Autoscaler auto-discovery looks for, with the exact values gpukit's IAM
+    condition requires (`enabled`=true, `<cluster>`=owned): tag values are ignored by discovery but
+    not by IAM, so they are set explicitly rather than trusted to be there."""
+    return {
+        "k8s.io/cluster-autoscaler/enabled": "true",
+        f"k8s.io/cluster-autoscaler/{cluster_name}": "owned",
+    }
+
+
 def autoscaler_node_template_tags(labels: dict[str, str], pool: PoolFacts) -> dict[str, str]:
     """Cluster Autoscaler scale-from-zero hints for a pool's autoscaling group.
 

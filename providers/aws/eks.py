@@ -184,6 +184,7 @@ class EksCluster(pulumi.ComponentResource):
                 f"{name}-{pool.name}",
                 {
                     "cluster_name": cluster.name,
+                    "autoscaler_cluster_name": cluster_name,
                     "node_role_arn": node_role.arn,
                     "subnet_ids": subnet_ids,
                     "kubernetes_version": version,

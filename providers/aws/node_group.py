@@ -7,7 +7,7 @@ import pulumi
 import pulumi_aws as aws
 
 from components.catalog.eks_images import eks_image
-from components.node_pools import PoolFacts, autoscaler_node_template_tags
+from components.node_pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
 from components.spec import Capacity, NodeImage
 
 TYPE_TOKEN = "gpukit:index:EksNodePool"
@@ -34,6 +34,8 @@ def pool_labels(pool: PoolFacts) -> dict[str, str]:
 
 class EksNodePoolArgs(TypedDict):
     cluster_name: pulumi.Input[str]
+    autoscaler_cluster_name: str
+    """The cluster's name as a plain string: it is part of tag keys, which cannot wait on outputs."""
     node_role_arn: pulumi.Input[str]
     subnet_ids: pulumi.Input[list[str]]
     kubernetes_version: str
@@ -111,7 +113,11 @@ class EksNodePool(pulumi.ComponentResource):
         # Managed node groups do not copy their tags to the autoscaling group behind them; the
         # autoscaler reads scale-from-zero templates from the group itself, so tag it directly.
         asg_name = node_group.resources.apply(_autoscaling_group_name)
-        for key, value in autoscaler_node_template_tags(labels, pool).items():
+        tags = {
+            **autoscaler_discovery_tags(args["autoscaler_cluster_name"]),
+            **autoscaler_node_template_tags(labels, pool),
+        }
+        for key, value in tags.items():
             aws.autoscaling.Tag(
                 f"{name}-asg-tag-{_slug(key)}",
                 autoscaling_group_name=asg_name,
@@ -138,5 +144,5 @@ def _autoscaling_group_name(resources: Sequence[aws.eks.outputs.NodeGroupResourc
 
 def _slug(tag_key: str) -> str:
     """A resource-name-safe, unique suffix for an autoscaler tag key."""
-    tail = tag_key.removeprefix("k8s.io/cluster-autoscaler/node-template/")
+    tail = tag_key.removeprefix("k8s.io/cluster-autoscaler/").removeprefix("node-template/")
     return tail.replace("/", "-").replace(".", "-")

@@ -101,6 +101,8 @@ def test_gpu_autoscaling_group_carries_scale_from_zero_templates(train: Recordin
     }
     prefix = "k8s.io/cluster-autoscaler/node-template"
     assert tags == {
+        "k8s.io/cluster-autoscaler/enabled": "true",  # discovery, and the autoscaler role's IAM condition
+        "k8s.io/cluster-autoscaler/unit": "owned",
         f"{prefix}/label/gpukit.dev/pool": "h100",
         f"{prefix}/label/gpukit.dev/gpu-model": "H100",
         f"{prefix}/label/nvidia.com/gpu.present": "true",

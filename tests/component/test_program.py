@@ -1,0 +1,61 @@
+"""The Pulumi program as `pulumi up` runs it (`gpukit.program.main`), under the mocks."""
+
+from typing import Any
+
+import pulumi
+import pytest
+
+from gpukit.program import build, main
+from harness import eks_config, is_secret, record, unsecret
+
+
+def test_bad_config_fails_pulumi_up_with_every_problem_and_registers_nothing() -> None:
+    config = eks_config()
+    config["gpukit:nodePools"][1]["minNodes"] = 9  # > maxNodes 8
+    config["gpukit:cluster"]["kubernetesVersion"] = "1.29"
+    resources: list[Any] = []
+    with pytest.raises(pulumi.RunError) as raised:
+        resources = record(main, config=config).resources
+    text = str(raised.value)
+    assert text.startswith("invalid gpukit configuration:")
+    assert "gpukit:nodePools[1].minNodes: must be <= maxNodes (8); got 9" in text
+    assert "gpukit:cluster.kubernetesVersion: must be one of 1.34, 1.35, 1.36 for eks; got '1.29'" in text
+    assert "Traceback" not in text
+    assert resources == []
+
+
+def test_preflight_error_fails_pulumi_up_before_any_resource() -> None:
+    config = eks_config()
+    config["gpukit:nodePools"].append(
+        {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1}
+    )
+    with pytest.raises(pulumi.RunError) as raised:
+        record(main, config=config)
+    text = str(raised.value)
+    assert text.startswith("gpukit preflight failed (nothing was created):")
+    assert "gpukit:nodePools[2].instanceType" in text
+
+
+def test_valid_config_deploys_through_main() -> None:
+    rec = record(main, config=eks_config())
+    assert len(rec.of_type("aws:eks/nodeGroup:NodeGroup")) == 2
+
+
+def test_kubeconfig_stack_output_is_secret() -> None:
+    seen: dict[str, bool] = {}
+
+    async def program() -> None:
+        _, cluster = build(eks_config())
+        seen["secret"] = await cluster.kubeconfig.is_secret()
+
+    record(program)
+    assert seen == {"secret": True}
+
+
+def test_ambient_kubeconfig_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KUBECONFIG", "/home/someone/.kube/prod-cluster")
+    rec = record(lambda: build(eks_config()))
+    provider = rec.one("pulumi:providers:kubernetes")
+    assert is_secret(provider.inputs["kubeconfig"])
+    assert "prod-cluster" not in unsecret(provider.inputs["kubeconfig"])
+    assert "get-token" in unsecret(provider.inputs["kubeconfig"])
