@@ -5,13 +5,13 @@ built yet); meaning is checked in components/validation.py. Both report `Problem
 config key, and nothing is raised until every problem is known.
 """
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
+from components.catalog.lookup import suggest
 from components.errors import Problem
 from components.spec import Capacity, DriverMode, NatGateways, NodeImage, Platform, Provider
 
@@ -117,7 +117,7 @@ def _type_problem(field: Field, key: str, value: Any) -> Problem:
 
 
 def _did_you_mean(key: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    close = suggest(key, known, n=1)
     if close:
         return f"did you mean '{close[0]}'?"
     return "allowed keys: " + ", ".join(known)

@@ -19,7 +19,8 @@ Sources:
 from dataclasses import dataclass
 from enum import Enum
 
-from components.catalog.gpus import GPU_MODELS, GpuModel, suggest
+from components.catalog.gpus import GPU_MODELS, GpuModel
+from components.catalog.lookup import UnknownNameError, lookup
 
 PRICE_REGION = "us-east-1"
 PRICE_DATE = "2026-02-09"
@@ -148,16 +149,10 @@ EKS_CONTROL_PLANE_PER_HOUR = 0.10
 NAT_GATEWAY_PER_HOUR = 0.045
 
 
-class UnknownInstanceTypeError(KeyError):
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
-        self.suggestions = suggest(name, list(AWS_INSTANCE_TYPES))
+class UnknownInstanceTypeError(UnknownNameError):
+    pass
 
 
 def aws_instance_type(name: str) -> InstanceType:
     """Look an instance type up; raises UnknownInstanceTypeError carrying close matches."""
-    try:
-        return AWS_INSTANCE_TYPES[name]
-    except KeyError:
-        raise UnknownInstanceTypeError(name) from None
+    return lookup(AWS_INSTANCE_TYPES, name, UnknownInstanceTypeError)

@@ -13,9 +13,10 @@ Sources:
   `website/content/en/docs/reference/instance-types.md` @1d927085 (marketing GB shown here).
 """
 
-import difflib
 from dataclasses import dataclass
 from enum import Enum
+
+from components.catalog.lookup import UnknownNameError, lookup
 
 
 class Architecture(str, Enum):
@@ -97,26 +98,10 @@ GPU_MODELS: dict[str, GpuModel] = {
 }
 
 
-def suggest(name: str, known: list[str], n: int = 3) -> list[str]:
-    """Close matches for a mistyped catalog name: case-insensitive prefix matches first ("a100" ->
-    A100-40GB, A100-80GB), then spelling neighbours ("g6.xlarg" -> g6.xlarge)."""
-    lowered = name.lower()
-    prefixed = [k for k in known if k.lower().startswith(lowered)] if lowered else []
-    by_case = {k.lower(): k for k in known}
-    close = [by_case[m] for m in difflib.get_close_matches(lowered, list(by_case), n=n, cutoff=0.6)]
-    return list(dict.fromkeys(prefixed + close))[:n]
-
-
-class UnknownGpuModelError(KeyError):
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
-        self.suggestions = suggest(name, list(GPU_MODELS))
+class UnknownGpuModelError(UnknownNameError):
+    pass
 
 
 def gpu_model(name: str) -> GpuModel:
     """Look a GPU model up by its catalog name; raises UnknownGpuModelError with close matches."""
-    try:
-        return GPU_MODELS[name]
-    except KeyError:
-        raise UnknownGpuModelError(name) from None
+    return lookup(GPU_MODELS, name, UnknownGpuModelError)
