@@ -8,7 +8,7 @@ from components.cluster import GpuClusterArgs
 from components.config_schema import parse_namespace
 from components.errors import ConfigError, Problem
 from components.spec import Platform
-from components.validation import SECTIONS, validate_cluster_args
+from components.validation import validate_cluster_args
 
 _REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$")
 REGION_KEYS = {Platform.EKS: "aws:region"}
@@ -31,50 +31,57 @@ def _secret_problems(secret_keys: Collection[str]) -> list[Problem]:
     ]
 
 
+# Config sections and their attribute names; meaning checks run on each section that parsed cleanly.
+SECTION_ATTRS = {
+    "cluster": "cluster",
+    "nodePools": "node_pools",
+    "gpuOperator": "gpu_operator",
+    "workloads": "workloads",
+}
+
+
+def _section(key: str) -> str:
+    """`gpukit:nodePools[1].minNodes` -> `nodePools`."""
+    return re.split(r"[.\[]", key.split(":", 1)[1], maxsplit=1)[0]
+
+
+def _region_problem(config: Mapping[str, Any], platform: Platform) -> tuple[str, Problem | None]:
+    key = REGION_KEYS[platform]
+    raw = config.get(key)
+    if raw is None:
+        return "", Problem(
+            key,
+            f"required for platform {platform.value}: the region to build in, e.g. us-west-2 "
+            f"(pulumi config set {key} us-west-2)",
+        )
+    if not isinstance(raw, str) or not _REGION_RE.match(raw):
+        return "", Problem(key, f"must be a region name like us-west-2; got {raw!r}")
+    return raw, None
+
+
 def cluster_args_from_config(config: Mapping[str, Any], secret_keys: Collection[str] = ()) -> GpuClusterArgs:
     """Parse and validate; raises ConfigError listing every problem found."""
-    problems: list[Problem] = _secret_problems(secret_keys)
+    problems: list[Problem] = []
     parsed = parse_namespace(config, problems)
-    structural = {p.key.split(":", 1)[1].split(".", 1)[0].split("[", 1)[0] for p in problems}
+    broken = {_section(p.key) for p in problems}
+    problems[:0] = _secret_problems(secret_keys)
 
-    cluster = parsed.get("cluster")
-    platform = cluster.get("platform") if cluster else None
-    region_key = REGION_KEYS.get(platform) if isinstance(platform, Platform) else None
+    cluster = parsed.get("cluster", {})
     region = ""
-    if region_key is not None:
-        raw = config.get(region_key)
-        if raw is None:
-            problems.append(
-                Problem(
-                    region_key,
-                    f"required for platform {platform.value}: the region to build in, e.g. us-west-2 "  # type: ignore[union-attr]
-                    f"(pulumi config set {region_key} us-west-2)",
-                )
-            )
-        elif not isinstance(raw, str) or not _REGION_RE.match(raw):
-            problems.append(Problem(region_key, f"must be a region name like us-west-2; got {raw!r}"))
-        else:
-            region = raw
+    platform = cluster.get("platform")
+    if platform in REGION_KEYS:
+        region, problem = _region_problem(config, platform)
+        if problem is not None:
+            problems.append(problem)
 
     args: dict[str, Any] = {
-        "cluster": {**(cluster or {}), "region": region},
+        "cluster": {**cluster, "region": region},
         "node_pools": parsed.get("node_pools", []),
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
     }
-    clean = tuple(s for s in SECTIONS if s not in structural and s.lower() in _present(parsed))
-    problems.extend(validate_cluster_args(args, clean))
+    checkable = tuple(s for s, attr in SECTION_ATTRS.items() if s not in broken and attr in parsed)
+    problems.extend(validate_cluster_args(args, checkable))
     if problems:
         raise ConfigError(problems)
     return cast(GpuClusterArgs, args)
-
-
-def _present(parsed: dict[str, Any]) -> set[str]:
-    """Sections that parsed into something, as lowercase config keys."""
-    names = {
-        "cluster": "cluster",
-        "node_pools": "nodepools",
-        "gpu_operator": "gpuoperator",
-        "workloads": "workloads",
-    }
-    return {names[k] for k in parsed if k in names}

@@ -113,13 +113,15 @@ class EksNodePool(pulumi.ComponentResource):
         # Managed node groups do not copy their tags to the autoscaling group behind them; the
         # autoscaler reads scale-from-zero templates from the group itself, so tag it directly.
         asg_name = node_group.resources.apply(_autoscaling_group_name)
-        tags = {
-            **autoscaler_discovery_tags(args["autoscaler_cluster_name"]),
-            **autoscaler_node_template_tags(labels, pool),
-        }
-        for key, value in tags.items():
+        discovery = autoscaler_discovery_tags(args["autoscaler_cluster_name"])
+        named_tags = [
+            # Stable resource names: the owner tag's key contains the cluster name.
+            *zip(("discovery-enabled", "discovery-owner"), discovery.items(), strict=True),
+            *((_slug(k), (k, v)) for k, v in autoscaler_node_template_tags(labels, pool).items()),
+        ]
+        for suffix, (key, value) in named_tags:
             aws.autoscaling.Tag(
-                f"{name}-asg-tag-{_slug(key)}",
+                f"{name}-asg-tag-{suffix}",
                 autoscaling_group_name=asg_name,
                 tag={"key": key, "value": value, "propagate_at_launch": False},
                 opts=child,
@@ -144,5 +146,5 @@ def _autoscaling_group_name(resources: Sequence[aws.eks.outputs.NodeGroupResourc
 
 def _slug(tag_key: str) -> str:
     """A resource-name-safe, unique suffix for an autoscaler tag key."""
-    tail = tag_key.removeprefix("k8s.io/cluster-autoscaler/").removeprefix("node-template/")
+    tail = tag_key.removeprefix("k8s.io/cluster-autoscaler/node-template/")
     return tail.replace("/", "-").replace(".", "-")
