@@ -59,3 +59,12 @@ def test_ambient_kubeconfig_is_never_used(monkeypatch: pytest.MonkeyPatch) -> No
     assert is_secret(provider.inputs["kubeconfig"])
     assert "prod-cluster" not in unsecret(provider.inputs["kubeconfig"])
     assert "get-token" in unsecret(provider.inputs["kubeconfig"])
+
+
+def test_an_invoke_the_plan_engine_does_not_know_fails_loudly() -> None:
+    import pulumi_aws as aws
+
+    from gpukit.plan.fakes import UnmockedInvokeError
+
+    with pytest.raises(UnmockedInvokeError, match="aws:ec2/getAmi:getAmi"):
+        record(lambda: aws.ec2.get_ami(most_recent=True, owners=["amazon"]))
