@@ -7,7 +7,7 @@ import pulumi
 
 from components.errors import ConfigError
 from components.gpu_operator import GpuOperator
-from components.node_pools import pool_facts, tolerations_for
+from components.node_pools import cluster_pool_facts, tolerations_for
 from components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, Platform, WorkloadsSpec
 from components.validation import validate_cluster_args
 from providers.base import ClusterHandle
@@ -16,7 +16,10 @@ TYPE_TOKEN = "gpukit:index:GpuCluster"
 
 # Backends are imported only when a stack uses them, so an EKS stack never pays for (or needs)
 # pulumi_gcp, and a GKE stack never imports pulumi_aws.
-BACKENDS: dict[Platform, str] = {Platform.EKS: "providers.aws.eks:build_eks"}
+BACKENDS: dict[Platform, str] = {
+    Platform.EKS: "providers.aws.eks:build_eks",
+    Platform.GKE: "providers.gcp.gke:build_gke",
+}
 
 
 def load_backend(platform: Platform) -> Any:
@@ -50,25 +53,28 @@ class GpuCluster(pulumi.ComponentResource):
             raise ConfigError(problems)
         super().__init__(TYPE_TOKEN, name, {}, opts)
 
-        facts = [pool_facts(p) for p in args["node_pools"]]
+        facts = cluster_pool_facts(args)
         handle: ClusterHandle = load_backend(args["cluster"]["platform"])(name, args, self)
 
         software = handle.gpu_node_software
-        GpuOperator(
-            f"{name}-gpu-operator",
-            {
-                "chart_version": args["gpu_operator"]["chart_version"],
-                "driver_preinstalled": software.driver_preinstalled,
-                "toolkit_preinstalled": software.toolkit_preinstalled,
-                "tolerations": tolerations_for(facts),  # type: ignore[typeddict-item]
-                "node_software_summary": software.summary,
-            },
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                providers={"kubernetes": handle.kubernetes},
-                depends_on=handle.system_ready,
-            ),
-        )
+        if software.runs_gpu_operator and any(p.is_gpu for p in facts):
+            GpuOperator(
+                f"{name}-gpu-operator",
+                {
+                    "chart_version": args["gpu_operator"]["chart_version"],
+                    "driver_preinstalled": software.driver_preinstalled,
+                    "toolkit_preinstalled": software.toolkit_preinstalled,
+                    "tolerations": tolerations_for(facts),  # type: ignore[typeddict-item]
+                    "node_software_summary": software.summary,
+                    "toolkit_env": [{"name": k, "value": v} for k, v in software.toolkit_env],
+                    "priority_class_quota": software.needs_priority_quota,
+                },
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    providers={"kubernetes": handle.kubernetes},
+                    depends_on=handle.system_ready,
+                ),
+            )
 
         self.cluster_name = handle.name
         self.kubeconfig = handle.kubeconfig

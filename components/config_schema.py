@@ -13,7 +13,16 @@ from typing import Any, Literal
 
 from components.catalog.lookup import suggest
 from components.errors import Problem
-from components.spec import Capacity, DriverMode, NatGateways, NodeImage, Platform, Provider
+from components.spec import (
+    Capacity,
+    DriverMode,
+    GkeDriverVersion,
+    NatGateways,
+    NodeImage,
+    Platform,
+    Provider,
+    ReleaseChannel,
+)
 
 Kind = Literal["str", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
 
@@ -53,6 +62,12 @@ NETWORK_FIELDS = (
     Field("natGateways", "str", "NAT gateway layout of a new VPC", choices=NatGateways),
     Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)"),
     Field("subnetIds", "list[str]", "existing private subnets in two zones or more"),
+    Field("podsCidr", "str", "GKE: secondary range for pods of a new subnet"),
+    Field("servicesCidr", "str", "GKE: secondary range for services of a new subnet"),
+    Field("networkId", "str", "GKE: existing VPC network to reuse (needs subnetworkId)"),
+    Field("subnetworkId", "str", "GKE: existing subnetwork in the cluster's region"),
+    Field("podsRangeName", "str", "GKE: the reused subnetwork's secondary range for pods"),
+    Field("servicesRangeName", "str", "GKE: the reused subnetwork's secondary range for services"),
 )
 
 CLUSTER_FIELDS = (
@@ -74,6 +89,9 @@ CLUSTER_FIELDS = (
         required=True,
     ),
     Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin"),
+    Field("zone", "str", "GKE: a zonal cluster in this zone (default regional)"),
+    Field("releaseChannel", "str", "GKE release channel", choices=ReleaseChannel),
+    Field("deletionProtection", "bool", "GKE: refuse to destroy the cluster"),
     Field("tags", "map[str]", "extra tags on every cloud resource"),
 )
 
@@ -84,15 +102,26 @@ POOL_FIELDS = (
     Field("maxNodes", "int", "most nodes the autoscaler may start", required=True),
     Field("capacity", "str", "purchase option", default="on-demand", choices=Capacity),
     Field("diskSizeGb", "int", "root volume size in GiB"),
-    Field("nodeImage", "str", "EKS node image family", default="al2023", choices=NodeImage),
+    # No parser default: the key is EKS-only, so validation must see whether it was set.
+    Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage),
     Field("sharing", "object", "", planned="GPU sharing (time-slicing, MPS, MIG)"),
     Field("hosts", "list[object]", "", planned="existing SSH hosts (platform k3s, provider ssh)"),
-    Field("gpu", "object", "", planned="declared GPUs of SSH hosts (platform k3s, provider ssh)"),
+    Field(
+        "gpu",
+        "object",
+        "GPUs per node {model, count}",
+        fields=(
+            Field("model", "str", "GPU model from the catalog", required=True),
+            Field("count", "int", "GPUs per node", required=True),
+        ),
+    ),
+    Field("zones", "list[str]", "GKE: zones for this pool"),
 )
 
 GPU_OPERATOR_FIELDS = (
     Field("chartVersion", "str", "gpu-operator chart version", default="v26.7.0"),
     Field("driver", "str", "who provides the NVIDIA driver", default="preinstalled", choices=DriverMode),
+    Field("gkeDriverVersion", "str", "GKE-installed driver (preinstalled)", choices=GkeDriverVersion),
 )
 
 WORKLOADS_FIELDS = (Field("cudaVersion", "str", 'newest CUDA version your images use, quoted ("12.8")'),)

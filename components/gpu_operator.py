@@ -1,6 +1,6 @@
 """GpuOperator: the NVIDIA GPU Operator as a pinned Helm release in its own privileged namespace."""
 
-from typing import Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -25,6 +25,11 @@ class TolerationArgs(TypedDict):
     effect: str
 
 
+class EnvVarArgs(TypedDict):
+    name: str
+    value: str
+
+
 class GpuOperatorArgs(TypedDict):
     chart_version: str
     """Exact chart version, e.g. "v26.7.0"."""
@@ -36,6 +41,10 @@ class GpuOperatorArgs(TypedDict):
     """Tolerations for the GPU pools' taints, so operands run on GPU nodes."""
     node_software_summary: str
     """One line saying which image ships what, shown in plans."""
+    toolkit_env: NotRequired[list[EnvVarArgs]]
+    """Extra environment for the container toolkit (platform fixes)."""
+    priority_class_quota: NotRequired[bool]
+    """Create the ResourceQuota that lets GKE admit the operands' critical priority classes."""
 
 
 class GpuOperator(pulumi.ComponentResource):
@@ -55,6 +64,7 @@ class GpuOperator(pulumi.ComponentResource):
             driver_preinstalled=args["driver_preinstalled"],
             toolkit_preinstalled=args["toolkit_preinstalled"],
             summary=args["node_software_summary"],
+            toolkit_env=tuple((e["name"], e["value"]) for e in args.get("toolkit_env", [])),
         )
         tolerations = [
             {"key": t["key"], "operator": t["operator"], "effect": t["effect"]} for t in args["tolerations"]
@@ -75,6 +85,29 @@ class GpuOperator(pulumi.ComponentResource):
             },
             opts=pulumi.ResourceOptions(parent=self),
         )
+        waits_for: list[pulumi.Resource] = [namespace]
+        if args.get("priority_class_quota", False):
+            waits_for.append(
+                k8s.core.v1.ResourceQuota(
+                    f"{name}-priority-quota",
+                    metadata={"name": "gpu-operator-quota", "namespace": namespace.metadata["name"]},
+                    # GKE admits pods of the system-node-critical and system-cluster-critical priority
+                    # classes outside kube-system only under a quota that names them (NVIDIA's GKE guide).
+                    spec={
+                        "hard": {"pods": "100"},
+                        "scope_selector": {
+                            "match_expressions": [
+                                {
+                                    "operator": "In",
+                                    "scope_name": "PriorityClass",
+                                    "values": ["system-node-critical", "system-cluster-critical"],
+                                }
+                            ]
+                        },
+                    },
+                    opts=pulumi.ResourceOptions(parent=self),
+                )
+            )
         release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
@@ -85,7 +118,7 @@ class GpuOperator(pulumi.ComponentResource):
             create_namespace=False,
             values=values,
             timeout=RELEASE_TIMEOUT_SECONDS,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=waits_for),
         )
         self.namespace = namespace.metadata["name"]
         self.release_name = release.name

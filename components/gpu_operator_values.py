@@ -22,13 +22,28 @@ CONTROL_PLANE_TOLERATION = {
 
 
 @dataclass(frozen=True)
+class Operand:
+    name: str
+    runs: bool
+    note: str
+
+
+@dataclass(frozen=True)
 class GpuNodeSoftware:
-    """What a platform's GPU node images ship, which decides the Operator's operands."""
+    """What a platform's GPU nodes get from the platform, which decides what the Operator runs."""
 
     driver_preinstalled: bool
     toolkit_preinstalled: bool
     summary: str
     """One line for the plan: which image ships what."""
+    runs_gpu_operator: bool = True
+    """False where the platform runs the whole GPU stack itself (GKE-managed GPU nodes)."""
+    toolkit_env: tuple[tuple[str, str], ...] = ()
+    """Extra environment for the Operator's container toolkit (GKE 1.33+ needs RUNTIME_CONFIG_SOURCE)."""
+    needs_priority_quota: bool = False
+    """GKE admits system-node/cluster-critical pods outside kube-system only under a ResourceQuota."""
+    platform_operands: tuple[Operand, ...] = ()
+    """What the platform runs instead of the Operator, for plans (when runs_gpu_operator is False)."""
 
 
 def gpu_operator_values(software: GpuNodeSoftware, tolerations: list[dict[str, str]]) -> dict[str, Any]:
@@ -36,13 +51,17 @@ def gpu_operator_values(software: GpuNodeSoftware, tolerations: list[dict[str, s
 
     - driver/toolkit: off where the node image ships them (EKS AL2023/Bottlerocket NVIDIA AMIs do;
       AWS's own example values for that AMI set both to false).
+    - toolkit.env: platform fixes (GKE 1.33+: RUNTIME_CONFIG_SOURCE=file, NVIDIA's GKE guide).
     - daemonsets.tolerations: the operands (device plugin, GFD, DCGM exporter, validator) must land on
       tainted GPU nodes, so they tolerate exactly the taints gpukit puts on its GPU pools.
     - node-feature-discovery.worker.tolerations: NFD labels the GPU nodes the operands select on.
     """
+    toolkit: dict[str, Any] = {"enabled": not software.toolkit_preinstalled}
+    if software.toolkit_env:
+        toolkit["env"] = [{"name": k, "value": v} for k, v in software.toolkit_env]
     return {
         "driver": {"enabled": not software.driver_preinstalled},
-        "toolkit": {"enabled": not software.toolkit_preinstalled},
+        "toolkit": toolkit,
         "daemonsets": {"tolerations": [dict(t) for t in tolerations]},
         "node-feature-discovery": {
             "worker": {"tolerations": [dict(CONTROL_PLANE_TOLERATION), *(dict(t) for t in tolerations)]},
@@ -50,29 +69,30 @@ def gpu_operator_values(software: GpuNodeSoftware, tolerations: list[dict[str, s
     }
 
 
-@dataclass(frozen=True)
-class Operand:
-    name: str
-    runs: bool
-    note: str
-
-
-def operands(values: dict[str, Any], software: GpuNodeSoftware) -> list[Operand]:
-    """What runs on the GPU nodes with these values, for the plan report."""
-    driver = values["driver"]["enabled"]
-    toolkit = values["toolkit"]["enabled"]
+def operands(software: GpuNodeSoftware) -> list[Operand]:
+    """What runs on the GPU nodes, for the plan report."""
+    if not software.runs_gpu_operator:
+        return list(software.platform_operands)
     return [
         Operand(
             "NVIDIA driver",
             True,
-            "driver container from the Operator" if driver else f"node image ({software.summary})",
+            f"node image ({software.summary})"
+            if software.driver_preinstalled
+            else "driver container from the GPU Operator",
         ),
-        Operand("container toolkit", True, "Operator daemonset" if toolkit else "node image"),
-        Operand("device plugin", True, "Operator daemonset, advertises nvidia.com/gpu"),
-        Operand("GPU feature discovery", True, "Operator daemonset, labels nvidia.com/gpu.product etc."),
-        Operand("DCGM exporter", True, "Operator daemonset; GPU metrics on :9400/metrics of each GPU node"),
         Operand(
-            "MIG manager", True, "Operator daemonset; idle until a node is labelled nvidia.com/mig.config"
+            "container toolkit",
+            True,
+            "node image" if software.toolkit_preinstalled else "GPU Operator daemonset",
+        ),
+        Operand("device plugin", True, "GPU Operator daemonset, advertises nvidia.com/gpu"),
+        Operand("GPU feature discovery", True, "GPU Operator daemonset, labels nvidia.com/gpu.product etc."),
+        Operand(
+            "DCGM exporter", True, "GPU Operator daemonset; GPU metrics on :9400/metrics of each GPU node"
+        ),
+        Operand(
+            "MIG manager", True, "GPU Operator daemonset; idle until a node is labelled nvidia.com/mig.config"
         ),
         Operand("node feature discovery", True, "labels NVIDIA PCI devices so operands find GPU nodes"),
     ]

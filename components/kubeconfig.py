@@ -1,45 +1,59 @@
 """Kubeconfig documents, rendered from plain values (called inside `.apply`, never formatted there)."""
 
+from typing import Any
+
 import yaml
 
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 
-def eks_kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> str:
-    """A kubeconfig that authenticates with `aws eks get-token` (no static credentials inside)."""
+def _kubeconfig(name: str, server: str, ca_data: str, exec_config: dict[str, Any]) -> str:
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [
-            {
-                "name": cluster_name,
-                "cluster": {"server": endpoint, "certificate-authority-data": ca_data},
-            }
-        ],
-        "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
-        "current-context": cluster_name,
+        "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority-data": ca_data}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "current-context": name,
         "preferences": {},
-        "users": [
-            {
-                "name": cluster_name,
-                "user": {
-                    "exec": {
-                        "apiVersion": EXEC_API_VERSION,
-                        "command": "aws",
-                        "args": [
-                            "eks",
-                            "get-token",
-                            "--cluster-name",
-                            cluster_name,
-                            "--region",
-                            region,
-                            "--output",
-                            "json",
-                        ],
-                        "interactiveMode": "Never",
-                    },
-                },
-            }
-        ],
+        "users": [{"name": name, "user": {"exec": {"apiVersion": EXEC_API_VERSION, **exec_config}}}],
     }
     return yaml.safe_dump(doc, sort_keys=False)
+
+
+def eks_kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> str:
+    """A kubeconfig that authenticates with `aws eks get-token` (no static credentials inside)."""
+    return _kubeconfig(
+        cluster_name,
+        endpoint,
+        ca_data,
+        {
+            "command": "aws",
+            "args": [
+                "eks",
+                "get-token",
+                "--cluster-name",
+                cluster_name,
+                "--region",
+                region,
+                "--output",
+                "json",
+            ],
+            "interactiveMode": "Never",
+        },
+    )
+
+
+def gke_kubeconfig(context: str, endpoint: str, ca_data: str) -> str:
+    """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the caller's gcloud identity)."""
+    return _kubeconfig(
+        context,
+        f"https://{endpoint}",
+        ca_data,
+        {
+            "command": "gke-gcloud-auth-plugin",
+            "installHint": "Install gke-gcloud-auth-plugin for kubectl: "
+            "https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin",
+            "provideClusterInfo": True,
+            "interactiveMode": "Never",
+        },
+    )

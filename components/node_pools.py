@@ -6,10 +6,12 @@ the node's taint and the autoscaler's scale-from-zero template can never disagre
 """
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from components.catalog.aws_instances import InstanceType, aws_instance_type
+from components.catalog.clouds import pool_instance
 from components.catalog.gpus import GpuModel
-from components.spec import Capacity, NodeImage, NodePoolSpec
+from components.catalog.instances import InstanceType
+from components.spec import Capacity, NodeImage, NodePoolSpec, Provider, cloud_of
 
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_TAINT_KEY = "nvidia.com/gpu"
@@ -35,6 +37,9 @@ class Taint:
 
 
 GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, "NoSchedule")
+# GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; declaring the same value keeps the
+# node pool free of drift. Tolerations match any value, so pods are unaffected.
+GPU_TAINT_VALUES = {Provider.GCP: "present"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ class PoolFacts:
     disk_size_gb: int
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
+    zones: tuple[str, ...] = ()
+    """Zones the pool was pinned to in config (empty: the provider decides)."""
 
     @property
     def is_gpu(self) -> bool:
@@ -71,9 +78,9 @@ class PoolFacts:
         return gpu.memory_gb * self.gpus_per_node if gpu else 0
 
 
-def pool_facts(pool: NodePoolSpec) -> PoolFacts:
-    """Facts for one validated pool spec."""
-    instance = aws_instance_type(pool["instance_type"])
+def pool_facts(pool: NodePoolSpec, cloud: Provider) -> PoolFacts:
+    """Facts for one validated pool spec on `cloud`."""
+    instance = pool_instance(cloud, pool["instance_type"], pool.get("gpu"))
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()
     if instance.has_gpu:
@@ -81,7 +88,7 @@ def pool_facts(pool: NodePoolSpec) -> PoolFacts:
         assert gpu is not None
         labels[GPU_MODEL_LABEL] = gpu.name
         labels[GPU_PRESENT_LABEL] = "true"
-        taints = (GPU_TAINT,)
+        taints = (Taint(GPU_TAINT_KEY, GPU_TAINT_VALUES.get(cloud, GPU_TAINT_VALUE), "NoSchedule"),)
     default_disk = DEFAULT_GPU_DISK_GB if instance.has_gpu else DEFAULT_CPU_DISK_GB
     return PoolFacts(
         name=pool["name"],
@@ -93,7 +100,14 @@ def pool_facts(pool: NodePoolSpec) -> PoolFacts:
         disk_size_gb=pool.get("disk_size_gb", default_disk),
         labels=labels,
         taints=taints,
+        zones=tuple(pool.get("zones", ())),
     )
+
+
+def cluster_pool_facts(args: Any) -> list[PoolFacts]:
+    """Facts for every pool of validated GpuClusterArgs, in config order."""
+    cloud = cloud_of(args["cluster"])
+    return [pool_facts(p, cloud) for p in args["node_pools"]]
 
 
 def tolerations_for(pools: list[PoolFacts]) -> list[dict[str, str]]:

@@ -9,6 +9,8 @@ from enum import Enum
 from typing import Any
 
 from components.catalog.drivers import (
+    GKE_DRIVER_BRANCH_FLOOR,
+    GPU_OPERATOR_DRIVER_BRANCH,
     CudaSupport,
     branch_drives,
     cuda_support,
@@ -16,8 +18,8 @@ from components.catalog.drivers import (
     newest_full_cuda,
 )
 from components.catalog.eks_images import eks_image
-from components.node_pools import PoolFacts, pool_facts
-from components.spec import Platform
+from components.node_pools import PoolFacts, cluster_pool_facts
+from components.spec import DriverMode, GkeDriverVersion, Platform
 
 
 class Severity(str, Enum):
@@ -36,10 +38,16 @@ class Finding:
         return f"{self.severity.value}: {self.key}: {self.message}"
 
 
-def driver_branch_for(platform: Platform, pool: PoolFacts) -> int | None:
-    """The driver branch a GPU pool's nodes will run, where the node image fixes it."""
+def driver_branch_for(args: Any, pool: PoolFacts) -> int | None:
+    """The driver branch a GPU pool's nodes will run (a floor where the platform picks the patch)."""
+    platform: Platform = args["cluster"]["platform"]
+    operator = args["gpu_operator"]
+    if operator["driver"] == DriverMode.OPERATOR:
+        return GPU_OPERATOR_DRIVER_BRANCH[operator["chart_version"]]
     if platform == Platform.EKS:
         return eks_image(pool.node_image, pool.instance.arch, pool.is_gpu).driver_branch
+    if platform == Platform.GKE:
+        return GKE_DRIVER_BRANCH_FLOOR[operator.get("gke_driver_version", GkeDriverVersion.DEFAULT).value]
     return None
 
 
@@ -106,14 +114,12 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
 
 def preflight(args: Any) -> list[Finding]:
     """Findings for validated GpuClusterArgs, errors first."""
-    platform: Platform = args["cluster"]["platform"]
     cuda: str | None = args.get("workloads", {}).get("cuda_version")
     findings: list[Finding] = []
-    for i, spec in enumerate(args["node_pools"]):
-        pool = pool_facts(spec)
+    for i, pool in enumerate(cluster_pool_facts(args)):
         if not pool.is_gpu:
             continue
-        branch = driver_branch_for(platform, pool)
+        branch = driver_branch_for(args, pool)
         if branch is not None:
             findings.extend(_pool_findings(i, pool, branch, cuda))
         if pool.instance.price_per_hour is None:
@@ -121,8 +127,8 @@ def preflight(args: Any) -> list[Finding]:
                 Finding(
                     Severity.INFO,
                     f"gpukit:nodePools[{i}].instanceType",
-                    f"{pool.instance.name} has no published on-demand price (sold through Capacity "
-                    "Blocks); its cost is left out of the totals",
+                    f"{pool.instance.name} has no list price in gpukit's catalog "
+                    f"({pool.instance.price_note}); its cost is left out of the totals",
                 )
             )
     if cuda is None:

@@ -39,6 +39,19 @@ class NodeImage(str, Enum):
     BOTTLEROCKET = "bottlerocket"
 
 
+class ReleaseChannel(str, Enum):
+    RAPID = "rapid"
+    REGULAR = "regular"
+    STABLE = "stable"
+
+
+class GkeDriverVersion(str, Enum):
+    DEFAULT = "default"
+    """GKE's default driver for the node version (its most tested one)."""
+    LATEST = "latest"
+    """The newest driver GKE offers for the node version."""
+
+
 class NatGateways(str, Enum):
     SINGLE = "single"
     """One NAT gateway for the VPC: cheapest; private subnets lose egress if its zone fails."""
@@ -58,9 +71,21 @@ class NetworkSpec(TypedDict):
     nat_gateways: NotRequired[NatGateways]
     """NAT gateway layout for a new VPC (default `single`)."""
     vpc_id: NotRequired[str]
-    """An existing VPC to reuse. Requires `subnet_ids`."""
+    """AWS: an existing VPC to reuse. Requires `subnet_ids`."""
     subnet_ids: NotRequired[list[str]]
-    """Existing private subnets (two zones at least) for the control plane ENIs and the nodes."""
+    """AWS: existing private subnets (two zones at least) for the control plane ENIs and the nodes."""
+    pods_cidr: NotRequired[str]
+    """GCP, new network: the subnet's secondary range for pods (default derived from `cidr`)."""
+    services_cidr: NotRequired[str]
+    """GCP, new network: the subnet's secondary range for services (default derived from `cidr`)."""
+    network_id: NotRequired[str]
+    """GCP: an existing VPC network to reuse (`projects/P/global/networks/N` or its name)."""
+    subnetwork_id: NotRequired[str]
+    """GCP: the existing subnetwork in the cluster's region (with two secondary ranges)."""
+    pods_range_name: NotRequired[str]
+    """GCP, reused subnetwork: the name of its secondary range for pods."""
+    services_range_name: NotRequired[str]
+    """GCP, reused subnetwork: the name of its secondary range for services."""
 
 
 class ClusterSpec(TypedDict):
@@ -76,10 +101,25 @@ class ClusterSpec(TypedDict):
     """Who may reach the Kubernetes API over the internet; empty means private endpoint only."""
     provider: NotRequired[Provider]
     """Only for `platform: k3s`; implied for eks (aws) and gke (gcp)."""
+    project: NotRequired[str]
+    """GCP project (from `gcp:project`)."""
+    zone: NotRequired[str]
+    """GKE: a zonal cluster in this zone of `region` (default: a regional cluster)."""
+    release_channel: NotRequired[ReleaseChannel]
+    """GKE release channel (default `regular`)."""
+    deletion_protection: NotRequired[bool]
+    """GKE: refuse `pulumi destroy` of the cluster (default true; set false for ephemeral stacks)."""
     admin_principal_arns: NotRequired[list[str]]
     """IAM roles/users given cluster-admin through EKS access entries (the deployer always is)."""
     tags: NotRequired[dict[str, str]]
     """Extra tags put on every cloud resource."""
+
+
+class GpuSpec(TypedDict):
+    model: str
+    """A GPU model from the catalog (components/catalog/gpus.py)."""
+    count: int
+    """GPUs per node."""
 
 
 class NodePoolSpec(TypedDict):
@@ -94,13 +134,29 @@ class NodePoolSpec(TypedDict):
     """Root volume size in GiB (default 100 for GPU pools, 50 otherwise)."""
     node_image: NotRequired[NodeImage]
     """EKS node image family (default `al2023`)."""
+    gpu: NotRequired[GpuSpec]
+    """GPUs per node: attaches them where the machine type does not fix them (GCP N1 + T4), and
+    must match the catalog where it does."""
+    zones: NotRequired[list[str]]
+    """GKE: zones of the cluster's region for this pool (default: every zone there that offers the
+    pool's GPU, or the cluster's zones for CPU pools)."""
 
 
 class GpuOperatorSpec(TypedDict):
     chart_version: str
     driver: DriverMode
+    gke_driver_version: NotRequired[GkeDriverVersion]
+    """GKE with `driver: preinstalled`: which GKE-installed driver (default `default`)."""
 
 
 class WorkloadsSpec(TypedDict):
     cuda_version: NotRequired[str]
     """Newest CUDA version the cluster's images are built for; checked against each pool's driver."""
+
+
+IMPLIED_PROVIDER = {Platform.EKS: Provider.AWS, Platform.GKE: Provider.GCP}
+
+
+def cloud_of(cluster: ClusterSpec) -> Provider:
+    """The provider whose machines the pools run on: implied by eks/gke, explicit for k3s."""
+    return cluster.get("provider") or IMPLIED_PROVIDER[cluster["platform"]]

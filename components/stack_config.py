@@ -10,8 +10,13 @@ from components.errors import ConfigError, Problem
 from components.spec import Platform
 from components.validation import validate_cluster_args
 
-_REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$")
-REGION_KEYS = {Platform.EKS: "aws:region"}
+# us-west-2, us-gov-west-1 (AWS); us-central1, europe-west4 (Google Cloud).
+_REGION_RE = {
+    Platform.EKS: (re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$"), "us-west-2"),
+    Platform.GKE: (re.compile(r"^[a-z]+-[a-z]+\d+$"), "us-central1"),
+}
+REGION_KEYS = {Platform.EKS: "aws:region", Platform.GKE: "gcp:region"}
+PROJECT_KEYS = {Platform.GKE: "gcp:project"}
 
 # gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
 # end to end. None yet; the SSH private key of `provider: ssh` will be the first.
@@ -47,15 +52,16 @@ def _section(key: str) -> str:
 
 def _region_problem(config: Mapping[str, Any], platform: Platform) -> tuple[str, Problem | None]:
     key = REGION_KEYS[platform]
+    pattern, example = _REGION_RE[platform]
     raw = config.get(key)
     if raw is None:
         return "", Problem(
             key,
-            f"required for platform {platform.value}: the region to build in, e.g. us-west-2 "
-            f"(pulumi config set {key} us-west-2)",
+            f"required for platform {platform.value}: the region to build in, e.g. {example} "
+            f"(pulumi config set {key} {example})",
         )
-    if not isinstance(raw, str) or not _REGION_RE.match(raw):
-        return "", Problem(key, f"must be a region name like us-west-2; got {raw!r}")
+    if not isinstance(raw, str) or not pattern.match(raw):
+        return "", Problem(key, f"must be a region name like {example}; got {raw!r}")
     return raw, None
 
 
@@ -74,8 +80,22 @@ def cluster_args_from_config(config: Mapping[str, Any], secret_keys: Collection[
         if problem is not None:
             problems.append(problem)
 
+    cloud_settings: dict[str, Any] = {"region": region}
+    if platform in PROJECT_KEYS:
+        project = config.get(PROJECT_KEYS[platform])
+        if project is None:
+            problems.append(
+                Problem(
+                    PROJECT_KEYS[platform],
+                    f"required for platform {platform.value}: the project to build in "
+                    f"(pulumi config set {PROJECT_KEYS[platform]} my-project)",
+                )
+            )
+        else:
+            cloud_settings["project"] = str(project)
+
     args: dict[str, Any] = {
-        "cluster": {**cluster, "region": region},
+        "cluster": {**cluster, **cloud_settings},
         "node_pools": parsed.get("node_pools", []),
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),

@@ -1,79 +1,96 @@
 """Meaning checks on typed cluster args: each problem names the stack config key to edit.
 
 Runs on `GpuClusterArgs` whether they came from a stack file or from Python code, so a component
-used from another infra repo rejects bad input the same way `gpukit plan` does.
+used from another infra repo rejects bad input the same way `gpukit plan` does. Checks that belong
+to one platform live in validation_eks.py and validation_gke.py.
 """
 
-import ipaddress
-import re
 from collections import Counter
 from typing import Any
 
-from components.catalog.aws_instances import AWS_INSTANCE_TYPES, UnknownInstanceTypeError, aws_instance_type
+from components.catalog.clouds import can_attach_gpus, instance_type, instance_types
 from components.catalog.drivers import CUDA_MIN_DRIVER
+from components.catalog.instances import UnknownInstanceTypeError
 from components.errors import Problem
 from components.spec import (
-    DEFAULT_ZONE_COUNT,
+    IMPLIED_PROVIDER,
     ClusterSpec,
     GpuOperatorSpec,
     NodePoolSpec,
     Platform,
     Provider,
     WorkloadsSpec,
+    cloud_of,
 )
+from components.validation_common import CLUSTER, POOLS, check_cidr, check_name
+from components.validation_eks import validate_eks_cluster
+from components.validation_gke import validate_gke_cluster, validate_gke_operator, validate_gke_pool
 
-# Platforms gpukit builds today, with the issue that tracks the others.
-BUILT_PLATFORMS = (Platform.EKS,)
-PLANNED_PLATFORMS = {Platform.GKE: "GKE GPU node pools", Platform.K3S: "k3s on GPU VMs and SSH hosts"}
+# Platforms gpukit builds today, with what the others are.
+BUILT_PLATFORMS = (Platform.EKS, Platform.GKE)
+PLANNED_PLATFORMS = {Platform.K3S: "k3s on GPU VMs and SSH hosts"}
 
-# Kubernetes minors each platform can create today. EKS: the minors in standard support in 2026-11
-# (1.34 released 2025-10, 1.35 in 2026-01, 1.36 in 2026-06; EKS gives each 14 months of standard
-# support, per the EKS user guide "Understand the Kubernetes version lifecycle on EKS"). Older minors
-# cost $0.60 per cluster-hour in extended support and are refused for new clusters.
-SUPPORTED_KUBERNETES_VERSIONS: dict[Platform, tuple[str, ...]] = {
-    Platform.EKS: ("1.34", "1.35", "1.36"),
-}
+# Kubernetes minors EKS can create: those in standard support in 2026-11 (1.34 released 2025-10,
+# 1.35 in 2026-01, 1.36 in 2026-06; EKS gives each 14 months of standard support, EKS user guide
+# "Understand the Kubernetes version lifecycle on EKS"). Older minors cost $0.60 per cluster-hour in
+# extended support and are refused for new clusters. GKE's list depends on the release channel
+# (validation_gke.py).
+EKS_KUBERNETES_VERSIONS = ("1.34", "1.35", "1.36")
 
 # Chart versions whose values gpukit renders and has checked against the chart's values.yaml.
 SUPPORTED_GPU_OPERATOR_CHARTS = ("v26.7.0",)
 
-_NAME_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_CLUSTER_NAME_MAX = 32  # keeps IAM role names (64 chars) room for gpukit's suffixes
+_CLUSTER_NAME_MAX = 32  # keeps IAM role and service account names within their limits
 _POOL_NAME_MAX = 24
-_VPC_ID_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
-_SUBNET_ID_RE = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_ARN_RE = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[a-z-]+/.+$")
 _MIN_DISK_GB, _MAX_DISK_GB = 20, 16384
 
-CLUSTER = "gpukit:cluster"
-POOLS = "gpukit:nodePools"
+# Keys that mean something on one platform only: (section, attribute, config spelling, platform).
+PLATFORM_KEYS: tuple[tuple[str, str, str, Platform], ...] = (
+    ("cluster", "admin_principal_arns", "adminPrincipalArns", Platform.EKS),
+    ("network", "vpc_id", "vpcId", Platform.EKS),
+    ("network", "subnet_ids", "subnetIds", Platform.EKS),
+    ("network", "zone_count", "zoneCount", Platform.EKS),
+    ("network", "nat_gateways", "natGateways", Platform.EKS),
+    ("pool", "node_image", "nodeImage", Platform.EKS),
+    ("cluster", "zone", "zone", Platform.GKE),
+    ("cluster", "release_channel", "releaseChannel", Platform.GKE),
+    ("cluster", "deletion_protection", "deletionProtection", Platform.GKE),
+    ("network", "pods_cidr", "podsCidr", Platform.GKE),
+    ("network", "services_cidr", "servicesCidr", Platform.GKE),
+    ("network", "network_id", "networkId", Platform.GKE),
+    ("network", "subnetwork_id", "subnetworkId", Platform.GKE),
+    ("network", "pods_range_name", "podsRangeName", Platform.GKE),
+    ("network", "services_range_name", "servicesRangeName", Platform.GKE),
+    ("pool", "zones", "zones", Platform.GKE),
+    ("operator", "gke_driver_version", "gkeDriverVersion", Platform.GKE),
+)
 
 
-def _check_name(key: str, name: str, limit: int, problems: list[Problem]) -> None:
-    if len(name) > limit or not _NAME_RE.match(name):
-        problems.append(
-            Problem(
-                key,
-                f"must be lowercase letters, digits and '-', start with a letter, "
-                f"at most {limit} characters; got {name!r}",
-            )
-        )
+def _platform_key_problems(args: Any, platform: Platform) -> list[Problem]:
+    problems = []
+    sections: dict[str, list[tuple[str, dict[str, Any]]]] = {
+        "cluster": [(CLUSTER, args["cluster"])],
+        "network": [(f"{CLUSTER}.network", args["cluster"].get("network", {}))],
+        "pool": [(f"{POOLS}[{i}]", p) for i, p in enumerate(args["node_pools"])],
+        "operator": [("gpukit:gpuOperator", args["gpu_operator"])],
+    }
+    for section, attr, camel, only in PLATFORM_KEYS:
+        if only == platform:
+            continue
+        for prefix, values in sections[section]:
+            if attr in values:
+                problems.append(
+                    Problem(
+                        f"{prefix}.{camel}",
+                        f"only for platform {only.value}; this cluster is {platform.value}",
+                    )
+                )
+    return problems
 
 
-def _check_cidr(key: str, cidr: str, problems: list[Problem]) -> ipaddress.IPv4Network | None:
-    try:
-        network = ipaddress.ip_network(cidr, strict=True)
-    except ValueError as err:
-        problems.append(Problem(key, f"must be an IPv4 CIDR like 10.40.0.0/16; got {cidr!r} ({err})"))
-        return None
-    if not isinstance(network, ipaddress.IPv4Network):
-        problems.append(Problem(key, f"must be an IPv4 CIDR; got {cidr!r}"))
-        return None
-    return network
-
-
-def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
-    _check_name(f"{CLUSTER}.name", cluster["name"], _CLUSTER_NAME_MAX, problems)
+def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> bool:
+    """Common cluster checks; False when the platform itself is unusable (skip the rest)."""
+    check_name(f"{CLUSTER}.name", cluster["name"], _CLUSTER_NAME_MAX, problems)
     platform = cluster["platform"]
     provider = cluster.get("provider")
     if platform in PLANNED_PLATFORMS:
@@ -84,8 +101,9 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
                 f"gpukit; built: {', '.join(p.value for p in BUILT_PLATFORMS)}",
             )
         )
-    implied = {Platform.EKS: Provider.AWS, Platform.GKE: Provider.GCP}.get(platform)
-    if provider is not None and implied is not None and provider != implied:
+        return False
+    implied = IMPLIED_PROVIDER[platform]
+    if provider is not None and provider != implied:
         problems.append(
             Problem(
                 f"{CLUSTER}.provider",
@@ -93,95 +111,30 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
                 f"{implied.value}, got {provider.value!r}",
             )
         )
-    if platform == Platform.K3S and provider is None:
-        problems.append(Problem(f"{CLUSTER}.provider", "required for platform k3s: one of aws, gcp, ssh"))
-
-    versions = SUPPORTED_KUBERNETES_VERSIONS.get(platform)
-    if versions and cluster["kubernetes_version"] not in versions:
+    if platform == Platform.EKS and cluster["kubernetes_version"] not in EKS_KUBERNETES_VERSIONS:
         problems.append(
             Problem(
                 f"{CLUSTER}.kubernetesVersion",
-                f"must be one of {', '.join(versions)} for {platform.value}; "
+                f"must be one of {', '.join(EKS_KUBERNETES_VERSIONS)} for eks; "
                 f"got {cluster['kubernetes_version']!r}",
             )
         )
-    _validate_network(cluster, problems)
     for i, cidr in enumerate(cluster["api_access_cidrs"]):
-        _check_cidr(f"{CLUSTER}.apiAccessCidrs[{i}]", cidr, problems)
-    for i, arn in enumerate(cluster.get("admin_principal_arns", [])):
-        if not _ARN_RE.match(arn):
-            problems.append(
-                Problem(
-                    f"{CLUSTER}.adminPrincipalArns[{i}]",
-                    f"must be an IAM role or user ARN (arn:aws:iam::123456789012:role/name); got {arn!r}",
-                )
-            )
+        check_cidr(f"{CLUSTER}.apiAccessCidrs[{i}]", cidr, problems)
+    return True
 
 
-def _validate_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
-    network = cluster["network"]
-    key = f"{CLUSTER}.network"
-    cidr, vpc_id, subnet_ids = network.get("cidr"), network.get("vpc_id"), network.get("subnet_ids")
-    if cidr is not None and vpc_id is not None:
-        problems.append(Problem(key, "set either cidr (new VPC) or vpcId + subnetIds (reuse), not both"))
-    elif cidr is None and vpc_id is None:
-        problems.append(Problem(key, "needs cidr (new VPC) or vpcId + subnetIds (reuse an existing VPC)"))
-    if cidr is not None:
-        parsed = _check_cidr(f"{key}.cidr", cidr, problems)
-        # Private subnets are an eighth of the VPC each (providers/aws/subnets.py); the VPC CNI gives
-        # every pod a VPC address, so a VPC smaller than /20 leaves nodes short of pod addresses.
-        if parsed is not None and not 16 <= parsed.prefixlen <= 20:
-            problems.append(Problem(f"{key}.cidr", f"prefix must be /16 to /20; got /{parsed.prefixlen}"))
-    zone_count = network.get("zone_count", DEFAULT_ZONE_COUNT)
-    if not 2 <= zone_count <= 6:
-        problems.append(Problem(f"{key}.zoneCount", f"must be 2 to 6; got {zone_count}"))
-    if vpc_id is not None:
-        for field, camel in (("zone_count", "zoneCount"), ("nat_gateways", "natGateways")):
-            if field in network:
-                problems.append(
-                    Problem(
-                        f"{key}.{camel}",
-                        "only valid for a new VPC (cidr); a reused VPC keeps its own zones and NAT",
-                    )
-                )
-        if not _VPC_ID_RE.match(vpc_id):
-            problems.append(Problem(f"{key}.vpcId", f"must look like vpc-0123456789abcdef0; got {vpc_id!r}"))
-        if not subnet_ids:
-            problems.append(Problem(f"{key}.subnetIds", "required with vpcId: two private subnets or more"))
-    if subnet_ids is not None:
-        if vpc_id is None:
-            problems.append(Problem(f"{key}.subnetIds", "only valid with vpcId"))
-        if len(subnet_ids) < 2:
-            problems.append(
-                Problem(f"{key}.subnetIds", f"EKS needs subnets in two zones or more; got {len(subnet_ids)}")
-            )
-        for i, subnet in enumerate(subnet_ids):
-            if not _SUBNET_ID_RE.match(subnet):
-                problems.append(
-                    Problem(
-                        f"{key}.subnetIds[{i}]", f"must look like subnet-0123456789abcdef0; got {subnet!r}"
-                    )
-                )
-        for subnet, count in Counter(subnet_ids).items():
-            if count > 1:
-                problems.append(Problem(f"{key}.subnetIds", f"{subnet!r} is listed {count} times"))
-
-
-def _validate_pool(i: int, pool: NodePoolSpec, problems: list[Problem]) -> None:
+def _validate_pool(i: int, pool: NodePoolSpec, cloud: Provider, problems: list[Problem]) -> None:
     key = f"{POOLS}[{i}]"
-    _check_name(f"{key}.name", pool["name"], _POOL_NAME_MAX, problems)
-    for field in ("min_nodes", "max_nodes"):
-        if pool[field] < 0:
-            camel = "minNodes" if field == "min_nodes" else "maxNodes"
-            problems.append(Problem(f"{key}.{camel}", f"must be >= 0; got {pool[field]}"))
+    check_name(f"{key}.name", pool["name"], _POOL_NAME_MAX, problems)
+    for field, camel in (("min_nodes", "minNodes"), ("max_nodes", "maxNodes")):
+        if pool[field] < 0:  # type: ignore[literal-required]
+            problems.append(Problem(f"{key}.{camel}", f"must be >= 0; got {pool[field]}"))  # type: ignore[literal-required]
     if pool["max_nodes"] == 0:
         problems.append(Problem(f"{key}.maxNodes", "must be >= 1 (a pool that can never have a node)"))
     if pool["min_nodes"] > pool["max_nodes"] >= 0:
         problems.append(
-            Problem(
-                f"{key}.minNodes",
-                f"must be <= maxNodes ({pool['max_nodes']}); got {pool['min_nodes']}",
-            )
+            Problem(f"{key}.minNodes", f"must be <= maxNodes ({pool['max_nodes']}); got {pool['min_nodes']}")
         )
     disk = pool.get("disk_size_gb")
     if disk is not None and not _MIN_DISK_GB <= disk <= _MAX_DISK_GB:
@@ -189,30 +142,55 @@ def _validate_pool(i: int, pool: NodePoolSpec, problems: list[Problem]) -> None:
             Problem(f"{key}.diskSizeGb", f"must be {_MIN_DISK_GB} to {_MAX_DISK_GB} GiB; got {disk}")
         )
     try:
-        aws_instance_type(pool["instance_type"])
+        machine = instance_type(cloud, pool["instance_type"])
     except UnknownInstanceTypeError as err:
         hint = (
             f"did you mean {', '.join(err.suggestions)}?"
             if err.suggestions
-            else ("see components/catalog/aws_instances.py for the types gpukit knows")
+            else (f"see components/catalog for the {cloud.value} types gpukit knows")
         )
         problems.append(
-            Problem(f"{key}.instanceType", f"unknown instance type {pool['instance_type']!r}; {hint}")
+            Problem(
+                f"{key}.instanceType",
+                f"unknown {cloud.value} instance type {pool['instance_type']!r}; {hint}",
+            )
+        )
+        return
+    gpu = pool.get("gpu")
+    if gpu is None or can_attach_gpus(cloud, machine):
+        if gpu is not None and gpu["count"] < 1:
+            problems.append(Problem(f"{key}.gpu.count", f"must be >= 1; got {gpu['count']}"))
+        return
+    if not machine.has_gpu:
+        problems.append(
+            Problem(f"{key}.gpu", f"{machine.name} has no GPUs and takes none attached; remove the key")
+        )
+    elif (gpu["model"], gpu["count"]) != (machine.gpu_model, machine.gpu_count):
+        problems.append(
+            Problem(
+                f"{key}.gpu",
+                f"{machine.name} comes with {machine.gpu_count}x {machine.gpu_model}; got "
+                f"{gpu['count']}x {gpu['model']} (leave the key out, or match the machine)",
+            )
         )
 
 
-def _validate_pools(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+def _hosts_system_pods(pool: NodePoolSpec, cloud: Provider) -> bool:
+    machine = instance_types(cloud).get(pool["instance_type"])
+    return machine is not None and not machine.has_gpu and "gpu" not in pool and pool["min_nodes"] >= 1
+
+
+def _validate_pools(pools: list[NodePoolSpec], cloud: Provider, problems: list[Problem]) -> None:
     if not pools:
         problems.append(Problem(POOLS, "needs at least one pool"))
         return
     for i, pool in enumerate(pools):
-        _validate_pool(i, pool, problems)
+        _validate_pool(i, pool, cloud, problems)
     names = Counter(p["name"] for p in pools)
     for i, pool in enumerate(pools):
         if names[pool["name"]] > 1:
             problems.append(Problem(f"{POOLS}[{i}].name", f"duplicate pool name {pool['name']!r}"))
-    hosts_system = [p for p in pools if p["instance_type"] in _known_cpu_types() and p["min_nodes"] >= 1]
-    if not hosts_system:
+    if not any(_hosts_system_pods(p, cloud) for p in pools):
         problems.append(
             Problem(
                 POOLS,
@@ -220,10 +198,6 @@ def _validate_pools(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
                 "non-GPU instance type with minNodes >= 1",
             )
         )
-
-
-def _known_cpu_types() -> set[str]:
-    return {name for name, t in AWS_INSTANCE_TYPES.items() if not t.has_gpu}
 
 
 def _validate_operator(operator: GpuOperatorSpec, platform: Platform, problems: list[Problem]) -> None:
@@ -244,6 +218,8 @@ def _validate_operator(operator: GpuOperatorSpec, platform: Platform, problems: 
                 "(the AL2023 and Bottlerocket NVIDIA images ship the driver and toolkit)",
             )
         )
+    if platform == Platform.GKE:
+        validate_gke_operator(operator, problems)
 
 
 def _validate_workloads(workloads: WorkloadsSpec, problems: list[Problem]) -> None:
@@ -263,15 +239,29 @@ SECTIONS = ("cluster", "nodePools", "gpuOperator", "workloads")
 def validate_cluster_args(args: Any, sections: tuple[str, ...] = SECTIONS) -> list[Problem]:
     """Every meaning problem in `args` (a GpuClusterArgs), in config order.
 
-    `sections` limits the checks to config sections whose structure parsed cleanly.
+    `sections` limits the checks to config sections whose structure parsed cleanly. Pool and
+    operator checks need a usable cluster section (they depend on its platform).
     """
     problems: list[Problem] = []
-    if "cluster" in sections:
-        _validate_cluster(args["cluster"], problems)
-    if "nodePools" in sections:
-        _validate_pools(args["node_pools"], problems)
-    if "gpuOperator" in sections and "cluster" in sections:
-        _validate_operator(args["gpu_operator"], args["cluster"]["platform"], problems)
+    cluster = args["cluster"]
+    platform = cluster.get("platform")
+    cluster_ok = "cluster" in sections and _validate_cluster(cluster, problems)
+    pools_ok = "nodePools" in sections
+    # Pools need only the platform to be checked; a broken cluster section must not hide them.
+    if platform in BUILT_PLATFORMS and (cluster_ok or "provider" not in cluster):
+        cloud = cloud_of(cluster)
+        if pools_ok:
+            _validate_pools(args["node_pools"], cloud, problems)
+        if cluster_ok:
+            problems.extend(_platform_key_problems(args, platform))
+            if platform == Platform.EKS:
+                validate_eks_cluster(cluster, problems)
+            else:
+                validate_gke_cluster(cluster, args["node_pools"] if pools_ok else [], problems)
+                for i, pool in enumerate(args["node_pools"] if pools_ok else []):
+                    validate_gke_pool(i, pool, cluster, problems)
+        if "gpuOperator" in sections:
+            _validate_operator(args["gpu_operator"], platform, problems)
     if "workloads" in sections:
         _validate_workloads(args.get("workloads", {}), problems)
     return problems

@@ -15,7 +15,7 @@ from components.errors import ConfigError
 from components.preflight import Finding, Severity, preflight
 from components.stack_config import cluster_args_from_config
 
-NAMESPACES = ("gpukit", "aws")
+NAMESPACES = ("gpukit", "aws", "gcp")
 
 
 class PreflightError(Exception):

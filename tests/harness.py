@@ -83,9 +83,10 @@ def record(
     region: str = "us-west-2",
     config: dict[str, Any] | None = None,
     secret_keys: list[str] | None = None,
+    project: str = "gpukit-test",
 ) -> Recording:
     """Run `program` under the mocks; returns every registration once all outputs have settled."""
-    mocks = PlanMocks(region=region)
+    mocks = PlanMocks(region=region, project=project)
     monitor = RecordingMonitor(mocks)
     runtime_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
     pulumi.runtime.set_all_config(runtime_config, secret_keys=secret_keys or [])

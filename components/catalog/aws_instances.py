@@ -16,47 +16,12 @@ Sources:
   instance type requires NVIDIA driver version 595 or later").
 """
 
-from dataclasses import dataclass
-from enum import Enum
-
-from components.catalog.gpus import GPU_MODELS, GpuModel
-from components.catalog.lookup import UnknownNameError, lookup
+from components.catalog.instances import CpuArch, InstanceType, UnknownInstanceTypeError
+from components.catalog.lookup import lookup
 
 PRICE_REGION = "us-east-1"
 PRICE_DATE = "2026-02-09"
 PRICE_SOURCE = "aws/karpenter-provider-aws zz_generated.pricing_aws.go @265ee0ba"
-
-
-class CpuArch(str, Enum):
-    X86_64 = "x86_64"
-    ARM64 = "arm64"
-
-
-@dataclass(frozen=True)
-class InstanceType:
-    name: str
-    vcpu: int
-    memory_gib: int
-    price_per_hour: float | None
-    """us-east-1 on-demand list price (see PRICE_DATE); None where AWS publishes none."""
-    gpu_model: str | None = None
-    gpu_count: int = 0
-    efa_interfaces: int | None = 0
-    arch: CpuArch = CpuArch.X86_64
-    min_driver_branch: int | None = None
-    """Oldest driver branch this instance family works with, where AWS states one."""
-
-    @property
-    def family(self) -> str:
-        return self.name.split(".", 1)[0]
-
-    @property
-    def gpu(self) -> GpuModel | None:
-        return GPU_MODELS[self.gpu_model] if self.gpu_model else None
-
-    @property
-    def has_gpu(self) -> bool:
-        return self.gpu_count > 0
 
 
 def _gpu(  # noqa: PLR0917 (one positional row per table line keeps the table scannable)
@@ -124,7 +89,16 @@ AWS_INSTANCE_TYPES: dict[str, InstanceType] = {
         _gpu("p4de.24xlarge", 96, 1152, 27.44705, "A100-80GB", 8, 4),
         _gpu("p5.4xlarge", 16, 256, 6.88, "H100", 1, 1),
         _gpu("p5.48xlarge", 192, 2048, 55.04, "H100", 8, 32),
-        _gpu("p5e.48xlarge", 192, 2048, None, "H200", 8, 32),
+        InstanceType(
+            "p5e.48xlarge",
+            192,
+            2048,
+            None,
+            "H200",
+            8,
+            32,
+            price_note="AWS sells it through Capacity Blocks, with no on-demand list price",
+        ),
         _gpu("p5en.48xlarge", 192, 2048, 63.296, "H200", 8, 16),
         _gpu("p6-b200.48xlarge", 192, 2048, 113.9328, "B200", 8, 8),
         # --- CPU-only types for system pools
@@ -147,10 +121,6 @@ EKS_CONTROL_PLANE_PER_HOUR = 0.10
 # NAT gateway: $0.045 per gateway-hour plus $0.045 per GB processed (https://aws.amazon.com/vpc/pricing/,
 # as quoted by several 2026 us-east-1 guides; the data charge depends on traffic and is not planned).
 NAT_GATEWAY_PER_HOUR = 0.045
-
-
-class UnknownInstanceTypeError(UnknownNameError):
-    pass
 
 
 def aws_instance_type(name: str) -> InstanceType:

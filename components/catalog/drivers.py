@@ -99,3 +99,16 @@ def branch_drives(architecture: Architecture, branch: int) -> bool:
 def cuda_targets(architecture: Architecture, cuda_version: str) -> bool:
     last = LAST_CUDA_MAJOR.get(architecture)
     return last is None or int(cuda_version.split(".", 1)[0]) <= last
+
+
+# The driver the GPU Operator installs when it manages drivers: chart v26.7.0 defaults to
+# driver.version 595.91.07 (NVIDIA/gpu-operator deployments/gpu-operator/values.yaml @v26.7.0).
+GPU_OPERATOR_DRIVER_BRANCH = {"v26.7.0": 595}
+
+# GKE-installed drivers (gpu_driver_version DEFAULT or LATEST) are chosen per COS image and GPU type
+# (GoogleCloudPlatform/professional-services tools/gke-gpu-driver-version), so no exact table per
+# GKE version exists. These are floors for preflight: LATEST has been R580 or newer since early 2026
+# ("Using the `latest` flag ensures that driver version > 580.65 is installed, which is a requirement
+# when using CUDA 13", rapidsai/deployment#659, 2026-02); DEFAULT is older than that, assumed as old
+# as R535 (the LTS branch GKE defaulted to before R580).
+GKE_DRIVER_BRANCH_FLOOR = {"default": 535, "latest": 580}

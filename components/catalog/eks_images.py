@@ -12,7 +12,7 @@ Sources:
 
 from dataclasses import dataclass
 
-from components.catalog.aws_instances import CpuArch
+from components.catalog.instances import CpuArch
 from components.spec import NodeImage
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import yaml
 
-from components.catalog.aws_instances import PRICE_DATE, PRICE_REGION
+from components.catalog.clouds import PRICE_BASIS
+from components.spec import cloud_of
 from gpukit.plan.engine import PlanResult, mask_secrets
 from gpukit.plan.fakes import Recorded
 
@@ -57,9 +58,12 @@ def plan_document(plan: PlanResult) -> dict[str, Any]:
         ],
         "costs": {
             "currency": "USD",
-            "priceRegion": PRICE_REGION,
-            "priceDate": PRICE_DATE,
-            "fixed": [{"item": what, "perHour": price} for what, price in plan.costs.fixed],
+            "priceRegion": PRICE_BASIS[cloud_of(spec)].region,
+            "priceDate": PRICE_BASIS[cloud_of(spec)].as_of,
+            "priceSource": PRICE_BASIS[cloud_of(spec)].source,
+            "clusterCharges": [
+                {"item": c.what, "perHourIdle": c.idle, "perHourMax": c.at_max} for c in plan.costs.charges
+            ],
             "perHourIdle": plan.costs.idle_total,
             "perHourMax": plan.costs.max_total,
             "spotPricedAtOnDemand": True,

@@ -8,8 +8,7 @@ from pulumi.runtime import settings as runtime_settings
 
 from components.cluster import GpuClusterArgs
 from components.costs import CostEstimate, estimate
-from components.gpu_operator_values import Operand, gpu_operator_values, operands
-from components.node_pools import pool_facts, tolerations_for
+from components.gpu_operator_values import Operand, operands
 from components.preflight import Finding, Severity, preflight
 from components.stack_config import cluster_args_from_config
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
@@ -51,7 +50,7 @@ def run_plan(stack: LoadedStack) -> PlanResult:
     args = cluster_args_from_config(stack.config, stack.secret_keys)
     findings = preflight(args)
 
-    mocks = PlanMocks(region=args["cluster"]["region"] or "us-east-1")
+    mocks = PlanMocks(region=args["cluster"]["region"], project=args["cluster"].get("project", "gpukit-plan"))
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_all_config(stack.runtime_config(), secret_keys=stack.secret_keys)
     runtime_settings.ROOT.set(None)  # a fresh root Stack per plan, also when plans share a process
@@ -68,14 +67,12 @@ def run_plan(stack: LoadedStack) -> PlanResult:
         pulumi.runtime.set_all_config({}, secret_keys=[])
 
     cluster = built["cluster"]
-    software = cluster.gpu_node_software
-    values = gpu_operator_values(software, tolerations_for([pool_facts(p) for p in args["node_pools"]]))
     return PlanResult(
         stack=stack.name,
         args=args,
         findings=findings,
         resources=monitor.recorded,
         costs=estimate(args),
-        operands=operands(values, software),
+        operands=operands(cluster.gpu_node_software),
         storage=cluster.storage,
     )

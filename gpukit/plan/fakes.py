@@ -5,6 +5,8 @@ program derives from them (kubeconfig, autoscaling group tags, IAM policies) ren
 real. An invoke the table does not know raises: a silent all-None answer would plan a broken cluster.
 """
 
+import asyncio
+import atexit
 import base64
 import hashlib
 import threading
@@ -52,8 +54,9 @@ _EC2_PREFIXES = {
 
 
 class PlanMocks(pulumi.runtime.Mocks):
-    def __init__(self, region: str) -> None:
+    def __init__(self, region: str, project: str = "gpukit-plan") -> None:
         self.region = region
+        self.project = project
         # The engine registers resources from a thread pool: each thread hands its own call's args
         # to RecordingMonitor through this, so a record never pairs one resource with another's inputs.
         self.current = threading.local()
@@ -67,10 +70,46 @@ class PlanMocks(pulumi.runtime.Mocks):
             rid = f"{_EC2_PREFIXES[token]}-{_hex(token, name)}"
         elif not args.custom:
             return None, {}
+        elif token.startswith("gcp:"):
+            rid = self._gcp_id(token, name, state)
         else:
             rid = f"{name}-{_hex(token, name, length=8)}"
         state.update(self._outputs(token, name, rid, state))
+        if token.startswith("gcp:"):
+            state.update(self._gcp_outputs(token, name, rid, state))
         return rid, state
+
+    def _gcp_id(self, token: str, name: str, state: dict[str, Any]) -> str:
+        """Google's resource ids are paths; those other resources take as references."""
+        resource = state.get("name") or name
+        project = f"projects/{self.project}"
+        regional = f"{project}/regions/{self.region}"
+        paths = {
+            "gcp:compute/network:Network": f"{project}/global/networks/{resource}",
+            "gcp:compute/subnetwork:Subnetwork": f"{regional}/subnetworks/{resource}",
+            "gcp:compute/router:Router": f"{regional}/routers/{resource}",
+            "gcp:container/cluster:Cluster": f"{project}/locations/{state.get('location')}/clusters/{resource}",  # noqa: E501
+            "gcp:serviceaccount/account:Account": f"{project}/serviceAccounts/{self._sa_email(state)}",
+        }
+        return paths.get(token, f"{resource}-{_hex(token, name, length=8)}")
+
+    def _sa_email(self, state: dict[str, Any]) -> str:
+        return f"{state.get('accountId')}@{self.project}.iam.gserviceaccount.com"
+
+    def _gcp_outputs(self, token: str, name: str, rid: str, state: dict[str, Any]) -> dict[str, Any]:
+        if token == "gcp:serviceaccount/account:Account":
+            email = self._sa_email(state)
+            return {"email": email, "member": f"serviceAccount:{email}", "uniqueId": _hex(name, length=21)}
+        if token == "gcp:container/cluster:Cluster":
+            octet = int(_hex(name, length=2), 16) % 250 + 1
+            return {
+                "endpoint": f"34.118.{octet}.{(octet * 7) % 250 + 1}",
+                "masterAuth": {"clusterCaCertificate": FAKE_CA.decode()},
+                "selfLink": f"https://container.googleapis.com/v1/{rid}",
+            }
+        if token in ("gcp:compute/network:Network", "gcp:compute/subnetwork:Subnetwork"):
+            return {"selfLink": f"https://www.googleapis.com/compute/v1/{rid}"}
+        return {}
 
     def _arn(self, service: str, resource: str, *, regional: bool = True) -> str:
         region = self.region if regional else ""
@@ -181,4 +220,19 @@ class RecordingMonitor(MockMonitor):
         )
         with self._lock:
             self.recorded.append(recorded)
+            _OPENED_LOOPS.add(asyncio.get_event_loop_policy().get_event_loop())
         return response
+
+
+# The mock monitor opens an event loop per worker thread and never closes it. Worker threads (and
+# their loops) are reused by later runs in the same process, so the loops are closed only at exit:
+# left to the garbage collector during interpreter shutdown, one can fail noisily after its file
+# descriptors are gone ("Exception ignored in BaseEventLoop.__del__").
+_OPENED_LOOPS: set[asyncio.AbstractEventLoop] = set()
+
+
+@atexit.register
+def _close_opened_loops() -> None:
+    for loop in _OPENED_LOOPS:
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()

@@ -2,8 +2,9 @@
 
 from collections import defaultdict
 
-from components.catalog.aws_instances import PRICE_DATE, PRICE_REGION
+from components.catalog.clouds import PRICE_BASIS
 from components.costs import PoolCost
+from components.spec import cloud_of
 from gpukit.plan.engine import PlanResult
 from gpukit.plan.fakes import Recorded
 
@@ -124,8 +125,14 @@ def render_text(plan: PlanResult) -> str:
     out += ["", "Preflight:"]
     out += [f"  {f}" for f in plan.findings] or ["  no findings"]
     costs = plan.costs
-    out += ["", f"Cost (list prices, {PRICE_REGION}, {PRICE_DATE}; USD per hour):"]
-    out += [f"  {what}: {_money(price)}" for what, price in costs.fixed]
+    basis = PRICE_BASIS[cloud_of(spec)]
+    out += ["", f"Cost (list prices in {basis.region}, {basis.as_of}; USD per hour):"]
+    out += [
+        f"  {c.what}: {_money(c.idle)}"
+        if c.idle == c.at_max
+        else f"  {c.what}: {_money(c.idle)} at idle, {_money(c.at_max)} at max"
+        for c in costs.charges
+    ]
     out += [
         f"  total at idle (min nodes): {_money(costs.idle_total)}",
         f"  total at max (max nodes):  {_money(costs.max_total)}",
@@ -133,8 +140,10 @@ def render_text(plan: PlanResult) -> str:
     if any(pc.spot_upper_bound for pc in costs.pools):
         out.append("  * spot pools are priced at the on-demand list price, an upper bound")
     if costs.unpriced:
-        out.append(f"  no published price for pool(s) {', '.join(costs.unpriced)}: left out of the totals")
-    out.append("  not included: data transfer, NAT data processing, EBS volumes, load balancers")
+        out.append(
+            f"  no list price in the catalog for pool(s) {', '.join(costs.unpriced)}: left out of the totals"
+        )
+    out.append("  not included: data transfer, NAT data processing, disks, load balancers")
     errors = len(plan.errors)
     out += ["", f"Result: {errors} preflight error(s)" if errors else "Result: ready to `pulumi up`"]
     return "\n".join(out) + "\n"

@@ -8,7 +8,7 @@ import pulumi_kubernetes as k8s
 
 from components.gpu_operator_values import GpuNodeSoftware
 from components.kubeconfig import eks_kubeconfig
-from components.node_pools import PoolFacts, pool_facts
+from components.node_pools import PoolFacts, cluster_pool_facts
 from components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways, NodeImage
 from providers.aws.cluster_autoscaler import ClusterAutoscaler
 from providers.aws.iam_policies import (
@@ -254,7 +254,7 @@ def build_eks(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:
     """providers.base.ClusterBackend for platform eks."""
     eks = EksCluster(
         name,
-        {"cluster": args["cluster"], "pools": [pool_facts(p) for p in args["node_pools"]]},
+        {"cluster": args["cluster"], "pools": cluster_pool_facts(args)},
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return eks.handle

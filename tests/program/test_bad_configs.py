@@ -169,7 +169,7 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "unknown-instance-type-close-match",
         pool_set(1, instanceType="g6.xlarg"),
         f"{POOLS}[1].instanceType",
-        "unknown instance type 'g6.xlarg'; did you mean g6.xlarge",
+        "unknown aws instance type 'g6.xlarg'; did you mean g6.xlarge",
     ),
     (
         "duplicate-pool-names",
@@ -221,10 +221,10 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "platform eks implies provider aws",
     ),
     (
-        "platform-gke-not-built",
-        cluster_set(platform="gke"),
+        "platform-k3s-not-built",
+        cluster_set(platform="k3s", provider="ssh"),
         f"{CLUSTER}.platform",
-        "'gke' (GKE GPU node pools) is not built yet",
+        "'k3s' (k3s on GPU VMs and SSH hosts) is not built yet",
     ),
     (
         "platform-unknown",

@@ -31,7 +31,7 @@ def stack_config(stack: str) -> dict[str, Any]:
 
 
 def test_the_readme_example_stacks_exist() -> None:
-    assert {"eks-dev", "eks-train"} <= set(STACKS)
+    assert {"eks-dev", "eks-train", "gke-dev", "gke-train"} <= set(STACKS)
 
 
 @pytest.fixture(scope="module", params=STACKS)
@@ -59,25 +59,46 @@ def test_strict_validation_rejects_an_unknown_field() -> None:
         kubernetes_validate.validate(bad, "1.35.0", strict=True)
 
 
-def test_gpu_operator_release_pinned_with_driver_and_toolkit_from_the_image(
-    planned: tuple[str, Path],
-) -> None:
-    _, out = planned
-    release = yaml.safe_load((out / "manifests" / "helm" / "gpu-operator.yaml").read_text())
+def runs_gpu_operator(stack: str) -> bool:
+    """EKS always runs the Operator; GKE only with driver: operator (GKE manages the rest)."""
+    config = stack_config(stack)
+    return (
+        config["gpukit:cluster"]["platform"] == "eks" or config["gpukit:gpuOperator"]["driver"] == "operator"
+    )
+
+
+def test_gpu_operator_release_is_pinned_with_chart_checked_values(planned: tuple[str, Path]) -> None:
+    stack, out = planned
+    path = out / "manifests" / "helm" / "gpu-operator.yaml"
+    if not runs_gpu_operator(stack):
+        assert not path.exists(), f"{stack}: GKE-managed GPU nodes get no GPU Operator"
+        return
+    release = yaml.safe_load(path.read_text())
     assert release["chart"] == "gpu-operator"
     assert release["version"] == "v26.7.0"
     assert release["repository"] == "https://helm.ngc.nvidia.com/nvidia"
     assert release["namespace"] == "gpu-operator"
-    assert release["values"]["driver"]["enabled"] is False
-    assert release["values"]["toolkit"]["enabled"] is False
     missing = [p for p in key_paths(release["values"]) if not chart_has(p)]
     assert missing == [], f"value keys not in the v26.7.0 chart: {missing}"
 
 
-def test_gpu_node_groups_scale_from_zero_on_the_nvidia_image_with_the_gpu_taint(
-    planned: tuple[str, Path],
+@pytest.mark.parametrize("stack", EKS_STACKS)
+def test_eks_images_ship_driver_and_toolkit_so_the_operator_installs_neither(
+    stack: str, tmp_path: Path
 ) -> None:
-    _, out = planned
+    code, out = plan(tmp_path, "--stack", stack)
+    assert code == 0
+    values = yaml.safe_load((out / "manifests" / "helm" / "gpu-operator.yaml").read_text())["values"]
+    assert values["driver"]["enabled"] is False
+    assert values["toolkit"]["enabled"] is False
+
+
+@pytest.mark.parametrize("stack", EKS_STACKS)
+def test_gpu_node_groups_scale_from_zero_on_the_nvidia_image_with_the_gpu_taint(
+    stack: str, tmp_path: Path
+) -> None:
+    code, out = plan(tmp_path, "--stack", stack)
+    assert code == 0
     doc = json.loads((out / "plan.json").read_text())
     groups = [r for r in doc["resources"] if r["type"] == "aws:eks/nodeGroup:NodeGroup"]
     gpu_pools = {p["name"] for p in doc["pools"] if p["gpuModel"]}

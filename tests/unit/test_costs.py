@@ -1,4 +1,4 @@
-"""Hourly cost estimates: fixed charges, per-pool idle and max, and pools without a price."""
+"""Hourly cost estimates: cluster charges, per-pool idle and max, and pools without a price."""
 
 import pytest
 
@@ -18,6 +18,12 @@ REUSED_VPC = {
 }
 
 
+def fixed_total(cost):
+    """EKS charges do not grow with nodes: idle and max are the same."""
+    assert all(c.idle == c.at_max for c in cost.charges)
+    return sum(c.idle for c in cost.charges)
+
+
 def _estimate(**overrides):
     return estimate(cluster_args_from_config(eks_config(**overrides)))
 
@@ -30,8 +36,8 @@ def _with_network(network: dict) -> dict:
 
 def test_default_config_fixed_charges_are_eks_and_one_nat():
     cost = _estimate()
-    assert cost.fixed_total == pytest.approx(EKS + NAT)
-    assert [name for name, _ in cost.fixed] == ["EKS control plane", "NAT gateway x1"]
+    assert fixed_total(cost) == pytest.approx(EKS + NAT)
+    assert [c.what for c in cost.charges] == ["EKS control plane", "NAT gateway x1"]
 
 
 def test_default_config_idle_total():
@@ -56,24 +62,24 @@ def test_default_config_per_pool_costs():
 
 def test_per_zone_nat_gateways_charge_one_per_zone():
     cost = _estimate(**_with_network({"cidr": "10.40.0.0/16", "zoneCount": 3, "natGateways": "per-zone"}))
-    assert ("NAT gateway x3", pytest.approx(3 * NAT)) in cost.fixed
-    assert cost.fixed_total == pytest.approx(EKS + 3 * NAT)
+    assert ("NAT gateway x3", pytest.approx(3 * NAT)) in [(c.what, c.idle) for c in cost.charges]
+    assert fixed_total(cost) == pytest.approx(EKS + 3 * NAT)
 
 
 def test_per_zone_nat_gateways_follow_zone_count():
     cost = _estimate(**_with_network({"cidr": "10.40.0.0/16", "zoneCount": 2, "natGateways": "per-zone"}))
-    assert cost.fixed_total == pytest.approx(EKS + 2 * NAT)
+    assert fixed_total(cost) == pytest.approx(EKS + 2 * NAT)
 
 
 def test_single_nat_gateway_ignores_zone_count():
     cost = _estimate(**_with_network({"cidr": "10.40.0.0/16", "zoneCount": 5, "natGateways": "single"}))
-    assert cost.fixed_total == pytest.approx(EKS + NAT)
+    assert fixed_total(cost) == pytest.approx(EKS + NAT)
 
 
 def test_reused_vpc_has_no_nat_charge():
     cost = _estimate(**_with_network(REUSED_VPC))
-    assert cost.fixed == [("EKS control plane", pytest.approx(EKS))]
-    assert not any("NAT" in name for name, _ in cost.fixed)
+    assert [(c.what, c.idle) for c in cost.charges] == [("EKS control plane", pytest.approx(EKS))]
+    assert not any("NAT" in c.what for c in cost.charges)
 
 
 def test_unpriced_pool_is_listed_and_adds_nothing():

@@ -6,14 +6,16 @@ from components.node_pools import (
     pool_facts,
     tolerations_for,
 )
-from components.spec import Capacity, NodeImage
+from components.spec import Capacity, NodeImage, Provider
 from providers.aws.node_group import pool_labels
 
 PREFIX = "k8s.io/cluster-autoscaler/node-template"
 
 
 def _pool(name: str, instance_type: str, **extra):
-    return pool_facts({"name": name, "instance_type": instance_type, "min_nodes": 0, "max_nodes": 4, **extra})
+    return pool_facts(
+        {"name": name, "instance_type": instance_type, "min_nodes": 0, "max_nodes": 4, **extra}, Provider.AWS
+    )
 
 
 def test_gpu_pool_labels_and_taint():

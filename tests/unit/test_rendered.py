@@ -5,7 +5,7 @@ import yaml
 from components.gpu_operator_values import GpuNodeSoftware, gpu_operator_values
 from components.kubeconfig import eks_kubeconfig
 from components.node_pools import GPU_TAINT, pool_facts
-from components.spec import NodeImage
+from components.spec import NodeImage, Provider
 from harness import CHART_VALUES, chart_has, key_paths
 from providers.aws.autoscaler_values import cluster_autoscaler_values
 from providers.aws.eks import gpu_node_software
@@ -49,7 +49,7 @@ def test_gpu_operator_values_golden(golden) -> None:  # type: ignore[no-untyped-
 
 def test_gpu_node_software_names_each_eks_image() -> None:
     pools = [
-        pool_facts({"name": "a", "instance_type": "g6.xlarge", "min_nodes": 0, "max_nodes": 1}),
+        pool_facts({"name": "a", "instance_type": "g6.xlarge", "min_nodes": 0, "max_nodes": 1}, Provider.AWS),
         pool_facts(
             {
                 "name": "b",
@@ -57,7 +57,8 @@ def test_gpu_node_software_names_each_eks_image() -> None:
                 "min_nodes": 0,
                 "max_nodes": 1,
                 "node_image": NodeImage.BOTTLEROCKET,
-            }
+            },
+            Provider.AWS,
         ),
     ]
     software = gpu_node_software(pools)

@@ -1,0 +1,27 @@
+"""Where a GKE cluster and its pools live: the cluster's location and each pool's zones."""
+
+from components.catalog.gcp_machines import accelerator_zones
+from components.node_pools import PoolFacts
+from components.spec import ClusterSpec
+
+
+def cluster_location(cluster: ClusterSpec) -> str:
+    """A zone for a zonal cluster, else the region (a regional cluster: control plane in 3 zones)."""
+    return cluster.get("zone") or cluster["region"]
+
+
+def pool_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
+    """The zones a pool's nodes go to.
+
+    Configured zones win. Otherwise a GPU pool goes to every zone of the cluster's location that
+    offers its accelerator (so min-0 pools can scale where the GPUs are), and a CPU pool to the
+    cluster's zone, or, for a regional cluster, to GKE's default (empty list: all cluster zones).
+    Assumes validated input: validation refuses GPU pools with no known zone.
+    """
+    if pool.zones:
+        return list(pool.zones)
+    zone = cluster.get("zone")
+    if pool.is_gpu and pool.instance.accelerator_type:
+        offered = accelerator_zones(pool.instance.accelerator_type, cluster["region"]) or []
+        return [z for z in offered if zone is None or z == zone]
+    return [zone] if zone else []

@@ -1,0 +1,167 @@
+"""The GKE example stacks through `gpukit plan --out`: what issue #3 says a plan must show."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.catalog.gcp_machines import GCP_MACHINE_TYPES
+from gpukit.cli import main
+from harness import ROOT
+
+
+def planned(stack: str, tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    out = tmp_path / stack
+    assert main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)]) == 0
+    return json.loads((out / "plan.json").read_text()), out
+
+
+def of_type(doc: dict[str, Any], token: str) -> list[dict[str, Any]]:
+    return [r for r in doc["resources"] if r["type"] == token]
+
+
+def node_pools(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["inputs"]["name"]: r["inputs"] for r in of_type(doc, "gcp:container/nodePool:NodePool")}
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
+def test_gpu_pools_scale_from_zero_with_the_machine_accelerators_and_the_gpu_taint(
+    stack: str, tmp_path: Path
+) -> None:
+    doc, _ = planned(stack, tmp_path)
+    pools = node_pools(doc)
+    gpu_pools = {p["name"]: p for p in doc["pools"] if p["gpuModel"]}
+    assert gpu_pools
+    for name, spec in gpu_pools.items():
+        pool = pools[name]
+        assert pool["autoscaling"]["totalMinNodeCount"] == 0
+        assert pool["autoscaling"]["totalMaxNodeCount"] == spec["maxNodes"]
+        machine = GCP_MACHINE_TYPES[spec["instanceType"]]
+        (accelerator,) = pool["nodeConfig"]["guestAccelerators"]
+        assert (accelerator["type"], accelerator["count"]) == (machine.accelerator_type, machine.gpu_count)
+        assert pool["nodeConfig"]["taints"] == [
+            {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+        ]
+        assert pool["nodeConfig"]["machineType"] == spec["instanceType"]
+        assert pool["nodeLocations"], "GPU pools are placed in the zones that offer their GPU"
+    system = pools["system"]
+    assert "guestAccelerators" not in system["nodeConfig"] or system["nodeConfig"]["guestAccelerators"] == []
+    assert system["autoscaling"]["totalMinNodeCount"] >= 1
+
+
+def test_spot_pools_take_capacity_in_any_zone(tmp_path: Path) -> None:
+    doc, _ = planned("gke-dev", tmp_path)
+    l4 = node_pools(doc)["l4"]
+    assert l4["nodeConfig"]["spot"] is True
+    assert l4["autoscaling"]["locationPolicy"] == "ANY"
+    assert l4["nodeLocations"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+
+
+def test_google_managed_driver_stack(tmp_path: Path) -> None:
+    doc, out = planned("gke-dev", tmp_path)
+    l4 = node_pools(doc)["l4"]["nodeConfig"]
+    installation = l4["guestAccelerators"][0]["gpuDriverInstallationConfig"]
+    assert installation == {"gpuDriverVersion": "LATEST"}
+    assert l4["imageType"] == "COS_CONTAINERD"
+    assert "gke-no-default-nvidia-gpu-device-plugin" not in l4["labels"]  # GKE's device plugin stays
+    assert l4["shieldedInstanceConfig"]["enableSecureBoot"] is True
+    (cluster,) = of_type(doc, "gcp:container/cluster:Cluster")
+    assert "DCGM" in cluster["inputs"]["monitoringConfig"]["enableComponents"]
+    assert not (out / "manifests" / "helm" / "gpu-operator.yaml").exists()
+    assert {g["component"] for g in doc["gpuSoftware"] if g["runs"]} >= {
+        "NVIDIA driver",
+        "device plugin",
+        "DCGM metrics",
+    }
+
+
+def test_operator_managed_driver_stack(tmp_path: Path) -> None:
+    doc, out = planned("gke-train", tmp_path)
+    for name in ("l4", "h100"):
+        config = node_pools(doc)[name]["nodeConfig"]
+        installation = config["guestAccelerators"][0]["gpuDriverInstallationConfig"]
+        assert installation == {"gpuDriverVersion": "INSTALLATION_DISABLED"}
+        assert config["imageType"] == "UBUNTU_CONTAINERD"
+        assert config["labels"]["gke-no-default-nvidia-gpu-device-plugin"] == "true"
+        # The Operator's driver modules are unsigned: Secure Boot would refuse to load them.
+        assert config["shieldedInstanceConfig"]["enableSecureBoot"] is False
+    quota = yaml.safe_load(
+        (out / "manifests" / "resourcequota-gpu-operator-gpu-operator-quota.yaml").read_text()
+    )
+    assert quota["spec"]["scopeSelector"]["matchExpressions"][0]["values"] == [
+        "system-node-critical",
+        "system-cluster-critical",
+    ]
+    release = yaml.safe_load((out / "manifests" / "helm" / "gpu-operator.yaml").read_text())
+    assert release["version"] == "v26.7.0"
+    assert release["values"]["driver"]["enabled"] is True
+    assert release["values"]["toolkit"]["env"] == [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]
+
+
+def test_cluster_is_private_vpc_native_with_workload_identity(tmp_path: Path) -> None:
+    doc, _ = planned("gke-dev", tmp_path)
+    (cluster,) = of_type(doc, "gcp:container/cluster:Cluster")
+    inputs = cluster["inputs"]
+    assert inputs["removeDefaultNodePool"] is True
+    assert inputs["privateClusterConfig"]["enablePrivateNodes"] is True
+    assert inputs["masterAuthorizedNetworksConfig"]["cidrBlocks"] == [
+        {"cidrBlock": "203.0.113.0/24", "displayName": "gpukit-0"}
+    ]
+    assert inputs["workloadIdentityConfig"] == {"workloadPool": "acme-ml-dev.svc.id.goog"}
+    assert inputs["datapathProvider"] == "ADVANCED_DATAPATH"
+    assert inputs["releaseChannel"] == {"channel": "REGULAR"}
+    assert inputs["deletionProtection"] is False  # the dev stack says so; the default is true
+    assert inputs["ipAllocationPolicy"] == {
+        "clusterSecondaryRangeName": "pods",
+        "servicesSecondaryRangeName": "services",
+    }
+    (subnet,) = of_type(doc, "gcp:compute/subnetwork:Subnetwork")
+    assert subnet["inputs"]["privateIpGoogleAccess"] is True
+    assert len(of_type(doc, "gcp:compute/routerNat:RouterNat")) == 1
+
+
+def test_nodes_run_as_a_least_privilege_service_account(tmp_path: Path) -> None:
+    doc, _ = planned("gke-dev", tmp_path)
+    roles = {m["inputs"]["role"] for m in of_type(doc, "gcp:projects/iAMMember:IAMMember")}
+    assert roles == {"roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader"}
+    (account,) = of_type(doc, "gcp:serviceaccount/account:Account")
+    email = f"{account['inputs']['accountId']}@acme-ml-dev.iam.gserviceaccount.com"
+    for pool in node_pools(doc).values():
+        assert pool["nodeConfig"]["serviceAccount"] == email
+        assert pool["nodeConfig"]["workloadMetadataConfig"] == {"mode": "GKE_METADATA"}
+        assert pool["management"] == {"autoRepair": True, "autoUpgrade": True}
+
+
+def test_default_storage_class_is_pd_balanced(tmp_path: Path) -> None:
+    _, out = planned("gke-dev", tmp_path)
+    sc = yaml.safe_load((out / "manifests" / "storageclass-pd-balanced.yaml").read_text())
+    assert sc["provisioner"] == "pd.csi.storage.gke.io"
+    assert sc["parameters"] == {"type": "pd-balanced"}
+    assert sc["volumeBindingMode"] == "WaitForFirstConsumer"
+    assert sc["allowVolumeExpansion"] is True
+    assert sc["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] == "true"
+
+
+def test_kubeconfig_uses_the_gke_auth_plugin_and_stays_secret(tmp_path: Path) -> None:
+    doc, out = planned("gke-dev", tmp_path)
+    (provider,) = of_type(doc, "pulumi:providers:kubernetes")
+    assert provider["inputs"]["kubeconfig"] == "[secret]"
+    assert "gke-gcloud-auth-plugin" not in (out / "plan.json").read_text()
+
+
+def test_a_gke_stack_imports_no_aws_sdk(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from gpukit.cli import main\n"
+        f"rc = main(['plan', '--project', {str(ROOT)!r}, '--stack', 'gke-dev'])\n"
+        "assert rc == 0\n"
+        "print(sorted(m for m in sys.modules if m in ('pulumi_gcp', 'pulumi_aws')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert result.stdout.strip().splitlines()[-1] == "['pulumi_gcp']"
