@@ -65,8 +65,18 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
     if "network_id" in network:
         for attr in reuse:
             if attr not in network:
-                camel = re.sub(r"_(.)", lambda m: m.group(1).upper(), attr)
-                problems.append(Problem(f"{key}.{camel}", "required when reusing a network (networkId)"))
+                problems.append(
+                    Problem(f"{key}.{_camel(attr)}", "required when reusing a network (networkId)")
+                )
+        for attr in ("pods_cidr", "services_cidr"):
+            if attr in network:
+                problems.append(
+                    Problem(
+                        f"{key}.{_camel(attr)}",
+                        "only for a new network (cidr); a reused subnetwork keeps its own ranges (podsRangeName, "
+                        "servicesRangeName)",
+                    )
+                )
         return
     if "cidr" not in network:
         problems.append(
@@ -83,8 +93,9 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
     if not ok:
         return
     ranges = subnet_ranges(network["cidr"], pods, services)
+    named = {"nodes": ranges.nodes, "pods": ranges.pods, "services": ranges.services}
     for a, b in overlaps(ranges):
-        problems.append(Problem(key, f"the {a} range and the {b} range overlap ({ranges})"))
+        problems.append(Problem(key, f"the {a} range {named[a]} and the {b} range {named[b]} overlap"))
     wanted = sum(p["max_nodes"] for p in pools)
     if wanted > ranges.max_nodes:
         problems.append(
@@ -97,10 +108,21 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
         )
 
 
+def _camel(attr: str) -> str:
+    return re.sub(r"_(.)", lambda m: m.group(1).upper(), attr)
+
+
 def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
     key = f"{POOLS}[{i}]"
     region, cluster_zone = cluster["region"], cluster.get("zone")
-    for j, zone in enumerate(pool.get("zones", [])):
+    if not region:
+        return  # the missing or malformed gcp:region is reported already; zones cannot be checked
+    if cluster_zone is not None and not cluster_zone.startswith(f"{region}-"):
+        cluster_zone = None  # reported as gpukit:cluster.zone; do not judge pools against it
+    zones = pool.get("zones", [])
+    for zone in sorted({z for z in zones if zones.count(z) > 1}):
+        problems.append(Problem(f"{key}.zones", f"{zone!r} is listed {zones.count(zone)} times"))
+    for j, zone in enumerate(zones):
         if not zone.startswith(f"{region}-"):
             problems.append(
                 Problem(f"{key}.zones[{j}]", f"must be a zone of the cluster's region {region}; got {zone!r}")
@@ -118,6 +140,8 @@ def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems
         return  # reported by the common pool checks
     gpu = pool.get("gpu")
     if gpu is not None and can_attach_gpus(Provider.GCP, machine):
+        if gpu["count"] < 1:
+            return  # reported by the common pool checks
         if gpu["model"] not in ATTACHABLE_GPUS:
             problems.append(
                 Problem(

@@ -122,3 +122,23 @@ def eks_config(**overrides: Any) -> dict[str, Any]:
     config = copy.deepcopy(VALID_EKS_CONFIG)
     config.update(copy.deepcopy(overrides))
     return config
+
+
+# Maps whose keys are the user's, not the provider schema's.
+FREE_FORM = {"tags", "labels", "annotations", "values", "parameters", "defaultTags", "data"}
+
+
+def unknown_argument_names(value: object, path: str = "") -> list[str]:
+    """Dict keys still in snake_case: the SDK camelCases every argument name it knows, so a key
+    that stays snake_case is one the provider schema does not have (a typo mocks would accept)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "_" in key and not key.startswith("__"):
+                found.append(f"{path}{key}")
+            if key not in FREE_FORM:
+                found += unknown_argument_names(item, f"{path}{key}.")
+    elif isinstance(value, list):
+        for item in value:
+            found += unknown_argument_names(item, path)
+    return found

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from gpukit.program import build
-from harness import Recording, eks_config, is_secret, record, unsecret
+from harness import Recording, eks_config, is_secret, record, unknown_argument_names, unsecret
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
@@ -290,35 +290,15 @@ def test_every_resource_but_the_root_has_a_parent_in_the_tree(dev: Recording) ->
     }
 
 
-# Maps whose keys are the user's, not the provider schema's.
-FREE_FORM = {"tags", "labels", "annotations", "values", "parameters", "defaultTags", "data"}
-
-
-def _unknown_argument_names(value: object, path: str = "") -> list[str]:
-    """Dict keys still in snake_case: the SDK camelCases every argument name it knows, so a key
-    that stays snake_case is one the provider schema does not have (a typo mocks would accept)."""
-    found: list[str] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if "_" in key and not key.startswith("__"):
-                found.append(f"{path}{key}")
-            if key not in FREE_FORM:
-                found += _unknown_argument_names(item, f"{path}{key}.")
-    elif isinstance(value, list):
-        for item in value:
-            found += _unknown_argument_names(item, path)
-    return found
-
-
 def test_every_resource_argument_is_one_the_provider_schema_knows(train: Recording) -> None:
     unknown = {
-        r.name: names for r in train.resources if r.custom and (names := _unknown_argument_names(r.inputs))
+        r.name: names for r in train.resources if r.custom and (names := unknown_argument_names(r.inputs))
     }
     assert unknown == {}
 
 
 def test_the_schema_check_catches_a_misspelt_nested_argument() -> None:
-    assert _unknown_argument_names({"metadataOptions": {"http_tokenz": "required"}}) == [
+    assert unknown_argument_names({"metadataOptions": {"http_tokenz": "required"}}) == [
         "metadataOptions.http_tokenz"
     ]
-    assert _unknown_argument_names({"tags": {"my_tag": "x"}}) == []
+    assert unknown_argument_names({"tags": {"my_tag": "x"}}) == []

@@ -1,0 +1,156 @@
+"""GpuCluster on GKE under the mocks: variations the example stacks do not cover."""
+
+import copy
+from typing import Any
+
+import pytest
+import yaml
+
+from gpukit.program import build
+from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+
+GKE_DEV: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text())["config"]
+
+
+def gke_config(**cluster: Any) -> dict[str, Any]:
+    config = copy.deepcopy(GKE_DEV)
+    config["gpukit:cluster"].update(cluster)
+    return config
+
+
+def run(config: dict[str, Any]) -> Recording:
+    return record(lambda: build(config), region=config["gcp:region"], project=config["gcp:project"])
+
+
+def pools(rec: Recording) -> dict[str, dict[str, Any]]:
+    return {r.inputs["name"]: r.inputs for r in rec.of_type("gcp:container/nodePool:NodePool")}
+
+
+def test_zonal_cluster_keeps_every_pool_in_its_zone() -> None:
+    rec = run(gke_config(zone="us-central1-b"))
+    cluster = rec.one("gcp:container/cluster:Cluster").inputs
+    assert cluster["location"] == "us-central1-b"
+    for pool in pools(rec).values():
+        assert pool["location"] == "us-central1-b"
+        assert pool["nodeLocations"] == ["us-central1-b"]
+
+
+def test_regional_cluster_spreads_gpu_pools_over_the_zones_that_offer_the_gpu() -> None:
+    rec = run(gke_config())
+    assert rec.one("gcp:container/cluster:Cluster").inputs["location"] == "us-central1"
+    by_name = pools(rec)
+    assert by_name["l4"]["nodeLocations"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+    assert "nodeLocations" not in by_name["system"] or by_name["system"]["nodeLocations"] == []
+
+
+def test_n1_pool_with_attached_t4s() -> None:
+    config = gke_config()
+    config["gpukit:nodePools"][1] = {
+        "name": "t4",
+        "instanceType": "n1-standard-8",
+        "minNodes": 0,
+        "maxNodes": 4,
+        "gpu": {"model": "T4", "count": 2},
+    }
+    node_config = pools(run(config))["t4"]["nodeConfig"]
+    assert node_config["machineType"] == "n1-standard-8"
+    (accelerator,) = node_config["guestAccelerators"]
+    assert (accelerator["type"], accelerator["count"]) == ("nvidia-tesla-t4", 2)
+    assert node_config["labels"]["gpukit.dev/gpu-model"] == "T4"
+
+
+def test_hyperdisk_only_machines_boot_from_hyperdisk_and_get_a_storage_class() -> None:
+    config = gke_config()
+    config["gpukit:nodePools"].append(
+        {"name": "h200", "instanceType": "a3-ultragpu-8g", "minNodes": 0, "maxNodes": 1}
+    )
+    rec = run(config)
+    by_name = pools(rec)
+    assert by_name["h200"]["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    assert by_name["h200"]["nodeLocations"] == ["us-central1-b"]  # the one zone with H200s
+    assert by_name["l4"]["nodeConfig"]["diskType"] == "pd-balanced"
+    classes = {
+        r.inputs["metadata"]["name"]: r.inputs
+        for r in rec.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
+    }
+    assert classes["hyperdisk-balanced"]["parameters"] == {"type": "hyperdisk-balanced"}
+    assert (
+        classes["hyperdisk-balanced"]["metadata"]["annotations"][
+            "storageclass.kubernetes.io/is-default-class"
+        ]
+        == "false"
+    )
+    assert (
+        classes["pd-balanced"]["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"]
+        == "true"
+    )
+
+
+def test_existing_network_is_reused_without_creating_one() -> None:
+    config = gke_config(
+        network={
+            "networkId": "projects/acme-ml-dev/global/networks/shared",
+            "subnetworkId": "projects/acme-ml-dev/regions/us-central1/subnetworks/gpu",
+            "podsRangeName": "gke-pods",
+            "servicesRangeName": "gke-services",
+        }
+    )
+    rec = run(config)
+    assert rec.of_type("gcp:compute/network:Network") == []
+    assert rec.of_type("gcp:compute/routerNat:RouterNat") == []
+    cluster = rec.one("gcp:container/cluster:Cluster").inputs
+    assert cluster["subnetwork"] == "projects/acme-ml-dev/regions/us-central1/subnetworks/gpu"
+    assert cluster["ipAllocationPolicy"] == {
+        "clusterSecondaryRangeName": "gke-pods",
+        "servicesSecondaryRangeName": "gke-services",
+    }
+
+
+def test_no_api_cidrs_makes_the_endpoint_private() -> None:
+    cluster = run(gke_config(apiAccessCidrs=[])).one("gcp:container/cluster:Cluster").inputs
+    assert cluster["privateClusterConfig"]["enablePrivateEndpoint"] is True
+
+
+def test_deletion_protection_is_on_unless_the_stack_turns_it_off() -> None:
+    config = gke_config()
+    del config["gpukit:cluster"]["deletionProtection"]
+    assert run(config).one("gcp:container/cluster:Cluster").inputs["deletionProtection"] is True
+
+
+def test_the_temporary_default_pool_uses_the_locked_down_service_account() -> None:
+    rec = run(gke_config())
+    cluster = rec.one("gcp:container/cluster:Cluster").inputs
+    email = (
+        rec.one("gcp:serviceaccount/account:Account").inputs["accountId"]
+        + "@acme-ml-dev.iam.gserviceaccount.com"
+    )
+    assert cluster["nodeConfig"]["serviceAccount"] == email
+
+
+def test_kubeconfig_authenticates_with_the_gke_plugin() -> None:
+    rec = run(gke_config())
+    kubeconfig = rec.one("pulumi:providers:kubernetes").inputs["kubeconfig"]
+    assert is_secret(kubeconfig)
+    doc = yaml.safe_load(unsecret(kubeconfig))
+    user = doc["users"][0]["user"]["exec"]
+    assert user["command"] == "gke-gcloud-auth-plugin"
+    assert user["provideClusterInfo"] is True
+    assert doc["clusters"][0]["cluster"]["server"].startswith("https://34.118.")
+    assert doc["current-context"] == "gke_acme-ml-dev_us-central1_gke-dev"
+
+
+def test_explicit_gcp_provider_carries_project_region_and_labels() -> None:
+    rec = run(gke_config())
+    provider = rec.one("pulumi:providers:gcp")
+    assert (provider.inputs["project"], provider.inputs["region"]) == ("acme-ml-dev", "us-central1")
+    for r in rec.resources:
+        if r.custom and r.type.startswith("gcp:"):
+            assert r.provider.startswith(provider.urn), f"{r.name} uses a default provider"
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
+def test_every_resource_argument_is_one_the_provider_schema_knows(stack: str) -> None:
+    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+    rec = run(config)
+    unknown = {r.name: n for r in rec.resources if r.custom and (n := unknown_argument_names(r.inputs))}
+    assert unknown == {}

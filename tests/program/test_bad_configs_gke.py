@@ -1,0 +1,429 @@
+"""Bad GKE stack configs: each is refused with exit 2, names the exact key to edit, and builds nothing.
+
+Every case starts from the `config` of stacks/Pulumi.gke-dev.yaml (a valid GKE config; a fresh deep
+copy per case), breaks one thing, and is checked like the EKS suite in test_bad_configs.py: through
+`gpukit plan --config` (exit status, the message a user reads, no traceback) and through
+`gpukit.program.build` under the mock engine (ConfigError raised, zero resources registered).
+A few cases start from harness.eks_config() to check that GKE-only keys are refused on EKS.
+"""
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.errors import ConfigError
+from gpukit.cli import EXIT_OK, main
+from gpukit.program import build
+from harness import ROOT, eks_config, record
+from tests.program.test_bad_configs import build_recording, has_problem, plan_stderr
+
+Config = dict[str, Any]
+Mutation = Callable[[Config], None]
+
+CLUSTER, POOLS = "gpukit:cluster", "gpukit:nodePools"
+OPERATOR = "gpukit:gpuOperator"
+NETWORK_ID = "projects/acme-ml-dev/global/networks/shared"
+SUBNETWORK_ID = "projects/acme-ml-dev/regions/us-central1/subnetworks/gke"
+
+
+def stack_config(stack: str) -> Config:
+    """The `config` mapping of stacks/Pulumi.<stack>.yaml, freshly loaded (so never shared)."""
+    doc = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    return copy.deepcopy(doc["config"])
+
+
+def gke_config() -> Config:
+    return stack_config("gke-dev")
+
+
+# --- mutations: each breaks one thing in a fresh config --------------------------------------------
+
+
+def top_drop(key: str) -> Mutation:
+    def mutate(config: Config) -> None:
+        del config[key]
+
+    return mutate
+
+
+def top_set(key: str, value: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[key] = value
+
+    return mutate
+
+
+def cluster_set(**values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[CLUSTER].update(values)
+
+    return mutate
+
+
+def network(**values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[CLUSTER]["network"] = values
+
+    return mutate
+
+
+def pool_set(index: int, **values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[POOLS][index].update(values)
+
+    return mutate
+
+
+def operator_set(**values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[OPERATOR] = {**config.get(OPERATOR, {}), **values}
+
+    return mutate
+
+
+def steps(*mutations: Mutation) -> Mutation:
+    def mutate(config: Config) -> None:
+        for step in mutations:
+            step(config)
+
+    return mutate
+
+
+# (case id, base config, mutation, exact key, fragment of its message)
+# A complete reuse of an existing network, which is valid on its own.
+REUSE: dict[str, str] = {
+    "networkId": NETWORK_ID,
+    "subnetworkId": SUBNETWORK_ID,
+    "podsRangeName": "gke-pods",
+    "servicesRangeName": "gke-services",
+}
+
+CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
+    # project and region
+    (
+        "missing-gcp-project",
+        gke_config,
+        top_drop("gcp:project"),
+        "gcp:project",
+        "required for platform gke: the project to build in",
+    ),
+    (
+        "gcp-project-malformed",
+        gke_config,
+        top_set("gcp:project", "Acme_ML"),
+        "gcp:project",
+        "must be a project id (6-30 lowercase letters, digits, '-'); got 'Acme_ML'",
+    ),
+    (
+        "missing-gcp-region",
+        gke_config,
+        top_drop("gcp:region"),
+        "gcp:region",
+        "required for platform gke: the region to build in, e.g. us-central1",
+    ),
+    (
+        "gcp-region-in-aws-form",
+        gke_config,
+        top_set("gcp:region", "us-west-2"),
+        "gcp:region",
+        "must be a region name like us-central1; got 'us-west-2'",
+    ),
+    # GPU placement: regions and zones
+    (
+        "accelerator-not-offered-in-region",
+        gke_config,
+        steps(top_set("gcp:region", "asia-southeast1"), pool_set(1, instanceType="a3-ultragpu-8g")),
+        f"{POOLS}[1].instanceType",
+        "a3-ultragpu-8g (nvidia-h200-141gb) is not offered in asia-southeast1",
+    ),
+    (
+        "pool-zone-outside-region",
+        gke_config,
+        pool_set(1, zones=["us-east1-b"]),
+        f"{POOLS}[1].zones[0]",
+        "must be a zone of the cluster's region us-central1; got 'us-east1-b'",
+    ),
+    (
+        "pool-zone-without-the-gpu",
+        gke_config,
+        pool_set(1, zones=["us-central1-a", "us-central1-f"]),
+        f"{POOLS}[1].zones[1]",
+        "us-central1-f does not offer nvidia-l4",
+    ),
+    (
+        "g4-pool-without-zones",
+        gke_config,
+        pool_set(1, instanceType="g4-standard-48"),
+        f"{POOLS}[1].zones",
+        "no zone list for nvidia-rtx-pro-6000 in us-central1",
+    ),
+    (
+        "zonal-cluster-zone-outside-region",
+        gke_config,
+        cluster_set(zone="us-east1-b"),
+        f"{CLUSTER}.zone",
+        "must be a zone of region us-central1 (us-central1-a ...); got 'us-east1-b'",
+    ),
+    # GPUs of a pool
+    (
+        "gpu-count-does-not-match-machine",
+        gke_config,
+        pool_set(1, gpu={"model": "L4", "count": 2}),
+        f"{POOLS}[1].gpu",
+        "g2-standard-8 comes with 1x L4; got 2x L4",
+    ),
+    (
+        "n1-attached-gpu-unsupported-model",
+        gke_config,
+        pool_set(1, instanceType="n1-standard-8", gpu={"model": "L4", "count": 1}),
+        f"{POOLS}[1].gpu.model",
+        "n1-standard-8 takes attached T4 GPUs; got 'L4'",
+    ),
+    (
+        "n1-attached-gpu-count-three",
+        gke_config,
+        pool_set(1, instanceType="n1-standard-8", gpu={"model": "T4", "count": 3}),
+        f"{POOLS}[1].gpu.count",
+        "T4 attaches in counts of 1, 2, 4; got 3",
+    ),
+    (
+        "gpu-on-cpu-machine",
+        gke_config,
+        pool_set(1, instanceType="e2-standard-4", gpu={"model": "T4", "count": 1}),
+        f"{POOLS}[1].gpu",
+        "e2-standard-4 has no GPUs and takes none attached; remove the key",
+    ),
+    # release channel
+    (
+        "kubernetes-version-above-regular-channel",
+        gke_config,
+        cluster_set(kubernetesVersion="1.37", releaseChannel="regular"),
+        f"{CLUSTER}.kubernetesVersion",
+        "must be one of 1.34, 1.35, 1.36 in GKE's regular channel; got '1.37'",
+    ),
+    (
+        "kubernetes-version-above-stable-channel",
+        gke_config,
+        cluster_set(kubernetesVersion="1.36", releaseChannel="stable"),
+        f"{CLUSTER}.kubernetesVersion",
+        "must be one of 1.34, 1.35 in GKE's stable channel; got '1.36'",
+    ),
+    # keys of the other platform
+    (
+        "eks-only-node-image-on-gke",
+        gke_config,
+        pool_set(1, nodeImage="al2023"),
+        f"{POOLS}[1].nodeImage",
+        "only for platform eks; this cluster is gke",
+    ),
+    (
+        "eks-only-admin-principals-on-gke",
+        gke_config,
+        cluster_set(adminPrincipalArns=["arn:aws:iam::123456789012:role/admin"]),
+        f"{CLUSTER}.adminPrincipalArns",
+        "only for platform eks; this cluster is gke",
+    ),
+    (
+        "gke-only-release-channel-on-eks",
+        eks_config,
+        cluster_set(releaseChannel="regular"),
+        f"{CLUSTER}.releaseChannel",
+        "only for platform gke; this cluster is eks",
+    ),
+    (
+        "gke-only-pool-zones-on-eks",
+        eks_config,
+        pool_set(1, zones=["us-west-2a"]),
+        f"{POOLS}[1].zones",
+        "only for platform gke; this cluster is eks",
+    ),
+    # GPU Operator
+    (
+        "gke-driver-version-with-operator-driver",
+        gke_config,
+        operator_set(driver="operator", gkeDriverVersion="latest"),
+        f"{OPERATOR}.gkeDriverVersion",
+        "only with driver: preinstalled",
+    ),
+    # network
+    (
+        "network-id-without-subnetwork",
+        gke_config,
+        network(networkId=NETWORK_ID),
+        f"{CLUSTER}.network.subnetworkId",
+        "required when reusing a network (networkId)",
+    ),
+    (
+        "network-id-without-range-names",
+        gke_config,
+        network(networkId=NETWORK_ID, subnetworkId=SUBNETWORK_ID),
+        f"{CLUSTER}.network.podsRangeName",
+        "required when reusing a network (networkId)",
+    ),
+    (
+        "network-cidr-and-network-id",
+        gke_config,
+        network(
+            cidr="10.60.0.0/16",
+            networkId=NETWORK_ID,
+            subnetworkId=SUBNETWORK_ID,
+            podsRangeName="pods",
+            servicesRangeName="services",
+        ),
+        f"{CLUSTER}.network",
+        "set either cidr (new network) or networkId + subnetworkId (reuse), not both",
+    ),
+    (
+        "pod-range-too-small-for-max-nodes",
+        gke_config,
+        steps(network(cidr="10.60.0.0/20"), pool_set(0, maxNodes=3), pool_set(1, maxNodes=6)),
+        f"{CLUSTER}.network.cidr",
+        "the pod range 10.60.8.0/21 holds 8 nodes (a /24 each) but the pools' maxNodes add up to 9",
+    ),
+    (
+        "pods-cidr-overlaps-nodes-range",
+        gke_config,
+        network(cidr="10.60.0.0/16", podsCidr="10.60.0.0/17"),
+        f"{CLUSTER}.network",
+        "the nodes range 10.60.0.0/18 and the pods range 10.60.0.0/17 overlap",
+    ),
+    (
+        "pods-cidr-with-network-id",
+        gke_config,
+        network(**REUSE, podsCidr="10.100.0.0/16"),
+        f"{CLUSTER}.network.podsCidr",
+        "only for a new network (cidr)",
+    ),
+    (
+        "malformed-services-cidr-with-network-id",
+        gke_config,
+        network(**REUSE, servicesCidr="nonsense"),
+        f"{CLUSTER}.network.servicesCidr",
+        "only for a new network (cidr)",
+    ),
+]
+
+
+REUSE = {
+    "networkId": NETWORK_ID,
+    "subnetworkId": SUBNETWORK_ID,
+    "podsRangeName": "pods",
+    "servicesRangeName": "services",
+}
+
+
+# Cases gpukit gets wrong today (strict: each turns into a failure once fixed, so the mark comes off).
+# (case id, base config, mutation, exact key, fragment of its message, what goes wrong)
+def broken(base: Callable[[], Config], mutation: Mutation) -> Callable[[], Config]:
+    """A maker of the broken config: a fresh base config with `mutation` applied."""
+
+    def make() -> Config:
+        config = base()
+        mutation(config)
+        return config
+
+    return make
+
+
+@pytest.mark.parametrize(
+    ("make", "key", "fragment"),
+    [
+        pytest.param(broken(base, mutation), key, fragment, id=case)
+        for case, base, mutation, key, fragment in CASES
+    ],
+)
+def test_bad_gke_config_is_refused(
+    make: Callable[[], Config],
+    key: str,
+    fragment: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    config = make()
+
+    stderr = plan_stderr(config, tmp_path, capsys)  # asserts exit 2 and no traceback
+    assert "invalid configuration in" in stderr
+    assert has_problem(stderr, key, fragment), f"no line '{key}: ...{fragment}...' in:\n{stderr}"
+
+    with pytest.raises(ConfigError) as raised:
+        record(lambda: build(config))
+    assert has_problem(str(raised.value), key, fragment), str(raised.value)
+    assert key in {problem.key for problem in raised.value.problems}
+
+    assert build_recording(config).recorded == []
+
+
+def test_case_ids_are_unique_and_enough() -> None:
+    ids = [case for case, *_ in CASES]
+    assert len(ids) == len(set(ids))
+    assert len(CASES) >= 14
+
+
+@pytest.mark.parametrize(
+    "mutation",
+    [
+        pytest.param(top_drop("gcp:region"), id="missing"),
+        pytest.param(top_set("gcp:region", "us-west-2"), id="aws-form"),
+        pytest.param(top_set("gcp:region", "us-central1-a"), id="zone-form"),
+    ],
+)
+def test_bad_region_is_the_only_problem_reported(
+    mutation: Mutation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The GKE base config is fine apart from its region: only gcp:region is named."""
+    config = gke_config()
+    mutation(config)
+    stderr = plan_stderr(config, tmp_path, capsys)
+    named = [line.strip() for line in stderr.splitlines()[1:] if line.strip()]
+    assert named and all(line.startswith("gcp:region: ") for line in named), stderr
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
+def test_base_configs_plan(stack: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cases fail because of their one change: the stack configs they start from plan cleanly."""
+    path = tmp_path / "Pulumi.good.yaml"
+    path.write_text(yaml.safe_dump({"config": stack_config(stack)}))
+    code = main(["plan", "--config", str(path)])
+    _, err = capsys.readouterr()
+    assert code == EXIT_OK, err
+
+
+def test_n1_pool_with_two_attached_t4s_plans(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = stack_config("gke-train")
+    config[POOLS].append(
+        {
+            "name": "t4",
+            "instanceType": "n1-standard-8",
+            "minNodes": 0,
+            "maxNodes": 2,
+            "gpu": {"model": "T4", "count": 2},
+        }
+    )
+    path = tmp_path / "Pulumi.t4.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    out = tmp_path / "out"
+
+    code = main(["plan", "--config", str(path), "--out", str(out)])
+    _, err = capsys.readouterr()
+    assert code == EXIT_OK, err
+    assert "Traceback" not in err
+
+    doc = json.loads((out / "plan.json").read_text())
+    node_pools = {
+        r["inputs"]["name"]: r["inputs"]
+        for r in doc["resources"]
+        if r["type"] == "gcp:container/nodePool:NodePool"
+    }
+    (accelerator,) = node_pools["t4"]["nodeConfig"]["guestAccelerators"]
+    assert accelerator["type"] == "nvidia-tesla-t4"
+    assert accelerator["count"] == 2
+    assert node_pools["t4"]["nodeConfig"]["machineType"] == "n1-standard-8"
+
+    (t4,) = [p for p in doc["pools"] if p["name"] == "t4"]
+    assert t4["pricePerNodeHour"] == pytest.approx(0.38 + 2 * 0.35)
+    assert t4["gpusPerNode"] == 2
