@@ -73,8 +73,8 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
                 problems.append(
                     Problem(
                         f"{key}.{_camel(attr)}",
-                        "only for a new network (cidr); a reused subnetwork keeps its own ranges (podsRangeName, "
-                        "servicesRangeName)",
+                        "only for a new network (cidr); a reused subnetwork keeps its own ranges "
+                        "(podsRangeName, servicesRangeName)",
                     )
                 )
         return
