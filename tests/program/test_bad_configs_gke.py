@@ -20,7 +20,17 @@ from components.errors import ConfigError
 from gpukit.cli import EXIT_OK, main
 from gpukit.program import build
 from harness import ROOT, eks_config, record
-from tests.program.test_bad_configs import build_recording, has_problem, plan_stderr
+from tests.program.test_bad_configs import (
+    build_recording,
+    cluster_set,
+    has_problem,
+    network,
+    plan_stderr,
+    pool_set,
+    steps,
+    top_drop,
+    top_set,
+)
 
 Config = dict[str, Any]
 Mutation = Callable[[Config], None]
@@ -44,52 +54,9 @@ def gke_config() -> Config:
 # --- mutations: each breaks one thing in a fresh config --------------------------------------------
 
 
-def top_drop(key: str) -> Mutation:
-    def mutate(config: Config) -> None:
-        del config[key]
-
-    return mutate
-
-
-def top_set(key: str, value: Any) -> Mutation:
-    def mutate(config: Config) -> None:
-        config[key] = value
-
-    return mutate
-
-
-def cluster_set(**values: Any) -> Mutation:
-    def mutate(config: Config) -> None:
-        config[CLUSTER].update(values)
-
-    return mutate
-
-
-def network(**values: Any) -> Mutation:
-    def mutate(config: Config) -> None:
-        config[CLUSTER]["network"] = values
-
-    return mutate
-
-
-def pool_set(index: int, **values: Any) -> Mutation:
-    def mutate(config: Config) -> None:
-        config[POOLS][index].update(values)
-
-    return mutate
-
-
 def operator_set(**values: Any) -> Mutation:
     def mutate(config: Config) -> None:
         config[OPERATOR] = {**config.get(OPERATOR, {}), **values}
-
-    return mutate
-
-
-def steps(*mutations: Mutation) -> Mutation:
-    def mutate(config: Config) -> None:
-        for step in mutations:
-            step(config)
 
     return mutate
 
