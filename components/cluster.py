@@ -19,6 +19,7 @@ TYPE_TOKEN = "gpukit:index:GpuCluster"
 BACKENDS: dict[Platform, str] = {
     Platform.EKS: "providers.aws.eks:build_eks",
     Platform.GKE: "providers.gcp.gke:build_gke",
+    Platform.K3S: "providers.ssh.k3s:build_k3s_ssh",  # provider ssh; aws and gcp are refused as not built
 }
 
 
@@ -32,6 +33,8 @@ class GpuClusterArgs(TypedDict):
     node_pools: list[NodePoolSpec]
     gpu_operator: GpuOperatorSpec
     workloads: NotRequired[WorkloadsSpec]
+    ssh_private_key: NotRequired[pulumi.Input[str]]
+    """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 
 
 class GpuCluster(pulumi.ComponentResource):

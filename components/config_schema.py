@@ -19,6 +19,7 @@ from components.spec import (
     GkeDriverVersion,
     NatGateways,
     NodeImage,
+    NodeRole,
     Platform,
     Provider,
     ReleaseChannel,
@@ -48,6 +49,8 @@ class Field:
     fields: tuple["Field", ...] = ()
     planned: str | None = None
     """Set for keys of capabilities gpukit does not build yet: such a key is rejected, never ignored."""
+    cloud: bool = False
+    """Required on the cloud platforms (eks, gke), refused for existing SSH hosts."""
 
     @property
     def attr(self) -> str:
@@ -70,42 +73,54 @@ NETWORK_FIELDS = (
     Field("servicesRangeName", "str", "GKE: the reused subnetwork's secondary range for services"),
 )
 
+BASTION_FIELDS = (
+    Field("address", "str", "jump host address", required=True),
+    Field("user", "str", "jump host SSH user", required=True),
+    Field("port", "int", "jump host SSH port"),
+)
+
+HOST_FIELDS = (
+    Field("address", "str", "host address reachable over SSH", required=True),
+    Field("user", "str", "SSH user with passwordless sudo", required=True),
+    Field("port", "int", "SSH port (default 22)"),
+    Field("bastion", "object", "jump host {address, user, port?}", fields=BASTION_FIELDS),
+)
+
+# Keys marked cloud=True are required on the cloud platforms (eks, gke) and refused for existing
+# hosts (k3s over SSH), so the parser cannot require them: validation.py does, per platform, with
+# the same message the parser would give (missing_problem below).
 CLUSTER_FIELDS = (
     Field("name", "str", "cluster name", required=True),
     Field("platform", "str", "where the cluster runs", required=True, choices=Platform),
     Field("provider", "str", "host provider, only for platform k3s", choices=Provider),
     Field("kubernetesVersion", "str", 'Kubernetes minor version, quoted ("1.35")', required=True),
     Field(
-        "network",
-        "object",
-        "new VPC {cidr} or reuse {vpcId, subnetIds}",
-        required=True,
-        fields=NETWORK_FIELDS,
+        "network", "object", "new VPC {cidr} or reuse {vpcId, subnetIds}", fields=NETWORK_FIELDS, cloud=True
     ),
     Field(
-        "apiAccessCidrs",
-        "list[str]",
-        "CIDRs allowed to reach the public API ([] = private only)",
-        required=True,
+        "apiAccessCidrs", "list[str]", "CIDRs allowed to reach the public API ([] = private only)", cloud=True
     ),
     Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin"),
     Field("zone", "str", "GKE: a zonal cluster in this zone (default regional)"),
     Field("releaseChannel", "str", "GKE release channel", choices=ReleaseChannel),
     Field("deletionProtection", "bool", "GKE: refuse to destroy the cluster"),
+    Field("k3sVersion", "str", "k3s: exact k3s release, e.g. v1.35.7+k3s1"),
+    Field("apiAddress", "str", "k3s: address clients use for the API (default: first server)"),
     Field("tags", "map[str]", "extra tags on every cloud resource"),
 )
 
 POOL_FIELDS = (
     Field("name", "str", "pool name", required=True),
-    Field("instanceType", "str", "cloud instance type", required=True),
-    Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", required=True),
-    Field("maxNodes", "int", "most nodes the autoscaler may start", required=True),
-    Field("capacity", "str", "purchase option", default="on-demand", choices=Capacity),
+    Field("instanceType", "str", "cloud instance type", cloud=True),
+    Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", cloud=True),
+    Field("maxNodes", "int", "most nodes the autoscaler may start", cloud=True),
+    Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity),
     Field("diskSizeGb", "int", "root volume size in GiB"),
     # No parser default: the key is EKS-only, so validation must see whether it was set.
     Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage),
+    Field("role", "str", "k3s node role (default agent)", choices=NodeRole),
+    Field("hosts", "list[object]", "existing SSH hosts", fields=HOST_FIELDS),
     Field("sharing", "object", "", planned="GPU sharing (time-slicing, MPS, MIG)"),
-    Field("hosts", "list[object]", "", planned="existing SSH hosts (platform k3s, provider ssh)"),
     Field(
         "gpu",
         "object",
@@ -131,10 +146,16 @@ TOP_LEVEL_FIELDS = (
     Field("nodePools", "list[object]", "the node pools", required=True, fields=POOL_FIELDS),
     Field("gpuOperator", "object", "the NVIDIA GPU Operator", default={}, fields=GPU_OPERATOR_FIELDS),
     Field("workloads", "object", "what the cluster's workloads need", default={}, fields=WORKLOADS_FIELDS),
+    Field("sshPrivateKey", "str", "SSH private key for provider ssh (pulumi config set --secret)"),
     Field("storage", "object", "", planned="shared (RWX) storage for datasets and checkpoints"),
 )
 
 NAMESPACE = "gpukit"
+
+
+def missing_problem(key: str, field: Field) -> Problem:
+    """The parser's message for a missing required key, for keys only some platforms require."""
+    return Problem(key, f"required key is missing ({field.description})")
 
 
 def _type_problem(field: Field, key: str, value: Any) -> Problem:
@@ -223,7 +244,7 @@ def parse_object(
             if field.planned is not None:
                 continue
             if field.required:
-                problems.append(Problem(key, f"required key is missing ({field.description})"))
+                problems.append(missing_problem(key, field))
             elif field.default is not None:
                 out[field.attr] = _parse_value(field, key, field.default, problems)
             continue

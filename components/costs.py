@@ -65,7 +65,7 @@ class CostEstimate:
 
 def cluster_charges(args: Any, pools: list[PoolFacts]) -> list[Charge]:
     cluster = args["cluster"]
-    network = cluster["network"]
+    network = cluster.get("network", {})
     if cluster["platform"] == Platform.EKS:
         charges = [Charge("EKS control plane", EKS_CONTROL_PLANE_PER_HOUR, EKS_CONTROL_PLANE_PER_HOUR)]
         if "vpc_id" not in network:

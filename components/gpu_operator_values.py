@@ -77,14 +77,14 @@ def operands(software: GpuNodeSoftware) -> list[Operand]:
         Operand(
             "NVIDIA driver",
             True,
-            f"node image ({software.summary})"
+            f"preinstalled ({software.summary})"
             if software.driver_preinstalled
             else "driver container from the GPU Operator",
         ),
         Operand(
             "container toolkit",
             True,
-            "node image" if software.toolkit_preinstalled else "GPU Operator daemonset",
+            "preinstalled" if software.toolkit_preinstalled else "GPU Operator daemonset",
         ),
         Operand("device plugin", True, "GPU Operator daemonset, advertises nvidia.com/gpu"),
         Operand("GPU feature discovery", True, "GPU Operator daemonset, labels nvidia.com/gpu.product etc."),

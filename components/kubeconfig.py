@@ -1,5 +1,6 @@
 """Kubeconfig documents, rendered from plain values (called inside `.apply`, never formatted there)."""
 
+import base64
 from typing import Any
 
 import yaml
@@ -57,3 +58,33 @@ def gke_kubeconfig(context: str, endpoint: str, ca_data: str) -> str:
             "interactiveMode": "Never",
         },
     )
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def certificate_kubeconfig(
+    name: str, server: str, ca_pem: str, client_cert_pem: str, client_key_pem: str
+) -> str:
+    """A kubeconfig with a client certificate (k3s: signed by the Pulumi-made client CA)."""
+    doc = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {"name": name, "cluster": {"server": server, "certificate-authority-data": _b64(ca_pem)}}
+        ],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "current-context": name,
+        "preferences": {},
+        "users": [
+            {
+                "name": name,
+                "user": {
+                    "client-certificate-data": _b64(client_cert_pem),
+                    "client-key-data": _b64(client_key_pem),
+                },
+            }
+        ],
+    }
+    return yaml.safe_dump(doc, sort_keys=False)

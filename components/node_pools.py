@@ -78,9 +78,34 @@ class PoolFacts:
         return gpu.memory_gb * self.gpus_per_node if gpu else 0
 
 
+OWN_HOSTS_NOTE = "your own hosts: no cloud list price"
+
+
+def host_instance(pool: NodePoolSpec) -> InstanceType:
+    """The machine shape of an SSH host pool: only its declared GPUs are known."""
+    gpu = pool.get("gpu")
+    if gpu is None:
+        return InstanceType("ssh-host", 0, 0, None, price_note=OWN_HOSTS_NOTE)
+    return InstanceType(
+        f"ssh-host {gpu['count']}x{gpu['model']}",
+        0,
+        0,
+        None,
+        gpu["model"],
+        gpu["count"],
+        price_note=OWN_HOSTS_NOTE,
+    )
+
+
 def pool_facts(pool: NodePoolSpec, cloud: Provider) -> PoolFacts:
     """Facts for one validated pool spec on `cloud`."""
-    instance = pool_instance(cloud, pool["instance_type"], pool.get("gpu"))
+    hosts = pool.get("hosts")
+    if hosts is not None:
+        instance = host_instance(pool)
+        min_nodes = max_nodes = len(hosts)
+    else:
+        instance = pool_instance(cloud, pool["instance_type"], pool.get("gpu"))
+        min_nodes, max_nodes = pool["min_nodes"], pool["max_nodes"]
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()
     if instance.has_gpu:
@@ -93,8 +118,8 @@ def pool_facts(pool: NodePoolSpec, cloud: Provider) -> PoolFacts:
     return PoolFacts(
         name=pool["name"],
         instance=instance,
-        min_nodes=pool["min_nodes"],
-        max_nodes=pool["max_nodes"],
+        min_nodes=min_nodes,
+        max_nodes=max_nodes,
         capacity=pool.get("capacity", Capacity.ON_DEMAND),
         node_image=pool.get("node_image", NodeImage.AL2023),
         disk_size_gb=pool.get("disk_size_gb", default_disk),

@@ -18,7 +18,7 @@ from components.catalog.drivers import (
     newest_full_cuda,
 )
 from components.catalog.eks_images import eks_image
-from components.node_pools import PoolFacts, cluster_pool_facts
+from components.node_pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
 from components.spec import DriverMode, GkeDriverVersion, Platform
 
 
@@ -122,7 +122,7 @@ def preflight(args: Any) -> list[Finding]:
         branch = driver_branch_for(args, pool)
         if branch is not None:
             findings.extend(_pool_findings(i, pool, branch, cuda))
-        if pool.instance.price_per_hour is None:
+        if pool.instance.price_per_hour is None and pool.instance.price_note != OWN_HOSTS_NOTE:
             findings.append(
                 Finding(
                     Severity.INFO,
@@ -139,7 +139,7 @@ def preflight(args: Any) -> list[Finding]:
                 "not set: the CUDA version of your images is not checked against the pools' drivers",
             )
         )
-    for i, cidr in enumerate(args["cluster"]["api_access_cidrs"]):
+    for i, cidr in enumerate(args["cluster"].get("api_access_cidrs", [])):
         if cidr == "0.0.0.0/0":
             findings.append(
                 Finding(

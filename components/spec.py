@@ -52,6 +52,12 @@ class GkeDriverVersion(str, Enum):
     """The newest driver GKE offers for the node version."""
 
 
+class NodeRole(str, Enum):
+    SERVER = "server"
+    """k3s server: control plane (and workloads); 1, or an odd number for HA with embedded etcd."""
+    AGENT = "agent"
+
+
 class NatGateways(str, Enum):
     SINGLE = "single"
     """One NAT gateway for the VPC: cheapest; private subnets lose egress if its zone fails."""
@@ -88,6 +94,22 @@ class NetworkSpec(TypedDict):
     """GCP, reused subnetwork: the name of its secondary range for services."""
 
 
+class BastionSpec(TypedDict):
+    address: str
+    user: str
+    port: NotRequired[int]
+
+
+class HostSpec(TypedDict):
+    address: str
+    """How gpukit reaches the host over SSH (IP or DNS name); also its node IP unless NATed."""
+    user: str
+    port: NotRequired[int]
+    """SSH port (default 22)."""
+    bastion: NotRequired[BastionSpec]
+    """A jump host to reach `address` through."""
+
+
 class ClusterSpec(TypedDict):
     name: str
     """Cluster name: lowercase letters, digits and hyphens, at most 32 characters."""
@@ -96,9 +118,14 @@ class ClusterSpec(TypedDict):
     """Cloud region (from `aws:region`)."""
     kubernetes_version: str
     """Kubernetes minor version, quoted: "1.35"."""
-    network: NetworkSpec
-    api_access_cidrs: list[str]
-    """Who may reach the Kubernetes API over the internet; empty means private endpoint only."""
+    network: NotRequired[NetworkSpec]
+    """Cloud platforms only (required there)."""
+    api_access_cidrs: NotRequired[list[str]]
+    """Cloud platforms only (required there): who may reach the API; empty means private only."""
+    k3s_version: NotRequired[str]
+    """k3s: the exact k3s release (default: gpukit's pin for `kubernetes_version`)."""
+    api_address: NotRequired[str]
+    """k3s: the address clients use for the API (default: the first server host's address)."""
     provider: NotRequired[Provider]
     """Only for `platform: k3s`; implied for eks (aws) and gke (gcp)."""
     project: NotRequired[str]
@@ -124,10 +151,16 @@ class GpuSpec(TypedDict):
 
 class NodePoolSpec(TypedDict):
     name: str
-    instance_type: str
-    """Cloud instance type; GPU model and count come from the catalog."""
-    min_nodes: int
-    max_nodes: int
+    instance_type: NotRequired[str]
+    """Cloud pools (required there): GPU model and count come from the catalog."""
+    min_nodes: NotRequired[int]
+    """Cloud pools (required there)."""
+    max_nodes: NotRequired[int]
+    """Cloud pools (required there)."""
+    role: NotRequired[NodeRole]
+    """k3s: server or agent (default agent)."""
+    hosts: NotRequired[list[HostSpec]]
+    """provider ssh (required there): the existing machines of this pool."""
     capacity: NotRequired[Capacity]
     """`on-demand` (default) or `spot`."""
     disk_size_gb: NotRequired[int]
@@ -155,6 +188,10 @@ class WorkloadsSpec(TypedDict):
 
 
 IMPLIED_PROVIDER = {Platform.EKS: Provider.AWS, Platform.GKE: Provider.GCP}
+
+
+def is_ssh(cluster: ClusterSpec) -> bool:
+    return cluster.get("platform") == Platform.K3S and cluster.get("provider") == Provider.SSH
 
 
 def cloud_of(cluster: ClusterSpec) -> Provider:

@@ -19,8 +19,10 @@ REGION_KEYS = {Platform.EKS: "aws:region", Platform.GKE: "gcp:region"}
 PROJECT_KEYS = {Platform.GKE: "gcp:project"}
 
 # gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
-# end to end. None yet; the SSH private key of `provider: ssh` will be the first.
-SECRET_CAPABLE_KEYS: frozenset[str] = frozenset()
+# end to end. Keys in MUST_BE_SECRET are refused unless encrypted.
+SSH_KEY = "gpukit:sshPrivateKey"
+SECRET_CAPABLE_KEYS: frozenset[str] = frozenset({SSH_KEY})
+MUST_BE_SECRET: frozenset[str] = frozenset({SSH_KEY})
 
 
 def _secret_problems(secret_keys: Collection[str]) -> list[Problem]:
@@ -100,6 +102,16 @@ def cluster_args_from_config(config: Mapping[str, Any], secret_keys: Collection[
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
     }
+    if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset
+        args["ssh_private_key"] = parsed["ssh_private_key"]
+        if SSH_KEY not in secret_keys:
+            problems.append(
+                Problem(
+                    SSH_KEY,
+                    "must be stored encrypted, never in plain text in the stack file: "
+                    f"pulumi config set --secret {SSH_KEY} < ~/.ssh/id_ed25519",
+                )
+            )
     checkable = tuple(s for s, attr in SECTION_ATTRS.items() if s not in broken and attr in parsed)
     problems.extend(validate_cluster_args(args, checkable))
     if problems:

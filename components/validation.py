@@ -11,6 +11,7 @@ from typing import Any
 from components.catalog.clouds import can_attach_gpus, instance_type, instance_types
 from components.catalog.drivers import CUDA_MIN_DRIVER
 from components.catalog.instances import UnknownInstanceTypeError
+from components.config_schema import CLUSTER_FIELDS, POOL_FIELDS, Field, missing_problem
 from components.errors import Problem
 from components.spec import (
     IMPLIED_PROVIDER,
@@ -25,10 +26,13 @@ from components.spec import (
 from components.validation_common import CLUSTER, POOLS, check_cidr, check_name
 from components.validation_eks import validate_eks_cluster
 from components.validation_gke import validate_gke_cluster, validate_gke_operator, validate_gke_pool
+from components.validation_k3s import validate_k3s_cluster
 
-# Platforms gpukit builds today, with what the others are.
-BUILT_PLATFORMS = (Platform.EKS, Platform.GKE)
-PLANNED_PLATFORMS = {Platform.K3S: "k3s on GPU VMs and SSH hosts"}
+# Platforms gpukit builds today. k3s is built on existing hosts (provider ssh); on cloud VMs
+# (provider aws, gcp) it is the next step.
+BUILT_PLATFORMS = (Platform.EKS, Platform.GKE, Platform.K3S)
+CLOUD_PLATFORMS = (Platform.EKS, Platform.GKE)
+PLANNED_PROVIDERS = {Provider.AWS: "k3s on EC2 GPU VMs", Provider.GCP: "k3s on Compute Engine GPU VMs"}
 
 # Kubernetes minors EKS can create: those in standard support in 2026-11 (1.34 released 2025-10,
 # 1.35 in 2026-01, 1.36 in 2026-06; EKS gives each 14 months of standard support, EKS user guide
@@ -63,6 +67,11 @@ PLATFORM_KEYS: tuple[tuple[str, str, str, Platform], ...] = (
     ("network", "services_range_name", "servicesRangeName", Platform.GKE),
     ("pool", "zones", "zones", Platform.GKE),
     ("operator", "gke_driver_version", "gkeDriverVersion", Platform.GKE),
+    ("cluster", "k3s_version", "k3sVersion", Platform.K3S),
+    ("cluster", "api_address", "apiAddress", Platform.K3S),
+    ("pool", "role", "role", Platform.K3S),
+    ("pool", "hosts", "hosts", Platform.K3S),
+    ("top", "ssh_private_key", "sshPrivateKey", Platform.K3S),
 )
 
 
@@ -73,15 +82,17 @@ def _platform_key_problems(args: Any, platform: Platform) -> list[Problem]:
         "network": [(f"{CLUSTER}.network", args["cluster"].get("network", {}))],
         "pool": [(f"{POOLS}[{i}]", p) for i, p in enumerate(args["node_pools"])],
         "operator": [("gpukit:gpuOperator", args["gpu_operator"])],
+        "top": [("gpukit:", args)],
     }
     for section, attr, camel, only in PLATFORM_KEYS:
         if only == platform:
             continue
         for prefix, values in sections[section]:
             if attr in values:
+                joiner = "" if prefix.endswith(":") else "."
                 problems.append(
                     Problem(
-                        f"{prefix}.{camel}",
+                        f"{prefix}{joiner}{camel}",
                         f"only for platform {only.value}; this cluster is {platform.value}",
                     )
                 )
@@ -93,15 +104,20 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> bool:
     check_name(f"{CLUSTER}.name", cluster["name"], _CLUSTER_NAME_MAX, problems)
     platform = cluster["platform"]
     provider = cluster.get("provider")
-    if platform in PLANNED_PLATFORMS:
-        problems.append(
-            Problem(
-                f"{CLUSTER}.platform",
-                f"{platform.value!r} ({PLANNED_PLATFORMS[platform]}) is not built yet in this version of "
-                f"gpukit; built: {', '.join(p.value for p in BUILT_PLATFORMS)}",
+    if platform == Platform.K3S:
+        if provider is None:
+            problems.append(Problem(f"{CLUSTER}.provider", "required for platform k3s: one of aws, gcp, ssh"))
+            return False
+        if provider in PLANNED_PROVIDERS:
+            problems.append(
+                Problem(
+                    f"{CLUSTER}.provider",
+                    f"{provider.value!r} ({PLANNED_PROVIDERS[provider]}) is not built yet in this version of "
+                    "gpukit; built for k3s: ssh (existing hosts)",
+                )
             )
-        )
-        return False
+            return False
+        return True
     implied = IMPLIED_PROVIDER[platform]
     if provider is not None and provider != implied:
         problems.append(
@@ -119,14 +135,45 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> bool:
                 f"got {cluster['kubernetes_version']!r}",
             )
         )
-    for i, cidr in enumerate(cluster["api_access_cidrs"]):
+    for i, cidr in enumerate(cluster.get("api_access_cidrs", [])):
         check_cidr(f"{CLUSTER}.apiAccessCidrs[{i}]", cidr, problems)
     return True
+
+
+def _presence_problems(args: Any, platform: Platform, pools_ok: bool) -> list[Problem]:
+    """Keys required on cloud platforms are refused for existing hosts, and the other way round."""
+    problems: list[Problem] = []
+    cloud = platform in CLOUD_PLATFORMS
+    targets: list[tuple[str, Any, tuple[Field, ...]]] = [(CLUSTER, args["cluster"], CLUSTER_FIELDS)]
+    if pools_ok:
+        targets += [(f"{POOLS}[{i}]", p, POOL_FIELDS) for i, p in enumerate(args["node_pools"])]
+    for prefix, values, fields in targets:
+        for field in fields:
+            if not field.cloud:
+                continue
+            present = field.attr in values
+            if cloud and not present:
+                problems.append(missing_problem(f"{prefix}.{field.key}", field))
+            elif not cloud and present:
+                problems.append(
+                    Problem(
+                        f"{prefix}.{field.key}",
+                        f"only for the cloud platforms (eks, gke); this cluster is {platform.value} "
+                        "on existing hosts",
+                    )
+                )
+    return problems
+
+
+def _is_cloud_pool(pool: NodePoolSpec) -> bool:
+    return all(attr in pool for attr in ("instance_type", "min_nodes", "max_nodes"))
 
 
 def _validate_pool(i: int, pool: NodePoolSpec, cloud: Provider, problems: list[Problem]) -> None:
     key = f"{POOLS}[{i}]"
     check_name(f"{key}.name", pool["name"], _POOL_NAME_MAX, problems)
+    if not _is_cloud_pool(pool):
+        return  # host pools (provider ssh) are checked in validation_k3s.py; missing keys are reported
     for field, camel in (("min_nodes", "minNodes"), ("max_nodes", "maxNodes")):
         if pool[field] < 0:  # type: ignore[literal-required]
             problems.append(Problem(f"{key}.{camel}", f"must be >= 0; got {pool[field]}"))  # type: ignore[literal-required]
@@ -176,6 +223,8 @@ def _validate_pool(i: int, pool: NodePoolSpec, cloud: Provider, problems: list[P
 
 
 def _hosts_system_pods(pool: NodePoolSpec, cloud: Provider) -> bool:
+    if not _is_cloud_pool(pool):
+        return False
     machine = instance_types(cloud).get(pool["instance_type"])
     return machine is not None and not machine.has_gpu and "gpu" not in pool and pool["min_nodes"] >= 1
 
@@ -190,7 +239,7 @@ def _validate_pools(pools: list[NodePoolSpec], cloud: Provider, problems: list[P
     for i, pool in enumerate(pools):
         if names[pool["name"]] > 1:
             problems.append(Problem(f"{POOLS}[{i}].name", f"duplicate pool name {pool['name']!r}"))
-    if not any(_hosts_system_pods(p, cloud) for p in pools):
+    if cloud != Provider.SSH and not any(_hosts_system_pods(p, cloud) for p in pools):
         problems.append(
             Problem(
                 POOLS,
@@ -248,18 +297,24 @@ def validate_cluster_args(args: Any, sections: tuple[str, ...] = SECTIONS) -> li
     cluster_ok = "cluster" in sections and _validate_cluster(cluster, problems)
     pools_ok = "nodePools" in sections
     # Pools need only the platform to be checked; a broken cluster section must not hide them.
-    if platform in BUILT_PLATFORMS and (cluster_ok or "provider" not in cluster):
+    if platform in BUILT_PLATFORMS and (
+        cluster_ok or ("provider" not in cluster and platform != Platform.K3S)
+    ):
         cloud = cloud_of(cluster)
         if pools_ok:
             _validate_pools(args["node_pools"], cloud, problems)
         if cluster_ok:
             problems.extend(_platform_key_problems(args, platform))
-            if platform == Platform.EKS:
+            presence = _presence_problems(args, platform, pools_ok)
+            problems.extend(presence)
+            if platform == Platform.EKS and not presence:
                 validate_eks_cluster(cluster, problems)
-            else:
+            elif platform == Platform.GKE and not presence:
                 validate_gke_cluster(cluster, args["node_pools"] if pools_ok else [], problems)
                 for i, pool in enumerate(args["node_pools"] if pools_ok else []):
                     validate_gke_pool(i, pool, cluster, problems)
+            elif platform == Platform.K3S:
+                validate_k3s_cluster(args, pools_ok, problems)
         if "gpuOperator" in sections:
             _validate_operator(args["gpu_operator"], platform, problems)
     if "workloads" in sections:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from components.errors import ConfigError
+from components.spec import DriverMode
 from gpukit.plan.stack_file import StackFileError, find_project_root, load_stack_file, stack_file_path
 
 DEFAULT_STACK = "eks-dev"
@@ -31,6 +32,26 @@ def _parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print plan.json to stdout instead of the text report"
     )
     plan.add_argument("--project", type=Path, default=None, help="project folder (default: found from cwd)")
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="check whether this machine can join a gpukit k3s cluster (the preflight hosts run)",
+        description="Run the host preflight gpukit runs on k3s hosts before they join, on this machine. "
+        "Exit status: 0 ready, 1 not ready.",
+    )
+    kind = doctor.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--gpu", metavar="MODEL:COUNT", help="expect these GPUs, e.g. L40S:2 (default: any NVIDIA GPU)"
+    )
+    kind.add_argument("--cpu", action="store_true", help="check as a node without GPUs")
+    doctor.add_argument(
+        "--driver",
+        choices=[d.value for d in DriverMode],
+        default=DriverMode.PREINSTALLED.value,
+        help="who provides the NVIDIA driver (default preinstalled)",
+    )
+    doctor.add_argument("--cuda", help="CUDA version your images use, checked against the driver")
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -68,10 +89,44 @@ def plan_command(args: argparse.Namespace) -> int:
     return EXIT_PREFLIGHT if plan.errors else EXIT_OK
 
 
+def doctor_command(args: argparse.Namespace) -> int:
+    from components.catalog.drivers import CUDA_MIN_DRIVER
+    from components.catalog.gpus import GPU_MODELS
+    from gpukit import doctor
+
+    expect, model = doctor.ANY_GPUS, ""
+    if args.cpu:
+        expect = 0
+    elif args.gpu:
+        model, _, count = args.gpu.partition(":")
+        if model not in GPU_MODELS or not count.isdigit() or int(count) < 1:
+            print(
+                f"gpukit: --gpu must be MODEL:COUNT with MODEL one of {', '.join(GPU_MODELS)}; "
+                f"got {args.gpu!r}",
+                file=sys.stderr,
+            )
+            return EXIT_INVALID
+        expect = int(count)
+    if args.cuda and args.cuda not in CUDA_MIN_DRIVER:
+        print(
+            f"gpukit: --cuda must be one of {', '.join(CUDA_MIN_DRIVER)}; got {args.cuda!r}", file=sys.stderr
+        )
+        return EXIT_INVALID
+    driver = DriverMode(args.driver)
+    report = doctor.run(expect, model, driver, args.cuda)
+    if args.json:
+        print(doctor.print_json(report))
+    else:
+        sys.stdout.write(doctor.render(report, doctor.describe_role(expect, model, driver)))
+    return EXIT_OK if report.ready else EXIT_PREFLIGHT
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "plan":
         return plan_command(args)
+    if args.command == "doctor":
+        return doctor_command(args)
     return EXIT_INVALID  # argparse rejects unknown commands before this
 
 

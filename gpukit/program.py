@@ -62,6 +62,9 @@ def build(
 ) -> tuple[GpuClusterArgs, GpuCluster]:
     """Validate, preflight, then declare the cluster and the stack outputs."""
     args = cluster_args_from_config(config, secret_keys)
+    if "ssh_private_key" in args:
+        # Secret from here on: in state, in every command that uses it, in plans.
+        args["ssh_private_key"] = pulumi.Output.secret(args["ssh_private_key"])
     errors = [f for f in preflight(args) if f.severity == Severity.ERROR]
     if errors and enforce_preflight:
         raise PreflightError(errors)

@@ -22,6 +22,8 @@ class PriceBasis:
 PRICE_BASIS: dict[Provider, PriceBasis] = {
     Provider.AWS: PriceBasis(aws.PRICE_REGION, aws.PRICE_DATE, aws.PRICE_SOURCE),
     Provider.GCP: PriceBasis(gcp.PRICE_REGION, gcp.PRICE_DATE, gcp.PRICE_SOURCE),
+    # Existing hosts: gpukit knows no price for them and adds no cloud charges.
+    Provider.SSH: PriceBasis("your own hosts", "no list prices", "none"),
 }
 
 INSTANCE_TABLES: dict[Provider, Mapping[str, InstanceType]] = {

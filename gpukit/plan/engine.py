@@ -6,10 +6,13 @@ from typing import Any
 import pulumi
 from pulumi.runtime import settings as runtime_settings
 
+from components.catalog.k3s import k3s_version_for
 from components.cluster import GpuClusterArgs
 from components.costs import CostEstimate, estimate
 from components.gpu_operator_values import Operand, operands
+from components.node_pools import cluster_pool_facts
 from components.preflight import Finding, Severity, preflight
+from components.spec import is_ssh
 from components.stack_config import cluster_args_from_config
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 from gpukit.plan.stack_file import LoadedStack
@@ -17,6 +20,36 @@ from gpukit.program import build, read_stack_config
 
 SECRET_SIG = "4dabf18193072939515e22adb298388d"  # Pulumi's wire marker for secret values
 MASK = "[secret]"
+
+
+@dataclass(frozen=True)
+class PlannedHost:
+    node: str
+    role: str
+    address: str
+    k3s_version: str
+    labels: list[str]
+    taints: list[str]
+
+
+def planned_hosts(args: GpuClusterArgs) -> list[PlannedHost]:
+    """The hosts of a k3s-over-SSH stack, as the backend will join them."""
+    if not is_ssh(args["cluster"]):
+        return []
+    from providers.ssh.hosts import k3s_hosts
+
+    version = k3s_version_for(args["cluster"]["kubernetes_version"], args["cluster"].get("k3s_version"))
+    return [
+        PlannedHost(
+            h["node_name"],
+            h["role"].value,
+            h["address"],
+            version,
+            [f"{k}={v}" for k, v in sorted(h["labels"].items())],
+            list(h["taints"]),
+        )
+        for h in k3s_hosts(args["node_pools"], cluster_pool_facts(args), "")
+    ]
 
 
 @dataclass
@@ -28,6 +61,8 @@ class PlanResult:
     costs: CostEstimate
     operands: list[Operand] = field(default_factory=list)
     storage: str = ""
+    hosts: list[PlannedHost] = field(default_factory=list)
+    """k3s over SSH: every host and what it joins as."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -75,4 +110,5 @@ def run_plan(stack: LoadedStack) -> PlanResult:
         costs=estimate(args),
         operands=operands(cluster.gpu_node_software),
         storage=cluster.storage,
+        hosts=planned_hosts(args),
     )

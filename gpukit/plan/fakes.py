@@ -20,6 +20,10 @@ ACCOUNT_ID = "123456789012"
 FAKE_CA = base64.b64encode(b"-----BEGIN CERTIFICATE-----\ngpukit plan: fake CA\n-----END CERTIFICATE-----\n")
 
 
+def _pem(kind: str, name: str) -> str:
+    return f"-----BEGIN {kind}-----\ngpukit plan fake {_hex(kind, name, length=32)}\n-----END {kind}-----\n"
+
+
 class UnmockedInvokeError(RuntimeError):
     pass
 
@@ -159,6 +163,23 @@ class PlanMocks(pulumi.runtime.Mocks):
             }
         if token.startswith("aws:ec2/"):
             return {"arn": self._arn("ec2", rid)}
+        return self._local_outputs(token, name)
+
+    def _local_outputs(self, token: str, name: str) -> dict[str, Any]:
+        """Providers that run on the deployer's machine (tls, random) or on the hosts (command)."""
+        if token == "random:index/randomPassword:RandomPassword":
+            return {"result": f"plan-fake-{_hex(name, length=40)}"}
+        if token == "tls:index/privateKey:PrivateKey":
+            return {"privateKeyPem": _pem("PRIVATE KEY", name), "publicKeyPem": _pem("PUBLIC KEY", name)}
+        if token in (
+            "tls:index/selfSignedCert:SelfSignedCert",
+            "tls:index/locallySignedCert:LocallySignedCert",
+        ):
+            return {"certPem": _pem("CERTIFICATE", name)}
+        if token == "tls:index/certRequest:CertRequest":
+            return {"certRequestPem": _pem("CERTIFICATE REQUEST", name)}
+        if token == "command:remote:Command":
+            return {"stdout": "", "stderr": ""}
         return {}
 
     # --- invokes

@@ -4,7 +4,8 @@ from collections import defaultdict
 
 from components.catalog.clouds import PRICE_BASIS
 from components.costs import PoolCost
-from components.spec import cloud_of
+from components.node_pools import OWN_HOSTS_NOTE
+from components.spec import Provider, cloud_of
 from gpukit.plan.engine import PlanResult
 from gpukit.plan.fakes import Recorded
 
@@ -49,7 +50,8 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
         p = pc.pool
         if p.is_gpu != gpu:
             continue
-        capacity = p.capacity.value + ("*" if pc.spot_upper_bound else "")
+        own = p.instance.price_note == OWN_HOSTS_NOTE
+        capacity = "own" if own else p.capacity.value + ("*" if pc.spot_upper_bound else "")
         if gpu:
             assert p.gpu is not None
             rows.append(
@@ -70,7 +72,7 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
                 [
                     p.name,
                     p.instance.name,
-                    f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
+                    "own host" if own else f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
                     _money(pc.idle),
@@ -125,6 +127,18 @@ def render_text(plan: PlanResult) -> str:
     out += ["", "Preflight:"]
     out += [f"  {f}" for f in plan.findings] or ["  no findings"]
     costs = plan.costs
+    if plan.hosts:
+        out += ["", "Hosts:"]
+        out += _table(
+            ["node", "role", "address", "k3s", "labels", "taints"],
+            [
+                [h.node, h.role, h.address, h.k3s_version, ",".join(h.labels), ",".join(h.taints) or "-"]
+                for h in plan.hosts
+            ],
+        )
+    if cloud_of(spec) == Provider.SSH:
+        out += ["", "Cost: your own hosts; gpukit adds no cloud charges and knows no price for them."]
+        return _closing(out, plan)
     basis = PRICE_BASIS[cloud_of(spec)]
     out += ["", f"Cost (list prices in {basis.region}, {basis.as_of}; USD per hour):"]
     out += [
@@ -144,6 +158,10 @@ def render_text(plan: PlanResult) -> str:
             f"  no list price in the catalog for pool(s) {', '.join(costs.unpriced)}: left out of the totals"
         )
     out.append("  not included: data transfer, NAT data processing, disks, load balancers")
+    return _closing(out, plan)
+
+
+def _closing(out: list[str], plan: PlanResult) -> str:
     errors = len(plan.errors)
     out += ["", f"Result: {errors} preflight error(s)" if errors else "Result: ready to `pulumi up`"]
     return "\n".join(out) + "\n"

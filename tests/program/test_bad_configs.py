@@ -221,10 +221,10 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "platform eks implies provider aws",
     ),
     (
-        "platform-k3s-not-built",
-        cluster_set(platform="k3s", provider="ssh"),
-        f"{CLUSTER}.platform",
-        "'k3s' (k3s on GPU VMs and SSH hosts) is not built yet",
+        "k3s-on-ec2-not-built",
+        cluster_set(platform="k3s", provider="aws"),
+        f"{CLUSTER}.provider",
+        "'aws' (k3s on EC2 GPU VMs) is not built yet",
     ),
     (
         "platform-unknown",

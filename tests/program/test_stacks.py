@@ -60,10 +60,10 @@ def test_strict_validation_rejects_an_unknown_field() -> None:
 
 
 def runs_gpu_operator(stack: str) -> bool:
-    """EKS always runs the Operator; GKE only with driver: operator (GKE manages the rest)."""
+    """EKS and k3s always run the Operator; GKE only with driver: operator (GKE manages the rest)."""
     config = stack_config(stack)
     return (
-        config["gpukit:cluster"]["platform"] == "eks" or config["gpukit:gpuOperator"]["driver"] == "operator"
+        config["gpukit:cluster"]["platform"] != "gke" or config["gpukit:gpuOperator"]["driver"] == "operator"
     )
 
 

@@ -1,0 +1,1 @@
+"""Existing machines reached over SSH (bare metal, other clouds, lab workstations), joined into k3s."""

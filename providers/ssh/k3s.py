@@ -1,0 +1,40 @@
+"""The k3s-over-SSH backend: existing hosts become one k3s cluster (providers.base.ClusterBackend)."""
+
+from typing import Any
+
+import pulumi
+
+from components.catalog.k3s import k3s_version_for
+from components.k3s import K3sCluster
+from components.k3s_software import LOCAL_PATH_STORAGE, k3s_gpu_node_software
+from components.node_pools import cluster_pool_facts
+from providers.base import ClusterHandle
+from providers.ssh.hosts import k3s_hosts, min_driver_branch
+
+
+def build_k3s_ssh(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:
+    spec = args["cluster"]
+    hosts = k3s_hosts(args["node_pools"], cluster_pool_facts(args), args["ssh_private_key"])
+    driver = args["gpu_operator"]["driver"]
+    cuda = args.get("workloads", {}).get("cuda_version")
+    cluster = K3sCluster(
+        name,
+        {
+            "cluster_name": spec["name"],
+            "k3s_version": k3s_version_for(spec["kubernetes_version"], spec.get("k3s_version")),
+            "api_address": spec.get("api_address") or hosts[0]["address"],
+            "hosts": hosts,
+            "driver": driver,
+            "min_driver_branch": min_driver_branch(cuda),
+            "cuda_version": cuda or "",
+        },
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+    return ClusterHandle(
+        name=pulumi.Output.from_input(spec["name"]),
+        kubeconfig=cluster.kubeconfig,
+        kubernetes=cluster.kubernetes,
+        gpu_node_software=k3s_gpu_node_software(driver),
+        system_ready=list(cluster.servers),
+        storage_summary=LOCAL_PATH_STORAGE,
+    )
