@@ -44,7 +44,8 @@ while IFS="$(printf '\t')" read -r path content; do
 done
 
 write_if_changed() {
-  if [ -e "$1" ] && [ "$(cat "$1")" = "$2" ]; then
+  # Both sides through $(...), which drops trailing newlines the same way.
+  if [ -e "$1" ] && [ "$(cat "$1")" = "$(printf '%s' "$2")" ]; then
     return 0
   fi
   printf '%s\n' "$2" > "$1"
