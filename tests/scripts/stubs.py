@@ -4,7 +4,6 @@ Each stub appends its command line to calls.log; state (is k3s installed, is its
 lives in files under the state folder, so a second run of a script sees what the first one did.
 """
 
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +11,8 @@ from pathlib import Path
 STUBS: dict[str, str] = {
     # The k3s installer: record how it was called, then "install" k3s and start its service.
     "sh": """
-echo "sh $* VERSION=${INSTALL_K3S_VERSION:-} EXEC=${INSTALL_K3S_EXEC:-} FORCE=${INSTALL_K3S_FORCE_RESTART:-}" >> "$STATE/calls.log"
+echo "sh $* VERSION=${INSTALL_K3S_VERSION:-} EXEC=${INSTALL_K3S_EXEC:-} \
+FORCE=${INSTALL_K3S_FORCE_RESTART:-}" >> "$STATE/calls.log"
 cat > "$STUBBIN/k3s" <<K3S
 #!/usr/bin/env bash
 echo "k3s \\$*" >> "$STATE/calls.log"
@@ -97,4 +97,4 @@ class FakeHost:
         return Result(proc.returncode, proc.stdout, proc.stderr, calls)
 
     def mode(self, path: str) -> int:
-        return os.stat(self.root / path.lstrip("/")).st_mode & 0o777
+        return (self.root / path.lstrip("/")).stat().st_mode & 0o777

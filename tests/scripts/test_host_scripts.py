@@ -124,7 +124,8 @@ def _install(role: NodeRole = NodeRole.SERVER, labels: dict[str, str] | None = N
 BUNDLE = secrets_bundle(
     {
         TOKEN_FILE: "s3cret-token",
-        "/var/lib/rancher/k3s/server/tls/server-ca.crt": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n",
+        "/var/lib/rancher/k3s/server/tls/server-ca.crt": "-----BEGIN CERTIFICATE-----\nCA\n-----END "
+        "CERTIFICATE-----\n",
     }
 )
 
@@ -164,7 +165,7 @@ def test_a_changed_config_restarts_k3s_with_it(host: FakeHost) -> None:
     assert host.run(_install(), stdin=BUNDLE).code == 0
     changed = host.run(_install(labels={"gpukit.dev/pool": "renamed"}), stdin=BUNDLE)
     assert changed.code == 0
-    assert [c for c in changed.calls if c.startswith("sh ")][0].endswith("FORCE=true")
+    assert next(c for c in changed.calls if c.startswith("sh ")).endswith("FORCE=true")
     assert "gpukit.dev/pool=renamed" in (host.root / "etc/rancher/k3s/config.yaml").read_text()
 
 
@@ -239,7 +240,7 @@ def test_drain_moves_pods_off_then_removes_the_node(host: FakeHost) -> None:
 RENDERED = {
     "preflight-gpu": lambda: preflight_script(2, "L40S", DriverMode.PREINSTALLED, 570, "12.8"),
     "preflight-cpu": lambda: preflight_script(0, "", DriverMode.OPERATOR),
-    "install-server": lambda: _install(),
+    "install-server": _install,
     "install-agent": lambda: _install(NodeRole.AGENT),
     "uninstall-server": lambda: uninstall_script(NodeRole.SERVER),
     "uninstall-agent": lambda: uninstall_script(NodeRole.AGENT),
