@@ -1,0 +1,187 @@
+"""GpuCluster on k3s over SSH under the mocks: assertions on the recorded inputs."""
+
+import copy
+import shlex
+from typing import Any
+
+import pytest
+import yaml
+
+from gpukit.program import build
+from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+
+K3S: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-ssh.yaml").read_text())["config"]
+KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\ntest-only-key\n-----END OPENSSH PRIVATE KEY-----\n"
+SECRETS = ["gpukit:sshPrivateKey"]
+
+
+def k3s_config() -> dict[str, Any]:
+    config = copy.deepcopy(K3S)
+    config["gpukit:sshPrivateKey"] = KEY
+    return config
+
+
+def run(config: dict[str, Any]) -> Recording:
+    return record(lambda: build(config, SECRETS), config=config, secret_keys=SECRETS)
+
+
+@pytest.fixture(scope="module")
+def lab() -> Recording:
+    return run(k3s_config())
+
+
+def commands(rec: Recording) -> dict[str, dict[str, Any]]:
+    return {r.name.removeprefix("lab-"): r.inputs for r in rec.of_type("command:remote:Command")}
+
+
+def test_every_host_is_checked_then_installed_and_every_node_but_the_first_server_drains(
+    lab: Recording,
+) -> None:
+    assert sorted(commands(lab)) == sorted(
+        [
+            "control-192-0-2-10-preflight",
+            "control-192-0-2-10-k3s",
+            "l40s-192-0-2-11-preflight",
+            "l40s-192-0-2-11-k3s",
+            "l40s-192-0-2-11-drain",
+            "l40s-192-0-2-12-preflight",
+            "l40s-192-0-2-12-k3s",
+            "l40s-192-0-2-12-drain",
+        ]
+    )
+
+
+def test_the_ssh_key_and_the_secrets_bundle_stay_secret(lab: Recording) -> None:
+    for name, inputs in commands(lab).items():
+        assert is_secret(inputs["connection"]), name
+        assert KEY not in str(inputs.get("create", "")), name
+        if name.endswith("-k3s"):
+            assert is_secret(inputs["stdin"]), name
+    token = lab.one("random:index/randomPassword:RandomPassword")
+    assert token.inputs["length"] == 48
+    server_bundle = unsecret(commands(lab)["control-192-0-2-10-k3s"]["stdin"])
+    paths = {line.split("\t")[0] for line in server_bundle.splitlines()}
+    assert paths == {
+        "/etc/rancher/k3s/gpukit-token",
+        *(
+            f"/var/lib/rancher/k3s/server/tls/{ca}.{ext}"
+            for ca in ("server-ca", "client-ca", "request-header-ca", "etcd/peer-ca", "etcd/server-ca")
+            for ext in ("crt", "key")
+        ),
+        "/var/lib/rancher/k3s/server/tls/service.key",
+    }
+    agent_bundle = unsecret(commands(lab)["l40s-192-0-2-11-k3s"]["stdin"])
+    assert [line.split("\t")[0] for line in agent_bundle.splitlines()] == ["/etc/rancher/k3s/gpukit-token"]
+
+
+def _script_in(create: str) -> str:
+    """The script a remote command runs (`... bash -c '<script>' ...`), unquoted."""
+    tokens = shlex.split(create)
+    return tokens[tokens.index("-c") + 1]
+
+
+def _config_in(create: str) -> dict[str, Any]:
+    """The k3s config.yaml an install command writes, as the script's K3S_CONFIG assignment holds it."""
+    script = _script_in(create)
+    value = script[script.index("\nK3S_CONFIG=") + len("\nK3S_CONFIG=") :]
+    lexer = shlex.shlex(value, posix=True)
+    lexer.whitespace_split = True
+    return yaml.safe_load(lexer.get_token() or "")  # only the first token: the quoted value
+
+
+def test_server_and_agent_flags(lab: Recording) -> None:
+    server = _config_in(commands(lab)["control-192-0-2-10-k3s"]["create"])
+    assert server["tls-san"] == ["192.0.2.10"]
+    assert server["disable"] == ["traefik"]
+    assert server["write-kubeconfig-mode"] == "0600"
+    assert server["secrets-encryption"] is True
+    assert "server" not in server and "cluster-init" not in server  # one server: no embedded etcd
+    agent = _config_in(commands(lab)["l40s-192-0-2-11-k3s"]["create"])
+    assert agent["server"] == "https://192.0.2.10:6443"
+    assert agent["token-file"] == "/etc/rancher/k3s/gpukit-token"
+    assert agent["node-label"] == [
+        "gpukit.dev/gpu-model=L40S",
+        "gpukit.dev/pool=l40s",
+        "nvidia.com/gpu.present=true",
+    ]
+    assert agent["node-taint"] == ["nvidia.com/gpu=true:NoSchedule"]
+    assert "K3S_VERSION=v1.35.8+k3s1" in commands(lab)["l40s-192-0-2-11-k3s"]["create"]
+
+
+def test_only_the_preflight_uses_triggers_and_the_install_uninstalls_on_delete(lab: Recording) -> None:
+    by_name = commands(lab)
+    for name, inputs in by_name.items():
+        if name.endswith("-preflight"):
+            assert len(inputs["triggers"]) == 1
+        else:
+            # A trigger change replaces a command: for the install that would mean uninstall + reinstall.
+            assert "triggers" not in inputs or not inputs["triggers"], name
+    assert "k3s-agent-uninstall.sh" in by_name["l40s-192-0-2-11-k3s"]["delete"]
+    assert "k3s-uninstall.sh" in by_name["control-192-0-2-10-k3s"]["delete"]
+    assert "EXPECT_GPUS=2" in by_name["l40s-192-0-2-11-preflight"]["create"]
+    assert "GPU_MODEL=L40S" in by_name["l40s-192-0-2-11-preflight"]["create"]
+    assert "DRIVER_MODE=preinstalled" in by_name["l40s-192-0-2-11-preflight"]["create"]
+
+
+def test_drains_run_on_the_first_server(lab: Recording) -> None:
+    drain = commands(lab)["l40s-192-0-2-11-drain"]
+    assert unsecret(drain["connection"])["host"] == "192.0.2.10"
+    assert "NODE_NAME=l40s-192-0-2-11" in drain["delete"]
+    assert "create" not in drain or not drain["create"]
+
+
+def test_ha_servers_use_embedded_etcd(tmp_path: Any) -> None:
+    config = k3s_config()
+    config["gpukit:nodePools"][0]["hosts"] = [
+        {"address": f"192.0.2.{i}", "user": "ubuntu"} for i in (10, 20, 30)
+    ]
+    by_name = commands(run(config))
+    first = _config_in(by_name["control-192-0-2-10-k3s"]["create"])
+    assert first["cluster-init"] is True
+    assert first["tls-san"] == ["192.0.2.10", "192.0.2.20", "192.0.2.30"]
+    for other in ("control-192-0-2-20-k3s", "control-192-0-2-30-k3s"):
+        joined = _config_in(by_name[other]["create"])
+        assert joined["server"] == "https://192.0.2.10:6443"
+        assert "cluster-init" not in joined
+    assert "control-192-0-2-20-drain" in by_name
+
+
+def test_kubeconfig_uses_the_pulumi_made_admin_certificate(lab: Recording) -> None:
+    kubeconfig = lab.one("pulumi:providers:kubernetes").inputs["kubeconfig"]
+    assert is_secret(kubeconfig)
+    doc = yaml.safe_load(unsecret(kubeconfig))
+    assert doc["clusters"][0]["cluster"]["server"] == "https://192.0.2.10:6443"
+    assert set(doc["users"][0]["user"]) == {"client-certificate-data", "client-key-data"}
+    csr = lab.one("tls:index/certRequest:CertRequest").inputs
+    assert csr["subject"] == {"commonName": "gpukit-admin", "organization": "system:masters"}
+
+
+def test_operator_values_for_k3s_and_no_extra_runtime_class(lab: Recording) -> None:
+    values = lab.one("kubernetes:helm.sh/v3:Release").inputs["values"]
+    assert values["toolkit"]["env"] == [
+        {"name": "CONTAINERD_SOCKET", "value": "/run/k3s/containerd/containerd.sock"}
+    ]
+    assert values["driver"]["enabled"] is False and values["toolkit"]["enabled"] is False
+    assert lab.of_type("kubernetes:node.k8s.io/v1:RuntimeClass") == []  # k3s ships `nvidia` itself
+
+
+def test_operator_mode_turns_driver_and_toolkit_on() -> None:
+    config = k3s_config()
+    config["gpukit:gpuOperator"]["driver"] = "operator"
+    rec = run(config)
+    values = rec.one("kubernetes:helm.sh/v3:Release").inputs["values"]
+    assert values["driver"]["enabled"] is True and values["toolkit"]["enabled"] is True
+    assert "DRIVER_MODE=operator" in commands(rec)["l40s-192-0-2-11-preflight"]["create"]
+
+
+def test_bastion_hosts_are_reached_through_a_proxy() -> None:
+    config = k3s_config()
+    config["gpukit:nodePools"][1]["hosts"][0]["bastion"] = {"address": "198.51.100.5", "user": "jump"}
+    connection = unsecret(commands(run(config))["l40s-192-0-2-11-k3s"]["connection"])
+    assert connection["proxy"]["host"] == "198.51.100.5"
+    assert connection["proxy"]["user"] == "jump"
+
+
+def test_every_resource_argument_is_one_the_provider_schema_knows(lab: Recording) -> None:
+    unknown = {r.name: n for r in lab.resources if r.custom and (n := unknown_argument_names(r.inputs))}
+    assert unknown == {}
