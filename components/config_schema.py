@@ -106,6 +106,7 @@ CLUSTER_FIELDS = (
     Field("deletionProtection", "bool", "GKE: refuse to destroy the cluster"),
     Field("k3sVersion", "str", "k3s: exact k3s release, e.g. v1.35.7+k3s1"),
     Field("apiAddress", "str", "k3s: address clients use for the API (default: first server)"),
+    Field("traefik", "bool", "k3s: keep k3s's packaged traefik ingress (default off)"),
     Field("tags", "map[str]", "extra tags on every cloud resource"),
 )
 

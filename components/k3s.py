@@ -58,6 +58,8 @@ class K3sClusterArgs(TypedDict):
     driver: DriverMode
     min_driver_branch: NotRequired[int]
     cuda_version: NotRequired[str]
+    traefik: NotRequired[bool]
+    """Keep k3s's packaged traefik ingress (default false)."""
 
 
 class K3sCluster(pulumi.ComponentResource):
@@ -107,6 +109,7 @@ class K3sCluster(pulumi.ComponentResource):
                 server_url=None if is_first else join_url,
                 cluster_init=is_first and len(servers) > 1,
                 tls_sans=tls_sans,
+                traefik=args.get("traefik", False),
             )
             install = install_script(role, args["k3s_version"], config, kubelet_shutdown_config())
             waits: list[pulumi.Resource] = [check] if first_install is None else [check, first_install]

@@ -93,6 +93,7 @@ def k3s_config(
     server_url: str | None = None,
     cluster_init: bool = False,
     tls_sans: list[str] | None = None,
+    traefik: bool = False,
 ) -> str:
     """/etc/rancher/k3s/config.yaml: every k3s flag as a key; the token comes from a file, not here."""
     config: dict[str, Any] = {"node-name": node_name, "token-file": TOKEN_FILE}
@@ -102,7 +103,8 @@ def k3s_config(
         if cluster_init:
             config["cluster-init"] = True  # embedded etcd on the first of several servers
         config["tls-san"] = list(tls_sans or [])
-        config["disable"] = ["traefik"]  # no ingress controller unless the user adds one
+        if not traefik:
+            config["disable"] = ["traefik"]  # no ingress controller unless the stack asks for it
         config["write-kubeconfig-mode"] = "0600"
         config["secrets-encryption"] = True
     config["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]

@@ -126,6 +126,8 @@ class ClusterSpec(TypedDict):
     """k3s: the exact k3s release (default: gpukit's pin for `kubernetes_version`)."""
     api_address: NotRequired[str]
     """k3s: the address clients use for the API (default: the first server host's address)."""
+    traefik: NotRequired[bool]
+    """k3s: keep k3s's packaged traefik ingress controller (default false: disabled)."""
     provider: NotRequired[Provider]
     """Only for `platform: k3s`; implied for eks (aws) and gke (gcp)."""
     project: NotRequired[str]

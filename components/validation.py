@@ -69,6 +69,7 @@ PLATFORM_KEYS: tuple[tuple[str, str, str, Platform], ...] = (
     ("operator", "gke_driver_version", "gkeDriverVersion", Platform.GKE),
     ("cluster", "k3s_version", "k3sVersion", Platform.K3S),
     ("cluster", "api_address", "apiAddress", Platform.K3S),
+    ("cluster", "traefik", "traefik", Platform.K3S),
     ("pool", "role", "role", Platform.K3S),
     ("pool", "hosts", "hosts", Platform.K3S),
     ("top", "ssh_private_key", "sshPrivateKey", Platform.K3S),

@@ -27,6 +27,7 @@ def build_k3s_ssh(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandl
             "driver": driver,
             "min_driver_branch": min_driver_branch(cuda),
             "cuda_version": cuda or "",
+            "traefik": spec.get("traefik", False),
         },
         opts=pulumi.ResourceOptions(parent=parent),
     )

@@ -165,6 +165,13 @@ def test_operator_values_for_k3s_and_no_extra_runtime_class(lab: Recording) -> N
     assert lab.of_type("kubernetes:node.k8s.io/v1:RuntimeClass") == []  # k3s ships `nvidia` itself
 
 
+def test_traefik_stays_only_when_the_stack_asks_for_it() -> None:
+    config = k3s_config()
+    config["gpukit:cluster"]["traefik"] = True
+    server = _config_in(commands(run(config))["control-192-0-2-10-k3s"]["create"])
+    assert "disable" not in server
+
+
 def test_operator_mode_turns_driver_and_toolkit_on() -> None:
     config = k3s_config()
     config["gpukit:gpuOperator"]["driver"] = "operator"

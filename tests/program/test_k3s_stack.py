@@ -2,6 +2,8 @@
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,19 @@ def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture
     assert "l40s-192-0-2-11     agent   192.0.2.11  v1.35.8+k3s1" in text
     assert "Storage: local-path" in text
     assert "gpukit adds no cloud charges" in text
+
+
+def test_a_k3s_stack_imports_no_cloud_sdk(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from gpukit.cli import main\n"
+        f"assert main(['plan', '--project', {str(ROOT)!r}, '--stack', 'k3s-ssh']) == 0\n"
+        "print(sorted(m for m in sys.modules if m in ('pulumi_aws', 'pulumi_gcp')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has an NVIDIA GPU")
