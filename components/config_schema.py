@@ -51,6 +51,8 @@ class Field:
     """Set for keys of capabilities gpukit does not build yet: such a key is rejected, never ignored."""
     cloud: bool = False
     """Required on the cloud platforms (eks, gke), refused for existing SSH hosts."""
+    cloud_only: bool = False
+    """Optional on the cloud platforms, refused for existing SSH hosts (it would mean nothing there)."""
 
     @property
     def attr(self) -> str:
@@ -107,7 +109,7 @@ CLUSTER_FIELDS = (
     Field("k3sVersion", "str", "k3s: exact k3s release, e.g. v1.35.7+k3s1"),
     Field("apiAddress", "str", "k3s: address clients use for the API (default: first server)"),
     Field("traefik", "bool", "k3s: keep k3s's packaged traefik ingress (default off)"),
-    Field("tags", "map[str]", "extra tags on every cloud resource"),
+    Field("tags", "map[str]", "extra tags on every cloud resource", cloud_only=True),
 )
 
 POOL_FIELDS = (
@@ -115,8 +117,8 @@ POOL_FIELDS = (
     Field("instanceType", "str", "cloud instance type", cloud=True),
     Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", cloud=True),
     Field("maxNodes", "int", "most nodes the autoscaler may start", cloud=True),
-    Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity),
-    Field("diskSizeGb", "int", "root volume size in GiB"),
+    Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity, cloud_only=True),
+    Field("diskSizeGb", "int", "root volume size in GiB", cloud_only=True),
     # No parser default: the key is EKS-only, so validation must see whether it was set.
     Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage),
     Field("role", "str", "k3s node role (default agent)", choices=NodeRole),

@@ -16,6 +16,7 @@ import pulumi
 import pulumi_command as command
 import pulumi_kubernetes as k8s
 
+from components.k3s_names import url_host
 from components.k3s_pki import K3sPki
 from components.k3s_scripts import (
     API_PORT,
@@ -76,7 +77,7 @@ class K3sCluster(pulumi.ComponentResource):
         )
         servers = [h for h in args["hosts"] if h["role"] == NodeRole.SERVER]
         first = servers[0]
-        join_url = f"https://{first['address']}:{API_PORT}"
+        join_url = f"https://{url_host(first['address'])}:{API_PORT}"
         tls_sans = sorted({args["api_address"], *(h["address"] for h in servers)})
         server_bundle = pki.server_files.apply(secrets_bundle)
         agent_bundle = pki.agent_files.apply(secrets_bundle)
@@ -136,7 +137,7 @@ class K3sCluster(pulumi.ComponentResource):
             if role == NodeRole.SERVER:
                 self.servers.append(installed)
 
-        server_url = f"https://{args['api_address']}:{API_PORT}"
+        server_url = f"https://{url_host(args['api_address'])}:{API_PORT}"
         rendered: pulumi.Output[str] = pulumi.Output.all(
             pki.server_ca_pem, pki.admin_cert_pem, pki.admin_key_pem
         ).apply(lambda a: certificate_kubeconfig(args["cluster_name"], server_url, a[0], a[1], a[2]))

@@ -198,4 +198,6 @@ def is_ssh(cluster: ClusterSpec) -> bool:
 
 def cloud_of(cluster: ClusterSpec) -> Provider:
     """The provider whose machines the pools run on: implied by eks/gke, explicit for k3s."""
-    return cluster.get("provider") or IMPLIED_PROVIDER[cluster["platform"]]
+    implied = IMPLIED_PROVIDER.get(cluster["platform"])
+    # eks/gke: always their cloud, also when a mismatched provider is configured (that is reported).
+    return implied or cluster["provider"]

@@ -150,10 +150,10 @@ def _presence_problems(args: Any, platform: Platform, pools_ok: bool) -> list[Pr
         targets += [(f"{POOLS}[{i}]", p, POOL_FIELDS) for i, p in enumerate(args["node_pools"])]
     for prefix, values, fields in targets:
         for field in fields:
-            if not field.cloud:
+            if not (field.cloud or field.cloud_only):
                 continue
             present = field.attr in values
-            if cloud and not present:
+            if cloud and not present and field.cloud:
                 problems.append(missing_problem(f"{prefix}.{field.key}", field))
             elif not cloud and present:
                 problems.append(

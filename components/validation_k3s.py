@@ -8,6 +8,7 @@ from typing import Any
 from components.catalog.gpus import UnknownGpuModelError, gpu_model
 from components.catalog.k3s import K3S_VERSIONS, k3s_minor
 from components.errors import Problem
+from components.k3s_names import node_name
 from components.spec import ClusterSpec, NodePoolSpec, NodeRole, Provider
 from components.validation_common import CLUSTER, POOLS
 
@@ -82,7 +83,9 @@ def validate_k3s_cluster(args: Any, pools_ok: bool, problems: list[Problem]) -> 
 
 
 def _validate_hosts(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+    # DNS names are case-insensitive: `gpu1.lab` and `GPU1.lab` are one host.
     addresses: Counter[str] = Counter()
+    names: dict[str, str] = {}
     servers = 0
     for i, pool in enumerate(pools):
         key = f"{POOLS}[{i}]"
@@ -97,7 +100,7 @@ def _validate_hosts(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
             bastion = host.get("bastion")
             if bastion is not None:
                 _check_endpoint(f"{key}.hosts[{j}].bastion", dict(bastion), problems)
-            addresses[host["address"]] += 1
+            addresses[host["address"].lower()] += 1
         if pool.get("role", NodeRole.AGENT) == NodeRole.SERVER:
             servers += len(hosts)
         gpu = pool.get("gpu")
@@ -113,11 +116,21 @@ def _validate_hosts(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
                 )
     for i, pool in enumerate(pools):
         for j, host in enumerate(pool.get("hosts") or []):
-            if addresses[host["address"]] > 1:
+            name = node_name(pool["name"], host["address"])
+            if name in names and addresses[host["address"].lower()] == 1:
                 problems.append(
                     Problem(
                         f"{POOLS}[{i}].hosts[{j}].address",
-                        f"{host['address']!r} is listed {addresses[host['address']]} times; "
+                        f"{host['address']!r} gives node name {name!r}, as {names[name]!r} does; "
+                        "use addresses that differ in more than case and punctuation",
+                    )
+                )
+            names.setdefault(name, host["address"])
+            if addresses[host["address"].lower()] > 1:
+                problems.append(
+                    Problem(
+                        f"{POOLS}[{i}].hosts[{j}].address",
+                        f"{host['address']!r} is listed {addresses[host['address'].lower()]} times; "
                         "each host joins once",
                     )
                 )

@@ -1,20 +1,14 @@
 """From pools of SSH hosts to the hosts K3sCluster runs commands on (pure, apart from the key)."""
 
-import re
 from typing import Any
 
 import pulumi
 
 from components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
 from components.k3s import K3sHostArgs
+from components.k3s_names import node_name
 from components.node_pools import PoolFacts
 from components.spec import HostSpec, NodePoolSpec, NodeRole
-
-
-def node_name(pool: str, address: str) -> str:
-    """`l40s` + `192.0.2.11` -> `l40s-192-0-2-11`: stable per host, a valid Kubernetes node name."""
-    slug = re.sub(r"[^a-z0-9]+", "-", address.lower()).strip("-")
-    return f"{pool}-{slug}"[:63].rstrip("-")
 
 
 def connection(host: HostSpec, private_key: pulumi.Input[str]) -> dict[str, Any]:

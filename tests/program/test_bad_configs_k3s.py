@@ -415,9 +415,9 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
     ),
 ]
 
-# Cases gpukit gets wrong today (strict: each turns into a failure once fixed, so the mark comes off).
-# (case id, base config, mutation, exact key, fragment of its message, what goes wrong)
-KNOWN_BUGS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
+# Bugs found while writing these cases, fixed since; kept as regression cases.
+# (case id, base config, mutation, exact key, fragment of its message, what used to go wrong)
+REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
     (
         "duplicate-dns-name-differing-in-case",
         k3s_config,
@@ -477,14 +477,8 @@ def broken(base: Callable[[], Config], mutation: Mutation) -> Callable[[], Confi
             for case, base, mutation, key, fragment in CASES
         ),
         *(
-            pytest.param(
-                broken(base, mutation),
-                key,
-                fragment,
-                id=case,
-                marks=pytest.mark.xfail(strict=True, reason=reason),
-            )
-            for case, base, mutation, key, fragment, reason in KNOWN_BUGS
+            pytest.param(broken(base, mutation), key, fragment, id=case)
+            for case, base, mutation, key, fragment, _ in REGRESSIONS
         ),
     ],
 )
@@ -511,7 +505,7 @@ def test_bad_k3s_config_is_refused(
 
 
 def test_case_ids_are_unique_and_enough() -> None:
-    ids = [case[0] for case in CASES] + [case[0] for case in KNOWN_BUGS]
+    ids = [case[0] for case in CASES] + [case[0] for case in REGRESSIONS]
     assert len(ids) == len(set(ids))
     assert len(CASES) >= 12
 
@@ -604,16 +598,9 @@ def test_every_k3s_problem_is_reported_in_one_run(tmp_path: Path, capsys: pytest
     assert {key for key, _ in expected} <= {problem.key for problem in raised.value.problems}
 
 
-# --- found while writing these cases (strict xfail: remove the mark once fixed) -----------------------
+# --- found while writing these cases, fixed since -----------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an EKS stack with provider: ssh is refused for the provider, but the pools are then checked "
-    "against the 'ssh' catalog (validation._validate_pools gets cloud_of(cluster) = ssh): two more "
-    'problems name keys that are fine, e.g. "gpukit:nodePools[0].instanceType: unknown ssh instance '
-    "type 'm7i.large'\"",
-)
 def test_provider_ssh_on_eks_names_only_the_provider(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -624,12 +611,6 @@ def test_provider_ssh_on_eks_names_only_the_provider(
     assert all(line.startswith(f"{CLUSTER}.provider: ") for line in named), stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="two distinct hosts whose addresses slug to the same node name (gpu1.lab, gpu1-lab) are "
-    "accepted and both become node l40s-gpu1-lab: plan exits 0 with lab-l40s-gpu1-lab-k3s (and "
-    "-preflight, -drain) registered twice, which `pulumi up` refuses as duplicate URNs",
-)
 def test_hosts_with_colliding_node_names_are_told_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -642,7 +623,7 @@ def test_hosts_with_colliding_node_names_are_told_apart(
     stdout, stderr = capsys.readouterr()
     assert "Traceback" not in stdout + stderr
     if code == EXIT_INVALID:
-        assert any(line.startswith(f"{POOLS}[1].hosts[1].address: ") for line in stderr.splitlines())
+        assert any(line.strip().startswith(f"{POOLS}[1].hosts[1].address: ") for line in stderr.splitlines())
         return
     assert code == EXIT_OK, stderr
     doc = json.loads((out / "plan.json").read_text())
@@ -650,12 +631,6 @@ def test_hosts_with_colliding_node_names_are_told_apart(
     assert [name for name, count in names.items() if count > 1] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an IPv6 server address is accepted, but components/k3s.py builds the join URL as "
-    "f'https://{address}:6443' without brackets: the agents get 'server: https://2001:db8::10:6443' "
-    "(the kubeconfig's server URL is built the same way)",
-)
 def test_ipv6_server_address_is_bracketed_in_the_join_url(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
