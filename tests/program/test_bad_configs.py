@@ -67,6 +67,13 @@ def pool_rename_key(index: int, old: str, new: str) -> Mutation:
     return mutate
 
 
+def operator_set(**values: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config["gpukit:gpuOperator"] = {**config.get("gpukit:gpuOperator", {}), **values}
+
+    return mutate
+
+
 def top_rename(old: str, new: str) -> Mutation:
     def mutate(config: Config) -> None:
         config[new] = config.pop(old)

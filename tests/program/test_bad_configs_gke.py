@@ -25,6 +25,7 @@ from tests.program.test_bad_configs import (
     cluster_set,
     has_problem,
     network,
+    operator_set,
     plan_stderr,
     pool_set,
     steps,
@@ -52,13 +53,6 @@ def gke_config() -> Config:
 
 
 # --- mutations: each breaks one thing in a fresh config --------------------------------------------
-
-
-def operator_set(**values: Any) -> Mutation:
-    def mutate(config: Config) -> None:
-        config[OPERATOR] = {**config.get(OPERATOR, {}), **values}
-
-    return mutate
 
 
 # (case id, base config, mutation, exact key, fragment of its message)

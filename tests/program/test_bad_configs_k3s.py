@@ -31,9 +31,11 @@ from gpukit.plan.fakes import PlanMocks, RecordingMonitor
 from gpukit.program import build
 from harness import ROOT, eks_config, record
 from tests.program.test_bad_configs import (
+    cluster_drop,
     cluster_set,
     has_problem,
     network,
+    operator_set,
     plan_stderr,
     pool_set,
     steps,
@@ -110,20 +112,6 @@ def hosts_add(pool: int, *hosts: dict[str, Any]) -> Mutation:
 def pool_drop(pool: int, key: str) -> Mutation:
     def mutate(config: Config) -> None:
         del config[POOLS][pool][key]
-
-    return mutate
-
-
-def cluster_drop(key: str) -> Mutation:
-    def mutate(config: Config) -> None:
-        del config[CLUSTER][key]
-
-    return mutate
-
-
-def operator_set(**values: Any) -> Mutation:
-    def mutate(config: Config) -> None:
-        config[OPERATOR] = {**config.get(OPERATOR, {}), **values}
 
     return mutate
 
