@@ -13,6 +13,7 @@ import pulumi
 from components.cluster import GpuCluster, GpuClusterArgs
 from components.errors import ConfigError
 from components.preflight import Finding, Severity, preflight
+from components.spec import ClusterSpec, Platform
 from components.stack_config import cluster_args_from_config
 
 NAMESPACES = ("gpukit", "aws", "gcp")
@@ -45,16 +46,27 @@ def read_stack_config() -> tuple[dict[str, Any], list[str]]:
     return out, [k for k in out if runtime_config.is_config_secret(k)]
 
 
-def next_steps(cluster_name: str, region: str) -> list[str]:
-    return [
+def next_steps(spec: ClusterSpec) -> list[str]:
+    """What to run after `pulumi up`, for this platform."""
+    name = spec["name"]
+    steps = [
         "pulumi stack output kubeconfig --show-secrets > kubeconfig.yaml",
         "export KUBECONFIG=$PWD/kubeconfig.yaml",
-        f"# or: aws eks update-kubeconfig --name {cluster_name} --region {region}",
-        "kubectl get nodes -L gpukit.dev/pool,gpukit.dev/gpu-model",
-        "kubectl -n gpu-operator get pods",
-        "# a GPU pod must tolerate nvidia.com/gpu:NoSchedule and request nvidia.com/gpu; min-0 GPU "
-        "pools scale up for it",
     ]
+    if spec["platform"] == Platform.EKS:
+        steps.append(f"# or: aws eks update-kubeconfig --name {name} --region {spec['region']}")
+    elif spec["platform"] == Platform.GKE:
+        location = spec.get("zone") or spec["region"]
+        steps.append(
+            f"# or: gcloud container clusters get-credentials {name} --location {location} "
+            f"--project {spec.get('project', '')}"
+        )
+    steps += [
+        "kubectl get nodes -L gpukit.dev/pool,gpukit.dev/gpu-model",
+        "kubectl get pods -A | grep -i nvidia",
+        "# a GPU pod must tolerate nvidia.com/gpu:NoSchedule and request nvidia.com/gpu",
+    ]
+    return steps
 
 
 def build(
@@ -73,7 +85,7 @@ def build(
     pulumi.export("clusterName", cluster.cluster_name)
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("pools", cluster.pools)
-    pulumi.export("nextSteps", next_steps(spec["name"], spec["region"]))
+    pulumi.export("nextSteps", next_steps(spec))
     return args, cluster
 
 

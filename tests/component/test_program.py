@@ -68,3 +68,30 @@ def test_an_invoke_the_plan_engine_does_not_know_fails_loudly() -> None:
 
     with pytest.raises(UnmockedInvokeError, match="aws:ec2/getAmi:getAmi"):
         record(lambda: aws.ec2.get_ami(most_recent=True, owners=["amazon"]))
+
+
+@pytest.mark.parametrize(
+    ("platform", "expected"),
+    [
+        ("eks", "aws eks update-kubeconfig --name c --region us-west-2"),
+        ("gke", "gcloud container clusters get-credentials c --location us-central1-b --project p1"),
+        ("k3s", None),
+    ],
+)
+def test_next_steps_name_the_platforms_own_credential_command(platform: str, expected: str | None) -> None:
+    from components.spec import Platform
+    from gpukit.program import next_steps
+
+    spec: Any = {
+        "name": "c",
+        "platform": Platform(platform),
+        "region": "us-west-2",
+        "zone": "us-central1-b",
+        "project": "p1",
+    }
+    steps = "\n".join(next_steps(spec))
+    assert steps.startswith("pulumi stack output kubeconfig --show-secrets")
+    if expected:
+        assert expected in steps
+    assert "aws eks" not in steps or platform == "eks"
+    assert "gcloud" not in steps or platform == "gke"
