@@ -11,9 +11,9 @@ from components.catalog.gcp_machines import (
 )
 from components.catalog.instances import UnknownInstanceTypeError
 from components.errors import Problem
+from components.gke_ranges import overlaps, subnet_ranges
 from components.spec import ClusterSpec, DriverMode, GpuOperatorSpec, NodePoolSpec, Provider, ReleaseChannel
 from components.validation_common import CLUSTER, POOLS, check_cidr
-from providers.gcp.ranges import overlaps, subnet_ranges
 
 _PROJECT_RE = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
 

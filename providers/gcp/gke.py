@@ -6,6 +6,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from components.gke_ranges import subnet_ranges
 from components.gpu_operator_values import GpuNodeSoftware
 from components.kubeconfig import gke_kubeconfig
 from components.node_pools import PoolFacts, cluster_pool_facts
@@ -16,7 +17,6 @@ from providers.gcp.iam import NODE_ROLES, node_service_account_id
 from providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
 from providers.gcp.node_pool import GkeNodePool
 from providers.gcp.placement import cluster_location, pool_zones
-from providers.gcp.ranges import subnet_ranges
 from providers.gcp.storage import GkeStorage
 
 TYPE_TOKEN = "gpukit:index:GkeCluster"

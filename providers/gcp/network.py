@@ -5,7 +5,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from providers.gcp.ranges import SubnetRanges
+from components.gke_ranges import SubnetRanges
 
 TYPE_TOKEN = "gpukit:index:GcpNetwork"
 PODS_RANGE = "pods"
@@ -16,7 +16,7 @@ class GcpNetworkArgs(TypedDict):
     cluster_name: str
     region: str
     ranges: SubnetRanges
-    """From providers.gcp.ranges.subnet_ranges (Python-only: built by GkeCluster)."""
+    """From components.gke_ranges.subnet_ranges (Python-only: built by GkeCluster)."""
 
 
 class GcpNetwork(pulumi.ComponentResource):

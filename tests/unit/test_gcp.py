@@ -11,13 +11,13 @@ from components.catalog.gcp_machines import (
     accelerator_zones,
 )
 from components.catalog.gpus import GPU_MODELS
+from components.gke_ranges import overlaps, subnet_ranges
 from components.node_pools import pool_facts
 from components.preflight import driver_branch_for
 from components.spec import DriverMode, GkeDriverVersion, Platform, Provider
 from providers.gcp.gpu_software import gke_gpu_node_software
 from providers.gcp.node_pool import disk_type, gpu_driver_version, image_type, pool_labels, secure_boot
 from providers.gcp.placement import cluster_location, pool_zones
-from providers.gcp.ranges import overlaps, subnet_ranges
 
 
 def test_every_gpu_machine_names_a_known_gpu_and_an_accelerator_with_a_zone_table_or_none() -> None:
