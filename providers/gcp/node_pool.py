@@ -109,7 +109,7 @@ class GkeNodePool(pulumi.ComponentResource):
             name=pool.name,
             cluster=args["cluster"],
             location=args["location"],
-            node_locations=args["zones"],
+            node_locations=args["zones"] or None,  # unset: the cluster's own zones
             # Whole-pool bounds (not per zone), so minNodes 0 and maxNodes mean what the config says.
             autoscaling={
                 "total_min_node_count": pool.min_nodes,
