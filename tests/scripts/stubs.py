@@ -17,7 +17,10 @@ cat > "$STUBBIN/k3s" <<K3S
 #!/usr/bin/env bash
 echo "k3s \\$*" >> "$STATE/calls.log"
 if [ "\\$1" = --version ]; then echo "k3s version $INSTALL_K3S_VERSION (fake)"; fi
-if [ "\\$1" = kubectl ] && [ "\\$2" = get ] && [ ! -e "$STATE/node-present" ]; then exit 1; fi
+case "\\$*" in
+  "kubectl get node "*) [ -e "$STATE/node-present" ] || exit 1 ;;
+  "kubectl get --raw=/readyz") [ ! -e "$STATE/api-down" ] || exit 1 ;;
+esac
 exit 0
 K3S
 chmod +x "$STUBBIN/k3s"

@@ -266,3 +266,11 @@ def test_rendered_scripts_are_shellcheck_clean(name: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize("name", sorted(RENDERED))
 def test_rendered_scripts_golden(name: str, golden) -> None:  # type: ignore[no-untyped-def]
     golden(f"scripts/{name}.sh", RENDERED[name]())
+
+
+def test_a_server_waits_for_its_api_before_reporting_success(host: FakeHost) -> None:
+    (host.state / "api-down").touch()
+    result = host.run(_install(), stdin=BUNDLE)
+    assert result.code == 1
+    assert "the Kubernetes API on this server did not become ready within 300s" in result.stderr
+    assert result.calls.count("k3s kubectl get --raw=/readyz") == 61  # every 5s for 300s, then once more

@@ -108,4 +108,14 @@ until systemctl is-active --quiet "$service"; do
   sleep 5
   waited=$((waited + 5))
 done
+# Servers: wait for the API too, so what Pulumi installs next (the GPU Operator) finds it answering.
+if [ "$ROLE" = server ]; then
+  until k3s kubectl get --raw=/readyz >/dev/null 2>&1; do
+    if [ "$waited" -ge 300 ]; then
+      fail "the Kubernetes API on this server did not become ready within 300s: see journalctl -u k3s"
+    fi
+    sleep 5
+    waited=$((waited + 5))
+  done
+fi
 echo "gpukit: k3s $K3S_VERSION ($ROLE) installed and running"
