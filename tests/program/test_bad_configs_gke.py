@@ -11,7 +11,6 @@ import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -21,6 +20,10 @@ from gpukit.cli import EXIT_OK, main
 from gpukit.program import build
 from harness import ROOT, eks_config, record
 from tests.program.test_bad_configs import (
+    CLUSTER,
+    POOLS,
+    Config,
+    Mutation,
     build_recording,
     cluster_set,
     has_problem,
@@ -33,10 +36,6 @@ from tests.program.test_bad_configs import (
     top_set,
 )
 
-Config = dict[str, Any]
-Mutation = Callable[[Config], None]
-
-CLUSTER, POOLS = "gpukit:cluster", "gpukit:nodePools"
 OPERATOR = "gpukit:gpuOperator"
 NETWORK_ID = "projects/acme-ml-dev/global/networks/shared"
 SUBNETWORK_ID = "projects/acme-ml-dev/regions/us-central1/subnetworks/gke"

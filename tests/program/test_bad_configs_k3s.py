@@ -31,6 +31,10 @@ from gpukit.plan.fakes import PlanMocks, RecordingMonitor
 from gpukit.program import build
 from harness import ROOT, eks_config, record
 from tests.program.test_bad_configs import (
+    CLUSTER,
+    POOLS,
+    Config,
+    Mutation,
     cluster_drop,
     cluster_set,
     has_problem,
@@ -43,10 +47,6 @@ from tests.program.test_bad_configs import (
     top_set,
 )
 
-Config = dict[str, Any]
-Mutation = Callable[[Config], None]
-
-CLUSTER, POOLS = "gpukit:cluster", "gpukit:nodePools"
 OPERATOR = "gpukit:gpuOperator"
 SSH_KEY = "gpukit:sshPrivateKey"
 COMMAND = "command:remote:Command"
