@@ -352,7 +352,17 @@ CASES: list[tuple[str, Mutation, str, str]] = [
 ]
 
 
-# Cases gpukit gets wrong today (strict: each turns into a failure once fixed, so the mark comes off).
+def broken(base: Callable[[], Config], mutation: Mutation) -> Callable[[], Config]:
+    """A maker of the broken config: a fresh base config with `mutation` applied."""
+
+    def make() -> Config:
+        config = base()
+        mutation(config)
+        return config
+
+    return make
+
+
 def bad_config(mutation: Mutation) -> Config:
     config = eks_config()
     mutation(config)

@@ -24,6 +24,7 @@ from tests.program.test_bad_configs import (
     POOLS,
     Config,
     Mutation,
+    broken,
     build_recording,
     cluster_set,
     has_problem,
@@ -275,19 +276,6 @@ REUSE = {
     "podsRangeName": "pods",
     "servicesRangeName": "services",
 }
-
-
-# Cases gpukit gets wrong today (strict: each turns into a failure once fixed, so the mark comes off).
-# (case id, base config, mutation, exact key, fragment of its message, what goes wrong)
-def broken(base: Callable[[], Config], mutation: Mutation) -> Callable[[], Config]:
-    """A maker of the broken config: a fresh base config with `mutation` applied."""
-
-    def make() -> Config:
-        config = base()
-        mutation(config)
-        return config
-
-    return make
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ from tests.program.test_bad_configs import (
     POOLS,
     Config,
     Mutation,
+    broken,
     cluster_drop,
     cluster_set,
     has_problem,
@@ -444,17 +445,6 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         "create no cloud resource, and silently ignored; plan exits 0",
     ),
 ]
-
-
-def broken(base: Callable[[], Config], mutation: Mutation) -> Callable[[], Config]:
-    """A maker of the broken config: a fresh base config with `mutation` applied."""
-
-    def make() -> Config:
-        config = base()
-        mutation(config)
-        return config
-
-    return make
 
 
 @pytest.mark.parametrize(
