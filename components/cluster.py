@@ -8,7 +8,7 @@ import pulumi
 from components.errors import ConfigError
 from components.gpu_operator import GpuOperator
 from components.node_pools import cluster_pool_facts, tolerations_for
-from components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, Platform, WorkloadsSpec
+from components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, Platform, Provider, WorkloadsSpec, cloud_of
 from components.validation import validate_cluster_args
 from providers.base import ClusterHandle
 
@@ -16,15 +16,17 @@ TYPE_TOKEN = "gpukit:index:GpuCluster"
 
 # Backends are imported only when a stack uses them, so an EKS stack never pays for (or needs)
 # pulumi_gcp, and a GKE stack never imports pulumi_aws.
-BACKENDS: dict[Platform, str] = {
-    Platform.EKS: "providers.aws.eks:build_eks",
-    Platform.GKE: "providers.gcp.gke:build_gke",
-    Platform.K3S: "providers.ssh.k3s:build_k3s_ssh",  # provider ssh; aws and gcp are refused as not built
+BACKENDS: dict[tuple[Platform, Provider], str] = {
+    (Platform.EKS, Provider.AWS): "providers.aws.eks:build_eks",
+    (Platform.GKE, Provider.GCP): "providers.gcp.gke:build_gke",
+    (Platform.K3S, Provider.SSH): "providers.ssh.k3s:build_k3s_ssh",
+    (Platform.K3S, Provider.AWS): "providers.aws.k3s:build_k3s_ec2",
+    (Platform.K3S, Provider.GCP): "providers.gcp.k3s:build_k3s_gce",
 }
 
 
-def load_backend(platform: Platform) -> Any:
-    module, _, attr = BACKENDS[platform].partition(":")
+def load_backend(cluster: ClusterSpec) -> Any:
+    module, _, attr = BACKENDS[(cluster["platform"], cloud_of(cluster))].partition(":")
     return getattr(importlib.import_module(module), attr)
 
 
@@ -57,7 +59,7 @@ class GpuCluster(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
 
         facts = cluster_pool_facts(args)
-        handle: ClusterHandle = load_backend(args["cluster"]["platform"])(name, args, self)
+        handle: ClusterHandle = load_backend(args["cluster"])(name, args, self)
 
         software = handle.gpu_node_software
         if software.runs_gpu_operator and any(p.is_gpu for p in facts):

@@ -118,6 +118,11 @@ POOL_FIELDS = (
     Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", cloud=True),
     Field("maxNodes", "int", "most nodes the autoscaler may start", cloud=True),
     Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity, cloud_only=True),
+    Field(
+        "alternativeInstanceTypes",
+        "list[str]",
+        "k3s on aws: more instance types for the pool's group (same GPUs per node)",
+    ),
     Field("diskSizeGb", "int", "root volume size in GiB", cloud_only=True),
     # No parser default: the key is EKS-only, so validation must see whether it was set.
     Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage),

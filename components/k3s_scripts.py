@@ -35,7 +35,7 @@ SHUTDOWN_GRACE_PERIOD = "60s"
 SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS = "20s"
 
 
-def _render(template: str, **inputs: str | int) -> str:
+def render_script(template: str, **inputs: str | int) -> str:
     assignments = "".join(f"{name}={shlex.quote(str(value))}\n" for name, value in inputs.items())
     return HEADER + assignments + (SCRIPTS / template).read_text()
 
@@ -49,7 +49,7 @@ def gpu_pattern(model: str) -> str:
 def preflight_script(
     expect_gpus: int, gpu_model: str, driver: DriverMode, min_driver_branch: int = 0, cuda_version: str = ""
 ) -> str:
-    return _render(
+    return render_script(
         "preflight.sh",
         EXPECT_GPUS=expect_gpus,
         GPU_MODEL=gpu_model,
@@ -61,7 +61,7 @@ def preflight_script(
 
 
 def install_script(role: NodeRole, k3s_version: str, k3s_config: str, kubelet_config: str) -> str:
-    return _render(
+    return render_script(
         "install.sh",
         ROLE=role.value,
         K3S_VERSION=k3s_version,
@@ -71,11 +71,11 @@ def install_script(role: NodeRole, k3s_version: str, k3s_config: str, kubelet_co
 
 
 def uninstall_script(role: NodeRole) -> str:
-    return _render("uninstall.sh", ROLE=role.value)
+    return render_script("uninstall.sh", ROLE=role.value)
 
 
 def drain_script(node_name: str) -> str:
-    return _render("drain.sh", NODE_NAME=node_name)
+    return render_script("drain.sh", NODE_NAME=node_name)
 
 
 def remote_command(script: str) -> str:
@@ -86,7 +86,7 @@ def remote_command(script: str) -> str:
 
 def k3s_config(
     role: NodeRole,
-    node_name: str,
+    node_name: str | None,
     labels: dict[str, str],
     taints: list[str],
     *,
@@ -95,8 +95,14 @@ def k3s_config(
     tls_sans: list[str] | None = None,
     traefik: bool = False,
 ) -> str:
-    """/etc/rancher/k3s/config.yaml: every k3s flag as a key; the token comes from a file, not here."""
-    config: dict[str, Any] = {"node-name": node_name, "token-file": TOKEN_FILE}
+    """/etc/rancher/k3s/config.yaml: every k3s flag as a key; the token comes from a file, not here.
+
+    `node_name` None keeps k3s's default, the machine's hostname: cloud instances in a group are
+    anonymous, and their hostnames (EC2 ip-10-..., GCE instance names) are unique in the network.
+    """
+    config: dict[str, Any] = {"token-file": TOKEN_FILE}
+    if node_name is not None:
+        config = {"node-name": node_name, **config}
     if server_url is not None:
         config["server"] = server_url
     if role == NodeRole.SERVER:

@@ -11,7 +11,7 @@ from typing import Any
 from components.catalog.clouds import pool_instance
 from components.catalog.gpus import GpuModel
 from components.catalog.instances import InstanceType
-from components.spec import Capacity, NodeImage, NodePoolSpec, Provider, cloud_of
+from components.spec import Capacity, NodeImage, NodePoolSpec, NodeRole, Provider, cloud_of
 
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_TAINT_KEY = "nvidia.com/gpu"
@@ -55,6 +55,10 @@ class PoolFacts:
     taints: tuple[Taint, ...] = ()
     zones: tuple[str, ...] = ()
     """Zones the pool was pinned to in config (empty: the provider decides)."""
+    role: NodeRole = NodeRole.AGENT
+    """k3s: servers run the control plane (and workloads); other platforms have agents only."""
+    alternative_instances: tuple[InstanceType, ...] = ()
+    """k3s on aws: more instance types the pool's group may launch (same GPUs per node)."""
 
     @property
     def is_gpu(self) -> bool:
@@ -126,6 +130,10 @@ def pool_facts(pool: NodePoolSpec, cloud: Provider) -> PoolFacts:
         labels=labels,
         taints=taints,
         zones=tuple(pool.get("zones", ())),
+        role=pool.get("role", NodeRole.AGENT),
+        alternative_instances=tuple(
+            pool_instance(cloud, name, pool.get("gpu")) for name in pool.get("alternative_instance_types", [])
+        ),
     )
 
 

@@ -165,6 +165,9 @@ class NodePoolSpec(TypedDict):
     """provider ssh (required there): the existing machines of this pool."""
     capacity: NotRequired[Capacity]
     """`on-demand` (default) or `spot`."""
+    alternative_instance_types: NotRequired[list[str]]
+    """k3s on aws: more instance types the pool's Auto Scaling group may launch, with the same GPUs
+    per node as `instance_type` (spot pools draw on more capacity pools this way)."""
     disk_size_gb: NotRequired[int]
     """Root volume size in GiB (default 100 for GPU pools, 50 otherwise)."""
     node_image: NotRequired[NodeImage]

@@ -54,7 +54,13 @@ _EC2_PREFIXES = {
     "aws:ec2/eip:Eip": "eipalloc",
     "aws:ec2/natGateway:NatGateway": "nat",
     "aws:ec2/launchTemplate:LaunchTemplate": "lt",
+    "aws:ec2/securityGroup:SecurityGroup": "sg",
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": "sgr",
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": "sgr",
+    "aws:ec2/instance:Instance": "i",
+    "aws:ec2/networkInterface:NetworkInterface": "eni",
 }
+PROJECT_NUMBER = "123456789012"
 
 
 class PlanMocks(pulumi.runtime.Mocks):
@@ -94,6 +100,14 @@ class PlanMocks(pulumi.runtime.Mocks):
             "gcp:compute/router:Router": f"{regional}/routers/{resource}",
             "gcp:container/cluster:Cluster": f"{project}/locations/{state.get('location')}/clusters/{resource}",  # noqa: E501
             "gcp:serviceaccount/account:Account": f"{project}/serviceAccounts/{self._sa_email(state)}",
+            "gcp:compute/address:Address": f"{regional}/addresses/{resource}",
+            "gcp:compute/firewall:Firewall": f"{project}/global/firewalls/{resource}",
+            "gcp:compute/instanceTemplate:InstanceTemplate": f"{project}/global/instanceTemplates/{resource}",
+            "gcp:compute/instance:Instance": f"{project}/zones/{state.get('zone')}/instances/{resource}",
+            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
+                f"{regional}/instanceGroupManagers/{resource}"
+            ),
+            "gcp:secretmanager/secret:Secret": f"{project}/secrets/{state.get('secretId') or resource}",
         }
         return paths.get(token, f"{resource}-{_hex(token, name, length=8)}")
 
@@ -111,8 +125,26 @@ class PlanMocks(pulumi.runtime.Mocks):
                 "masterAuth": {"clusterCaCertificate": FAKE_CA.decode()},
                 "selfLink": f"https://container.googleapis.com/v1/{rid}",
             }
-        if token in ("gcp:compute/network:Network", "gcp:compute/subnetwork:Subnetwork"):
-            return {"selfLink": f"https://www.googleapis.com/compute/v1/{rid}"}
+        if token == "gcp:compute/address:Address":
+            octet = int(_hex(name, length=2), 16) % 200 + 10
+            internal = state.get("addressType") == "INTERNAL"
+            address = state.get("address") or (
+                f"10.40.0.{octet}" if internal else f"34.120.{octet}.{octet % 97 + 1}"
+            )
+            return {"address": address, "selfLink": f"https://www.googleapis.com/compute/v1/{rid}"}
+        if token == "gcp:secretmanager/secret:Secret":
+            return {"name": f"projects/{PROJECT_NUMBER}/secrets/{state.get('secretId') or name}"}
+        if token == "gcp:secretmanager/secretVersion:SecretVersion":
+            return {"name": f"{state.get('secret')}/versions/1", "version": "1"}
+        if token == "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager":
+            link = f"https://www.googleapis.com/compute/v1/{rid}"
+            return {
+                "selfLink": link,
+                "instanceGroup": link.replace("instanceGroupManagers", "instanceGroups"),
+            }
+        if token.startswith("gcp:compute/"):
+            link = f"https://www.googleapis.com/compute/v1/{rid}"
+            return {"selfLink": link, "selfLinkUnique": f"{link}?uniqueId={_hex(name, length=19)}"}
         return {}
 
     def _arn(self, service: str, resource: str, *, regional: bool = True) -> str:
@@ -161,8 +193,48 @@ class PlanMocks(pulumi.runtime.Mocks):
                 "arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),
                 "addonVersion": state.get("addonVersion") or "default-for-cluster-version",
             }
-        if token.startswith("aws:ec2/"):
+        if token == "aws:ec2/instance:Instance":
+            ip = f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+            return {
+                "arn": self._arn("ec2", f"instance/{rid}"),
+                "privateIp": ip,
+                "privateDns": f"ip-{ip.replace('.', '-')}.ec2.internal",
+                "instanceState": "running",
+            }
+        if token == "aws:ec2/networkInterface:NetworkInterface":
+            ip = f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+            return {"arn": self._arn("ec2", f"network-interface/{rid}"), "privateIp": ip, "privateIps": [ip]}
+        if token.startswith(("aws:ec2/", "aws:vpc/")):
             return {"arn": self._arn("ec2", rid)}
+        if token == "aws:lb/loadBalancer:LoadBalancer":
+            lb = (state.get("name") or f"{name[:20]}-{_hex(name, length=6)}")[:32]
+            return {
+                "arn": self._arn("elasticloadbalancing", f"loadbalancer/net/{lb}/{_hex(name, length=16)}"),
+                "dnsName": f"{lb}-{_hex(name, 'dns', length=16)}.elb.{self.region}.amazonaws.com",
+                "zoneId": "Z26RNL4JYFTOTI",
+            }
+        if token == "aws:lb/targetGroup:TargetGroup":
+            tg = (state.get("name") or state.get("namePrefix", "") + _hex(name, length=8))[:32]
+            return {"arn": self._arn("elasticloadbalancing", f"targetgroup/{tg}/{_hex(name, length=16)}")}
+        if token == "aws:lb/listener:Listener":
+            return {"arn": self._arn("elasticloadbalancing", f"listener/net/{rid}")}
+        if token == "aws:autoscaling/group:Group":
+            group = state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}"
+            return {
+                "name": group,
+                "arn": self._arn("autoscaling", f"autoScalingGroup:{rid}:autoScalingGroupName/{group}"),
+            }
+        if token == "aws:iam/instanceProfile:InstanceProfile":
+            profile = state.get("name") or f"{name}-{_hex(name, length=7)}"
+            return {"name": profile, "arn": self._arn("iam", f"instance-profile/{profile}", regional=False)}
+        if token == "aws:secretsmanager/secret:Secret":
+            secret = state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}"
+            return {
+                "name": secret,
+                "arn": self._arn("secretsmanager", f"secret:{secret}-{_hex(name, length=6)}"),
+            }
+        if token == "aws:secretsmanager/secretVersion:SecretVersion":
+            return {"arn": state.get("secretId"), "versionId": _hex(name, length=32)}
         return self._local_outputs(token, name)
 
     def _local_outputs(self, token: str, name: str) -> dict[str, Any]:
@@ -178,7 +250,7 @@ class PlanMocks(pulumi.runtime.Mocks):
             return {"certPem": _pem("CERTIFICATE", name)}
         if token == "tls:index/certRequest:CertRequest":
             return {"certRequestPem": _pem("CERTIFICATE REQUEST", name)}
-        if token == "command:remote:Command":
+        if token in ("command:remote:Command", "command:local:Command"):
             return {"stdout": "", "stderr": ""}
         return {}
 
