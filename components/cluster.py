@@ -8,7 +8,15 @@ import pulumi
 from components.errors import ConfigError
 from components.gpu_operator import GpuOperator
 from components.node_pools import cluster_pool_facts, tolerations_for
-from components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, Platform, Provider, WorkloadsSpec, cloud_of
+from components.spec import (
+    ClusterSpec,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    Platform,
+    Provider,
+    WorkloadsSpec,
+    cloud_of,
+)
 from components.validation import validate_cluster_args
 from providers.base import ClusterHandle
 
