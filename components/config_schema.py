@@ -50,9 +50,9 @@ class Field:
     planned: str | None = None
     """Set for keys of capabilities gpukit does not build yet: such a key is rejected, never ignored."""
     cloud: bool = False
-    """Required on the cloud platforms (eks, gke), refused for existing SSH hosts."""
+    """Required for clusters on cloud machines (eks, gke, k3s on aws/gcp), refused for existing SSH hosts."""
     cloud_only: bool = False
-    """Optional on the cloud platforms, refused for existing SSH hosts (it would mean nothing there)."""
+    """Optional on cloud machines, refused for existing SSH hosts (it would mean nothing there)."""
 
     @property
     def attr(self) -> str:
@@ -67,6 +67,9 @@ NETWORK_FIELDS = (
     Field("natGateways", "str", "NAT gateway layout of a new VPC", choices=NatGateways),
     Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)"),
     Field("subnetIds", "list[str]", "existing private subnets in two zones or more"),
+    Field(
+        "publicSubnetIds", "list[str]", "k3s on aws, reused VPC: public subnets for an internet-facing API"
+    ),
     Field("podsCidr", "str", "GKE: secondary range for pods of a new subnet"),
     Field("servicesCidr", "str", "GKE: secondary range for services of a new subnet"),
     Field("networkId", "str", "GKE: existing VPC network to reuse (needs subnetworkId)"),

@@ -80,6 +80,8 @@ class NetworkSpec(TypedDict):
     """AWS: an existing VPC to reuse. Requires `subnet_ids`."""
     subnet_ids: NotRequired[list[str]]
     """AWS: existing private subnets (two zones at least) for the control plane ENIs and the nodes."""
+    public_subnet_ids: NotRequired[list[str]]
+    """k3s on aws, reused VPC: public subnets for the internet-facing API load balancer."""
     pods_cidr: NotRequired[str]
     """GCP, new network: the subnet's secondary range for pods (default derived from `cidr`)."""
     services_cidr: NotRequired[str]

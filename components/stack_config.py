@@ -7,16 +7,18 @@ from typing import Any, cast
 from components.cluster import GpuClusterArgs
 from components.config_schema import parse_namespace
 from components.errors import ConfigError, Problem
-from components.spec import Platform
+from components.spec import IMPLIED_PROVIDER, Provider
 from components.validation import validate_cluster_args
 
 # us-west-2, us-gov-west-1 (AWS); us-central1, europe-west4 (Google Cloud).
 _REGION_RE = {
-    Platform.EKS: (re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$"), "us-west-2"),
-    Platform.GKE: (re.compile(r"^[a-z]+-[a-z]+\d+$"), "us-central1"),
+    Provider.AWS: (re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$"), "us-west-2"),
+    Provider.GCP: (re.compile(r"^[a-z]+-[a-z]+\d+$"), "us-central1"),
 }
-REGION_KEYS = {Platform.EKS: "aws:region", Platform.GKE: "gcp:region"}
-PROJECT_KEYS = {Platform.GKE: "gcp:project"}
+# Keyed by the cloud the machines run on: eks and k3s on aws read aws:region, gke and k3s on gcp
+# read gcp:region (the same keys the providers' own SDKs use).
+REGION_KEYS = {Provider.AWS: "aws:region", Provider.GCP: "gcp:region"}
+PROJECT_KEYS = {Provider.GCP: "gcp:project"}
 
 # gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
 # end to end. Keys in MUST_BE_SECRET are refused unless encrypted.
@@ -52,14 +54,14 @@ def _section(key: str) -> str:
     return re.split(r"[.\[]", key.split(":", 1)[1], maxsplit=1)[0]
 
 
-def _region_problem(config: Mapping[str, Any], platform: Platform) -> tuple[str, Problem | None]:
-    key = REGION_KEYS[platform]
-    pattern, example = _REGION_RE[platform]
+def _region_problem(config: Mapping[str, Any], cloud: Provider, where: str) -> tuple[str, Problem | None]:
+    key = REGION_KEYS[cloud]
+    pattern, example = _REGION_RE[cloud]
     raw = config.get(key)
     if raw is None:
         return "", Problem(
             key,
-            f"required for platform {platform.value}: the region to build in, e.g. {example} "
+            f"required for {where}: the region to build in, e.g. {example} "
             f"(pulumi config set {key} {example})",
         )
     if not isinstance(raw, str) or not pattern.match(raw):
@@ -77,20 +79,26 @@ def cluster_args_from_config(config: Mapping[str, Any], secret_keys: Collection[
     cluster = parsed.get("cluster", {})
     region = ""
     platform = cluster.get("platform")
-    if platform in REGION_KEYS:
-        region, problem = _region_problem(config, platform)
+    cloud = IMPLIED_PROVIDER.get(platform) or cluster.get("provider")
+    where = (
+        f"platform {platform.value}"
+        if platform in IMPLIED_PROVIDER
+        else f"k3s on {getattr(cloud, 'value', '')}"
+    )
+    if cloud in REGION_KEYS:
+        region, problem = _region_problem(config, cloud, where)
         if problem is not None:
             problems.append(problem)
 
     cloud_settings: dict[str, Any] = {"region": region}
-    if platform in PROJECT_KEYS:
-        project = config.get(PROJECT_KEYS[platform])
+    if cloud in PROJECT_KEYS:
+        project = config.get(PROJECT_KEYS[cloud])
         if project is None:
             problems.append(
                 Problem(
-                    PROJECT_KEYS[platform],
-                    f"required for platform {platform.value}: the project to build in "
-                    f"(pulumi config set {PROJECT_KEYS[platform]} my-project)",
+                    PROJECT_KEYS[cloud],
+                    f"required for {where}: the project to build in "
+                    f"(pulumi config set {PROJECT_KEYS[cloud]} my-project)",
                 )
             )
         else:

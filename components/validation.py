@@ -27,12 +27,9 @@ from components.validation_common import CLUSTER, POOLS, check_cidr, check_name
 from components.validation_eks import validate_eks_cluster
 from components.validation_gke import validate_gke_cluster, validate_gke_operator, validate_gke_pool
 from components.validation_k3s import validate_k3s_cluster
+from components.validation_k3s_cloud import validate_k3s_cloud
 
-# Platforms gpukit builds today. k3s is built on existing hosts (provider ssh); on cloud VMs
-# (provider aws, gcp) it is the next step.
 BUILT_PLATFORMS = (Platform.EKS, Platform.GKE, Platform.K3S)
-CLOUD_PLATFORMS = (Platform.EKS, Platform.GKE)
-PLANNED_PROVIDERS = {Provider.AWS: "k3s on EC2 GPU VMs", Provider.GCP: "k3s on Compute Engine GPU VMs"}
 
 # Kubernetes minors EKS can create: those in standard support in 2026-11 (1.34 released 2025-10,
 # 1.35 in 2026-01, 1.36 in 2026-06; EKS gives each 14 months of standard support, EKS user guide
@@ -48,35 +45,63 @@ _CLUSTER_NAME_MAX = 32  # keeps IAM role and service account names within their 
 _POOL_NAME_MAX = 24
 _MIN_DISK_GB, _MAX_DISK_GB = 20, 16384
 
-# Keys that mean something on one platform only: (section, attribute, config spelling, platform).
-PLATFORM_KEYS: tuple[tuple[str, str, str, Platform], ...] = (
-    ("cluster", "admin_principal_arns", "adminPrincipalArns", Platform.EKS),
-    ("network", "vpc_id", "vpcId", Platform.EKS),
-    ("network", "subnet_ids", "subnetIds", Platform.EKS),
-    ("network", "zone_count", "zoneCount", Platform.EKS),
-    ("network", "nat_gateways", "natGateways", Platform.EKS),
-    ("pool", "node_image", "nodeImage", Platform.EKS),
-    ("cluster", "zone", "zone", Platform.GKE),
-    ("cluster", "release_channel", "releaseChannel", Platform.GKE),
-    ("cluster", "deletion_protection", "deletionProtection", Platform.GKE),
-    ("network", "pods_cidr", "podsCidr", Platform.GKE),
-    ("network", "services_cidr", "servicesCidr", Platform.GKE),
-    ("network", "network_id", "networkId", Platform.GKE),
-    ("network", "subnetwork_id", "subnetworkId", Platform.GKE),
-    ("network", "pods_range_name", "podsRangeName", Platform.GKE),
-    ("network", "services_range_name", "servicesRangeName", Platform.GKE),
-    ("pool", "zones", "zones", Platform.GKE),
-    ("operator", "gke_driver_version", "gkeDriverVersion", Platform.GKE),
-    ("cluster", "k3s_version", "k3sVersion", Platform.K3S),
-    ("cluster", "api_address", "apiAddress", Platform.K3S),
-    ("cluster", "traefik", "traefik", Platform.K3S),
-    ("pool", "role", "role", Platform.K3S),
-    ("pool", "hosts", "hosts", Platform.K3S),
-    ("top", "ssh_private_key", "sshPrivateKey", Platform.K3S),
+# Where a cluster runs: the platform, and for k3s whose machines (gpukit builds cloud VMs on aws and
+# gcp; ssh joins existing hosts).
+EKS, GKE, K3S_AWS, K3S_GCP, K3S_SSH = "eks", "gke", "k3s-aws", "k3s-gcp", "k3s-ssh"
+K3S_ANY = (K3S_AWS, K3S_GCP, K3S_SSH)
+_TARGET_WORDS = {
+    EKS: "eks",
+    GKE: "gke",
+    K3S_AWS: "k3s on aws",
+    K3S_GCP: "k3s on gcp",
+    K3S_SSH: "k3s on existing hosts (provider ssh)",
+}
+
+
+def target_of(cluster: ClusterSpec) -> str:
+    platform = cluster["platform"]
+    if platform != Platform.K3S:
+        return str(platform.value)
+    return f"k3s-{cluster['provider'].value}"
+
+
+def _where(targets: tuple[str, ...]) -> str:
+    if set(targets) == set(K3S_ANY):
+        return "platform k3s"
+    return " and ".join(f"platform {t}" if t in (EKS, GKE) else _TARGET_WORDS[t] for t in targets)
+
+
+# Keys that mean something in some places only: (section, attribute, config spelling, where).
+PLATFORM_KEYS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("cluster", "admin_principal_arns", "adminPrincipalArns", (EKS,)),
+    ("network", "vpc_id", "vpcId", (EKS, K3S_AWS)),
+    ("network", "subnet_ids", "subnetIds", (EKS, K3S_AWS)),
+    ("network", "public_subnet_ids", "publicSubnetIds", (K3S_AWS,)),
+    ("network", "zone_count", "zoneCount", (EKS, K3S_AWS)),
+    ("network", "nat_gateways", "natGateways", (EKS, K3S_AWS)),
+    ("pool", "node_image", "nodeImage", (EKS,)),
+    ("pool", "alternative_instance_types", "alternativeInstanceTypes", (K3S_AWS,)),
+    ("cluster", "zone", "zone", (GKE,)),
+    ("cluster", "release_channel", "releaseChannel", (GKE,)),
+    ("cluster", "deletion_protection", "deletionProtection", (GKE,)),
+    ("network", "pods_cidr", "podsCidr", (GKE,)),
+    ("network", "services_cidr", "servicesCidr", (GKE,)),
+    ("network", "network_id", "networkId", (GKE, K3S_GCP)),
+    ("network", "subnetwork_id", "subnetworkId", (GKE, K3S_GCP)),
+    ("network", "pods_range_name", "podsRangeName", (GKE,)),
+    ("network", "services_range_name", "servicesRangeName", (GKE,)),
+    ("pool", "zones", "zones", (GKE, K3S_GCP)),
+    ("operator", "gke_driver_version", "gkeDriverVersion", (GKE,)),
+    ("cluster", "k3s_version", "k3sVersion", K3S_ANY),
+    ("cluster", "api_address", "apiAddress", (K3S_SSH,)),
+    ("cluster", "traefik", "traefik", K3S_ANY),
+    ("pool", "role", "role", K3S_ANY),
+    ("pool", "hosts", "hosts", (K3S_SSH,)),
+    ("top", "ssh_private_key", "sshPrivateKey", (K3S_SSH,)),
 )
 
 
-def _platform_key_problems(args: Any, platform: Platform) -> list[Problem]:
+def _platform_key_problems(args: Any, target: str) -> list[Problem]:
     problems = []
     sections: dict[str, list[tuple[str, dict[str, Any]]]] = {
         "cluster": [(CLUSTER, args["cluster"])],
@@ -85,8 +110,8 @@ def _platform_key_problems(args: Any, platform: Platform) -> list[Problem]:
         "operator": [("gpukit:gpuOperator", args["gpu_operator"])],
         "top": [("gpukit:", args)],
     }
-    for section, attr, camel, only in PLATFORM_KEYS:
-        if only == platform:
+    for section, attr, camel, allowed in PLATFORM_KEYS:
+        if target in allowed:
             continue
         for prefix, values in sections[section]:
             if attr in values:
@@ -94,7 +119,7 @@ def _platform_key_problems(args: Any, platform: Platform) -> list[Problem]:
                 problems.append(
                     Problem(
                         f"{prefix}{joiner}{camel}",
-                        f"only for platform {only.value}; this cluster is {platform.value}",
+                        f"only for {_where(allowed)}; this cluster is {_TARGET_WORDS[target]}",
                     )
                 )
     return problems
@@ -109,15 +134,8 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> bool:
         if provider is None:
             problems.append(Problem(f"{CLUSTER}.provider", "required for platform k3s: one of aws, gcp, ssh"))
             return False
-        if provider in PLANNED_PROVIDERS:
-            problems.append(
-                Problem(
-                    f"{CLUSTER}.provider",
-                    f"{provider.value!r} ({PLANNED_PROVIDERS[provider]}) is not built yet in this version of "
-                    "gpukit; built for k3s: ssh (existing hosts)",
-                )
-            )
-            return False
+        if provider != Provider.SSH:
+            _check_api_cidrs(cluster, problems)
         return True
     implied = IMPLIED_PROVIDER[platform]
     if provider is not None and provider != implied:
@@ -136,15 +154,19 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> bool:
                 f"got {cluster['kubernetes_version']!r}",
             )
         )
-    for i, cidr in enumerate(cluster.get("api_access_cidrs", [])):
-        check_cidr(f"{CLUSTER}.apiAccessCidrs[{i}]", cidr, problems)
+    _check_api_cidrs(cluster, problems)
     return True
 
 
-def _presence_problems(args: Any, platform: Platform, pools_ok: bool) -> list[Problem]:
-    """Keys required on cloud platforms are refused for existing hosts, and the other way round."""
+def _check_api_cidrs(cluster: ClusterSpec, problems: list[Problem]) -> None:
+    for i, cidr in enumerate(cluster.get("api_access_cidrs", [])):
+        check_cidr(f"{CLUSTER}.apiAccessCidrs[{i}]", cidr, problems)
+
+
+def _presence_problems(args: Any, target: str, pools_ok: bool) -> list[Problem]:
+    """Keys required for cloud machines are refused for existing hosts, and the other way round."""
     problems: list[Problem] = []
-    cloud = platform in CLOUD_PLATFORMS
+    cloud = target != K3S_SSH
     targets: list[tuple[str, Any, tuple[Field, ...]]] = [(CLUSTER, args["cluster"], CLUSTER_FIELDS)]
     if pools_ok:
         targets += [(f"{POOLS}[{i}]", p, POOL_FIELDS) for i, p in enumerate(args["node_pools"])]
@@ -159,8 +181,8 @@ def _presence_problems(args: Any, platform: Platform, pools_ok: bool) -> list[Pr
                 problems.append(
                     Problem(
                         f"{prefix}.{field.key}",
-                        f"only for the cloud platforms (eks, gke); this cluster is {platform.value} "
-                        "on existing hosts",
+                        "only for clusters on cloud machines (eks, gke, k3s on aws or gcp); this cluster "
+                        "is k3s on existing hosts",
                     )
                 )
     return problems
@@ -305,8 +327,9 @@ def validate_cluster_args(args: Any, sections: tuple[str, ...] = SECTIONS) -> li
         if pools_ok:
             _validate_pools(args["node_pools"], cloud, problems)
         if cluster_ok:
-            problems.extend(_platform_key_problems(args, platform))
-            presence = _presence_problems(args, platform, pools_ok)
+            target = target_of(cluster)
+            problems.extend(_platform_key_problems(args, target))
+            presence = _presence_problems(args, target, pools_ok)
             problems.extend(presence)
             if platform == Platform.EKS and not presence:
                 validate_eks_cluster(cluster, problems)
@@ -314,8 +337,10 @@ def validate_cluster_args(args: Any, sections: tuple[str, ...] = SECTIONS) -> li
                 validate_gke_cluster(cluster, args["node_pools"] if pools_ok else [], problems)
                 for i, pool in enumerate(args["node_pools"] if pools_ok else []):
                     validate_gke_pool(i, pool, cluster, problems)
-            elif platform == Platform.K3S:
+            elif target == K3S_SSH:
                 validate_k3s_cluster(args, pools_ok, problems)
+            elif not presence:
+                validate_k3s_cloud(args, pools_ok, problems)
         if "gpuOperator" in sections:
             _validate_operator(args["gpu_operator"], platform, problems)
     if "workloads" in sections:

@@ -12,7 +12,7 @@ _ARN_RE = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[a-z-]+/.+$")
 
 
 def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
-    _validate_network(cluster, problems)
+    validate_aws_network(cluster, problems)
     for i, arn in enumerate(cluster.get("admin_principal_arns", [])):
         if not _ARN_RE.match(arn):
             problems.append(
@@ -23,7 +23,15 @@ def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
             )
 
 
-def _validate_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
+def validate_aws_network(
+    cluster: ClusterSpec,
+    problems: list[Problem],
+    *,
+    vpc_prefixes: tuple[int, int] = (16, 20),
+    min_subnets: int = 2,
+    who: str = "EKS",
+) -> None:
+    """A new VPC (cidr) or a reused one (vpcId + subnetIds), for EKS and for k3s on EC2."""
     network = cluster["network"]
     key = f"{CLUSTER}.network"
     cidr, vpc_id, subnet_ids = network.get("cidr"), network.get("vpc_id"), network.get("subnet_ids")
@@ -32,9 +40,9 @@ def _validate_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
     elif cidr is None and vpc_id is None:
         problems.append(Problem(key, "needs cidr (new VPC) or vpcId + subnetIds (reuse an existing VPC)"))
     if cidr is not None:
-        # Private subnets are an eighth of the VPC each (providers/aws/subnets.py); the VPC CNI gives
-        # every pod a VPC address, so a VPC smaller than /20 leaves nodes short of pod addresses.
-        check_cidr(f"{key}.cidr", cidr, problems, prefixes=(16, 20))
+        # Private subnets are an eighth of the VPC each (providers/aws/subnets.py). EKS: the VPC CNI
+        # gives every pod a VPC address, so a VPC smaller than /20 leaves nodes short of pod addresses.
+        check_cidr(f"{key}.cidr", cidr, problems, prefixes=vpc_prefixes)
     zone_count = network.get("zone_count", DEFAULT_ZONE_COUNT)
     if not 2 <= zone_count <= 6:
         problems.append(Problem(f"{key}.zoneCount", f"must be 2 to 6; got {zone_count}"))
@@ -50,13 +58,16 @@ def _validate_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
         if not _VPC_ID_RE.match(vpc_id):
             problems.append(Problem(f"{key}.vpcId", f"must look like vpc-0123456789abcdef0; got {vpc_id!r}"))
         if not subnet_ids:
-            problems.append(Problem(f"{key}.subnetIds", "required with vpcId: two private subnets or more"))
+            problems.append(Problem(f"{key}.subnetIds", "required with vpcId: the private subnets to use"))
     if subnet_ids is not None:
         if vpc_id is None:
             problems.append(Problem(f"{key}.subnetIds", "only valid with vpcId"))
-        if len(subnet_ids) < 2:
+        if len(subnet_ids) < min_subnets:
             problems.append(
-                Problem(f"{key}.subnetIds", f"EKS needs subnets in two zones or more; got {len(subnet_ids)}")
+                Problem(
+                    f"{key}.subnetIds",
+                    f"{who} needs subnets in {min_subnets} zones or more; got {len(subnet_ids)}",
+                )
             )
         for i, subnet in enumerate(subnet_ids):
             if not _SUBNET_ID_RE.match(subnet):

@@ -27,7 +27,7 @@ GKE_CHANNEL_VERSIONS: dict[ReleaseChannel, tuple[str, ...]] = {
 }
 
 
-def validate_gke_cluster(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+def validate_gcp_project(cluster: ClusterSpec, problems: list[Problem]) -> None:
     project = cluster.get("project")
     if project is not None and not _PROJECT_RE.match(project):
         problems.append(
@@ -35,6 +35,10 @@ def validate_gke_cluster(cluster: ClusterSpec, pools: list[NodePoolSpec], proble
                 "gcp:project", f"must be a project id (6-30 lowercase letters, digits, '-'); got {project!r}"
             )
         )
+
+
+def validate_gke_cluster(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+    validate_gcp_project(cluster, problems)
     region, zone = cluster["region"], cluster.get("zone")
     if zone is not None and not re.fullmatch(rf"{re.escape(region)}-[a-z]", zone):
         problems.append(

@@ -1,4 +1,4 @@
-"""Meaning checks that only apply to k3s on existing hosts (provider ssh)."""
+"""Meaning checks for k3s: versions (every provider), and existing hosts (provider ssh)."""
 
 import ipaddress
 import re
@@ -41,10 +41,8 @@ def _check_endpoint(key: str, host: dict[str, Any], problems: list[Problem]) -> 
         problems.append(Problem(f"{key}.port", f"must be 1 to 65535; got {port}"))
 
 
-def validate_k3s_cluster(args: Any, pools_ok: bool, problems: list[Problem]) -> None:
-    cluster: ClusterSpec = args["cluster"]
-    if cluster.get("provider") != Provider.SSH:
-        return  # provider problems are reported by the common checks
+def validate_k3s_versions(cluster: ClusterSpec, problems: list[Problem]) -> None:
+    """kubernetesVersion and k3sVersion, for k3s on any provider."""
     minor = cluster["kubernetes_version"]
     if minor not in K3S_VERSIONS:
         problems.append(
@@ -65,6 +63,14 @@ def validate_k3s_cluster(args: Any, pools_ok: bool, problems: list[Problem]) -> 
                     f"is k3s {k3s_minor(version)}, but kubernetesVersion is {minor!r}",
                 )
             )
+
+
+def validate_k3s_cluster(args: Any, pools_ok: bool, problems: list[Problem]) -> None:
+    """k3s on existing hosts (provider ssh)."""
+    cluster: ClusterSpec = args["cluster"]
+    if cluster.get("provider") != Provider.SSH:
+        return  # provider problems are reported by the common checks
+    validate_k3s_versions(cluster, problems)
     api_address = cluster.get("api_address")
     if api_address is not None and not _address_ok(api_address):
         problems.append(

@@ -228,10 +228,10 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "platform eks implies provider aws",
     ),
     (
-        "k3s-on-ec2-not-built",
+        "k3s-on-ec2-needs-a-server-pool",
         cluster_set(platform="k3s", provider="aws"),
-        f"{CLUSTER}.provider",
-        "'aws' (k3s on EC2 GPU VMs) is not built yet",
+        POOLS,
+        "no server pool: give one pool role: server",
     ),
     (
         "platform-unknown",
@@ -316,7 +316,7 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "vpc-id-one-subnet",
         network(vpcId=VPC_ID, subnetIds=SUBNETS[:1]),
         f"{CLUSTER}.network.subnetIds",
-        "EKS needs subnets in two zones or more; got 1",
+        "EKS needs subnets in 2 zones or more; got 1",
     ),
     (
         "vpc-id-malformed",

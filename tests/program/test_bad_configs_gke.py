@@ -201,7 +201,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         eks_config,
         pool_set(1, zones=["us-west-2a"]),
         f"{POOLS}[1].zones",
-        "only for platform gke; this cluster is eks",
+        "only for platform gke and k3s on gcp; this cluster is eks",
     ),
     # GPU Operator
     (

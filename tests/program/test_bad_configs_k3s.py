@@ -118,7 +118,9 @@ def pool_drop(pool: int, key: str) -> Mutation:
 
 
 HOST = f"{POOLS}[1].hosts[0]"  # the first GPU host, 192.0.2.11
-CLOUD_ONLY = "only for the cloud platforms (eks, gke); this cluster is k3s on existing hosts"
+CLOUD_ONLY = (
+    "only for clusters on cloud machines (eks, gke, k3s on aws or gcp); this cluster is k3s on existing hosts"
+)
 
 # (case id, base config, mutation, exact key, fragment of its message)
 CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
@@ -311,11 +313,11 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "required for platform k3s: one of aws, gcp, ssh",
     ),
     (
-        "provider-aws-not-built",
+        "hosts-on-k3s-aws",
         k3s_config,
         cluster_set(provider="aws"),
-        f"{CLUSTER}.provider",
-        "'aws' (k3s on EC2 GPU VMs) is not built yet in this version of gpukit",
+        f"{POOLS}[0].hosts",
+        "only for k3s on existing hosts (provider ssh); this cluster is k3s on aws",
     ),
     (
         "k3s-version-other-minor",
@@ -351,28 +353,28 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         k3s_config,
         cluster_set(releaseChannel="regular"),
         f"{CLUSTER}.releaseChannel",
-        "only for platform gke; this cluster is k3s",
+        "only for platform gke; this cluster is k3s on existing hosts (provider ssh)",
     ),
     (
         "gke-only-pool-zones-on-k3s",
         k3s_config,
         pool_set(1, zones=["us-central1-a"]),
         f"{POOLS}[1].zones",
-        "only for platform gke; this cluster is k3s",
+        "only for platform gke and k3s on gcp; this cluster is k3s on existing hosts (provider ssh)",
     ),
     (
         "gke-only-driver-version-on-k3s",
         k3s_config,
         operator_set(gkeDriverVersion="latest"),
         f"{OPERATOR}.gkeDriverVersion",
-        "only for platform gke; this cluster is k3s",
+        "only for platform gke; this cluster is k3s on existing hosts (provider ssh)",
     ),
     (
         "eks-only-node-image-on-k3s",
         k3s_config,
         pool_set(1, nodeImage="al2023"),
         f"{POOLS}[1].nodeImage",
-        "only for platform eks; this cluster is k3s",
+        "only for platform eks; this cluster is k3s on existing hosts (provider ssh)",
     ),
     (
         "k3s-only-role-on-eks",
@@ -386,21 +388,21 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         eks_config,
         pool_set(1, hosts=[host("192.0.2.11")]),
         f"{POOLS}[1].hosts",
-        "only for platform k3s; this cluster is eks",
+        "only for k3s on existing hosts (provider ssh); this cluster is eks",
     ),
     (
         "k3s-only-api-address-on-eks",
         eks_config,
         cluster_set(apiAddress="192.0.2.10"),
         f"{CLUSTER}.apiAddress",
-        "only for platform k3s; this cluster is eks",
+        "only for k3s on existing hosts (provider ssh); this cluster is eks",
     ),
     (
         "k3s-only-ssh-key-on-eks",
         eks_config,
         top_set(SSH_KEY, {"secure": "v1:Z3B1a2l0LWV4YW1wbGUtcGxhY2Vob2xkZXI="}),
         SSH_KEY,
-        "only for platform k3s; this cluster is eks",
+        "only for k3s on existing hosts (provider ssh); this cluster is eks",
     ),
 ]
 
@@ -422,7 +424,7 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         k3s_config,
         pool_set(1, capacity="spot"),
         f"{POOLS}[1].capacity",
-        "only for the cloud platforms",
+        "only for clusters on cloud machines",
         "capacity (a cloud purchase option) is accepted on a pool of existing hosts and silently "
         "ignored (the pool's `pools` output even reports capacity 'spot'); plan exits 0",
     ),
@@ -431,7 +433,7 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         k3s_config,
         pool_set(1, diskSizeGb=200),
         f"{POOLS}[1].diskSizeGb",
-        "only for the cloud platforms",
+        "only for clusters on cloud machines",
         "diskSizeGb (a cloud root-volume size) is accepted on a pool of existing hosts and silently "
         "ignored; plan exits 0",
     ),
@@ -440,7 +442,7 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         k3s_config,
         cluster_set(tags={"team": "ml"}),
         f"{CLUSTER}.tags",
-        "only for the cloud platforms",
+        "only for clusters on cloud machines",
         "tags ('extra tags on every cloud resource') are accepted for k3s on existing hosts, which "
         "create no cloud resource, and silently ignored; plan exits 0",
     ),
