@@ -3,6 +3,7 @@
 import ipaddress
 from typing import Any
 
+from components.api_access import public_cidrs
 from components.catalog.clouds import instance_type, instance_types
 from components.catalog.instances import CpuArch, UnknownInstanceTypeError
 from components.catalog.lookup import suggest
@@ -50,17 +51,10 @@ def validate_k3s_cloud(args: Any, pools_ok: bool, problems: list[Problem]) -> No
             validate_gke_pool(i, pool, cluster, problems)
 
 
-def _public(cidr: str) -> bool:
-    try:
-        return not ipaddress.ip_network(cidr).is_private
-    except ValueError:
-        return False  # reported by the CIDR checks
-
-
 def _validate_public_subnets(cluster: ClusterSpec, problems: list[Problem]) -> None:
     network = cluster["network"]
     key = f"{CLUSTER}.network.publicSubnetIds"
-    public = [c for c in cluster["api_access_cidrs"] if _public(c)]
+    public = public_cidrs(cluster["api_access_cidrs"])
     if "public_subnet_ids" in network and "vpc_id" not in network:
         problems.append(Problem(key, "only valid with vpcId; a new VPC gets public subnets of its own"))
     elif "vpc_id" in network and public and not network.get("public_subnet_ids"):
