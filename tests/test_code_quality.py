@@ -2,8 +2,10 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from tools import shellcheck_problems
 
 from harness import ROOT
 
@@ -26,3 +28,8 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     commands = [line for line in ci.splitlines() if line and not line.startswith(("#", "set ", "cd "))]
     assert len(commands) == 1, "`.ci/run` runs one command: the README's test command"
     assert f"\n{commands[0]}\n" in readme
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "scripts").glob("*.sh")), ids=lambda p: p.name)
+def test_project_scripts_are_shellcheck_clean(path: Path) -> None:
+    assert shellcheck_problems(path) == ""
