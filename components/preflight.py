@@ -19,7 +19,7 @@ from components.catalog.drivers import (
 )
 from components.catalog.eks_images import eks_image
 from components.node_pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
-from components.spec import DriverMode, GkeDriverVersion, Platform
+from components.spec import DriverMode, GkeDriverVersion, NodeRole, Platform, Provider
 
 
 class Severity(str, Enum):
@@ -112,6 +112,24 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
     return findings
 
 
+def _k3s_cloud_scaling(args: Any) -> list[Finding]:
+    """k3s on cloud VMs has no cluster autoscaler yet: say what minNodes and maxNodes do today."""
+    cluster = args["cluster"]
+    if cluster["platform"] != Platform.K3S or cluster.get("provider") == Provider.SSH:
+        return []
+    return [
+        Finding(
+            Severity.INFO,
+            f"gpukit:nodePools[{i}].minNodes",
+            f"pool {pool.name!r} starts with {pool.min_nodes} node(s) and stays there: k3s on "
+            f"{cluster['provider'].value} has no cluster autoscaler in gpukit yet (maxNodes {pool.max_nodes} "
+            "bounds the group; resize its desired capacity to scale by hand)",
+        )
+        for i, pool in enumerate(cluster_pool_facts(args))
+        if pool.role == NodeRole.AGENT and pool.min_nodes < pool.max_nodes
+    ]
+
+
 def preflight(args: Any) -> list[Finding]:
     """Findings for validated GpuClusterArgs, errors first."""
     cuda: str | None = args.get("workloads", {}).get("cuda_version")
@@ -139,6 +157,7 @@ def preflight(args: Any) -> list[Finding]:
                 "not set: the CUDA version of your images is not checked against the pools' drivers",
             )
         )
+    findings.extend(_k3s_cloud_scaling(args))
     for i, cidr in enumerate(args["cluster"].get("api_access_cidrs", [])):
         if cidr == "0.0.0.0/0":
             findings.append(

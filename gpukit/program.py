@@ -13,7 +13,7 @@ import pulumi
 from components.cluster import GpuCluster, GpuClusterArgs
 from components.errors import ConfigError
 from components.preflight import Finding, Severity, preflight
-from components.spec import ClusterSpec, Platform
+from components.spec import ClusterSpec, Platform, Provider
 from components.stack_config import cluster_args_from_config
 
 NAMESPACES = ("gpukit", "aws", "gcp")
@@ -60,6 +60,11 @@ def next_steps(spec: ClusterSpec) -> list[str]:
         steps.append(
             f"# or: gcloud container clusters get-credentials {name} --location {location} "
             f"--project {spec.get('project', '')}"
+        )
+    elif spec.get("provider") in (Provider.AWS, Provider.GCP):
+        steps.append(
+            "# the kubeconfig is built from the CA Pulumi made: no SSH to the machines is needed; agents "
+            "join a few minutes after their machines boot"
         )
     steps += [
         "kubectl get nodes -L gpukit.dev/pool,gpukit.dev/gpu-model",

@@ -121,6 +121,12 @@ EKS_CONTROL_PLANE_PER_HOUR = 0.10
 # NAT gateway: $0.045 per gateway-hour plus $0.045 per GB processed (https://aws.amazon.com/vpc/pricing/,
 # as quoted by several 2026 us-east-1 guides; the data charge depends on traffic and is not planned).
 NAT_GATEWAY_PER_HOUR = 0.045
+# Network Load Balancer (k3s API): $0.0225 per hour plus $0.006 per NLCU-hour, which an API with a
+# handful of clients barely uses (https://aws.amazon.com/elasticloadbalancing/pricing/, us-east-1).
+NETWORK_LOAD_BALANCER_PER_HOUR = 0.0225
+# Secrets Manager: $0.40 per secret per month (https://aws.amazon.com/secrets-manager/pricing/), per
+# hour over a 730-hour month; k3s on EC2 keeps two (servers' and agents' join secrets).
+SECRET_PER_HOUR = 0.40 / 730
 
 
 def aws_instance_type(name: str) -> InstanceType:

@@ -30,6 +30,9 @@ GKE_MANAGEMENT_PER_HOUR = 0.10
 # (infracost compute_router_nat golden test, us-central1).
 CLOUD_NAT_PER_VM_HOUR = 0.0014
 CLOUD_NAT_MAX_BILLED_VMS = 32
+# An external IPv4 address in use by a VM: $0.005 per hour (https://cloud.google.com/vpc/network-pricing,
+# "IP address pricing"); k3s servers get one each when apiAccessCidrs has public ranges.
+EXTERNAL_IP_PER_HOUR = 0.005
 
 _INCONSISTENT = "public price data for it contradicts itself across regions; see gcp_machines.py"
 

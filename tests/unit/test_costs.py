@@ -96,3 +96,41 @@ def test_unpriced_pool_is_listed_and_adds_nothing():
 
 def test_priced_config_has_nothing_unpriced():
     assert _estimate().unpriced == []
+
+
+def _stack(name: str) -> dict:
+    import yaml
+
+    from harness import ROOT
+
+    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
+
+
+def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat() -> None:
+    cost = estimate(cluster_args_from_config(_stack("k3s-aws")))
+    assert [c.what for c in cost.charges] == [
+        "Network Load Balancer (k3s API)",
+        "Secrets Manager x2 (join secrets)",
+        "NAT gateway x1",
+    ]
+    assert fixed_total(cost) == pytest.approx(0.0225 + 0.80 / 730 + NAT)
+    # No control-plane fee: the server pool (one m7i.large) is the control plane, priced as a pool.
+    control = next(p for p in cost.pools if p.pool.name == "control")
+    assert (control.idle, control.at_max) == (pytest.approx(M7I_LARGE), pytest.approx(M7I_LARGE))
+
+
+def test_k3s_on_gce_pays_cloud_nat_per_vm_and_one_external_ip_per_server() -> None:
+    cost = estimate(cluster_args_from_config(_stack("k3s-gcp")))
+    by_item = {c.what: c for c in cost.charges}
+    assert sorted(by_item) == ["Cloud NAT (per VM)", "external IPv4 x3 (k3s API)"]
+    assert by_item["external IPv4 x3 (k3s API)"].idle == pytest.approx(3 * 0.005)
+    # 3 servers + 1 L4 node at idle, 3 + 4 at max.
+    assert by_item["Cloud NAT (per VM)"].idle == pytest.approx(4 * 0.0014)
+    assert by_item["Cloud NAT (per VM)"].at_max == pytest.approx(7 * 0.0014)
+
+
+def test_k3s_on_gce_with_a_private_api_has_no_external_ips() -> None:
+    config = _stack("k3s-gcp")
+    config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8"]
+    cost = estimate(cluster_args_from_config(config))
+    assert [c.what for c in cost.charges] == ["Cloud NAT (per VM)"]
