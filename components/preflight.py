@@ -11,6 +11,7 @@ from typing import Any
 from components.catalog.drivers import (
     GKE_DRIVER_BRANCH_FLOOR,
     GPU_OPERATOR_DRIVER_BRANCH,
+    K3S_CLOUD_IMAGE_DRIVER_BRANCH,
     CudaSupport,
     branch_drives,
     cuda_support,
@@ -48,7 +49,10 @@ def driver_branch_for(args: Any, pool: PoolFacts) -> int | None:
         return eks_image(pool.node_image, pool.instance.arch, pool.is_gpu).driver_branch
     if platform == Platform.GKE:
         return GKE_DRIVER_BRANCH_FLOOR[operator.get("gke_driver_version", GkeDriverVersion.DEFAULT).value]
-    return None
+    provider = args["cluster"].get("provider")
+    if provider in (Provider.AWS, Provider.GCP):
+        return K3S_CLOUD_IMAGE_DRIVER_BRANCH[provider.value]
+    return None  # k3s on your own hosts: each host's preflight checks the driver it has
 
 
 def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -> list[Finding]:

@@ -112,3 +112,11 @@ GPU_OPERATOR_DRIVER_BRANCH = {"v26.7.0": 595}
 # when using CUDA 13", rapidsai/deployment#659, 2026-02); DEFAULT is older than that, assumed as old
 # as R535 (the LTS branch GKE defaulted to before R580).
 GKE_DRIVER_BRANCH_FLOOR = {"default": 535, "latest": 580}
+
+# k3s on cloud VMs with `driver: preinstalled` boots a GPU image that ships the driver
+# (providers/aws/k3s_images.py, providers/gcp/k3s_images.py):
+# - EC2: the Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04), driver 595.91.07 in its
+#   2026-10 releases (AWS DLAMI release notes, "aws-deep-learning-ami-gpubaseoss..." 2026-10-08);
+#   AWS moves it to newer branches over time (R580 in 2025-12), never back.
+# - Compute Engine: the Deep Learning VM family `common-cu129-ubuntu-2404-nvidia-580` (R580 by name).
+K3S_CLOUD_IMAGE_DRIVER_BRANCH = {"aws": 595, "gcp": 580}

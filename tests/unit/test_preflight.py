@@ -175,3 +175,34 @@ def test_unsupported_cuda_is_an_error_naming_the_newest_runnable_release():
     assert len(cuda_errors) == 1
     assert cuda_errors[0].severity == Severity.ERROR
     assert "12.8" in cuda_errors[0].message
+
+
+def _k3s_stack(name: str, **changes: object) -> dict:
+    import yaml
+
+    from harness import ROOT
+
+    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
+    config.update(changes)
+    return config
+
+
+def test_k3s_on_gce_checks_cuda_against_the_deep_learning_vm_driver() -> None:
+    """driver: preinstalled on GCE boots the R580 Deep Learning VM family: CUDA 13.2 wants R595."""
+    config = _k3s_stack("k3s-gcp", **{"gpukit:workloads": {"cudaVersion": "13.2"}})
+    findings = preflight(cluster_args_from_config(config))
+    warnings = [f for f in _of(findings, Severity.WARNING) if f.key == CUDA_KEY]
+    assert len(warnings) == 1 and "driver R580" in warnings[0].message
+    assert _of(findings, Severity.ERROR) == []
+
+
+def test_k3s_on_ec2_with_the_operator_driver_gets_the_operators_branch() -> None:
+    config = _k3s_stack("k3s-aws", **{"gpukit:workloads": {"cudaVersion": "13.2"}})
+    assert _of(preflight(cluster_args_from_config(config)), Severity.ERROR) == []  # R595 runs 13.2
+
+
+def test_k3s_cloud_pools_say_they_do_not_autoscale_yet() -> None:
+    findings = preflight(cluster_args_from_config(_k3s_stack("k3s-aws")))
+    (note,) = [f for f in findings if f.key == "gpukit:nodePools[1].minNodes"]
+    assert note.severity == Severity.INFO
+    assert "no cluster autoscaler in gpukit yet" in note.message
