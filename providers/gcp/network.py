@@ -1,6 +1,10 @@
-"""GcpNetwork: a VPC-native network for GKE: one subnet with pods/services ranges, Cloud NAT."""
+"""GcpNetwork: a custom-mode VPC with one subnet and Cloud NAT, for GKE and for k3s on Compute Engine.
 
-from typing import Optional, TypedDict
+GKE passes `ranges` (a VPC-native subnet with secondary ranges for pods and services); k3s passes only
+`cidr`: its pods live on flannel's overlay (10.42.0.0/16), not on VPC ranges.
+"""
+
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -15,12 +19,15 @@ SERVICES_RANGE = "services"
 class GcpNetworkArgs(TypedDict):
     cluster_name: str
     region: str
-    ranges: SubnetRanges
-    """From components.gke_ranges.subnet_ranges (Python-only: built by GkeCluster)."""
+    ranges: NotRequired[SubnetRanges]
+    """GKE: from components.gke_ranges.subnet_ranges (Python-only: built by GkeCluster)."""
+    cidr: NotRequired[str]
+    """Without `ranges`: the subnet's only range (k3s)."""
 
 
 class GcpNetwork(pulumi.ComponentResource):
-    """Nodes get no external IPs (private nodes), so Cloud NAT gives them egress for image pulls."""
+    """Machines without external IPs (GKE's private nodes, k3s agents) get egress through Cloud NAT:
+    image pulls, and for k3s the k3s download at first boot."""
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
@@ -28,7 +35,8 @@ class GcpNetwork(pulumi.ComponentResource):
     def __init__(self, name: str, args: GcpNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
-        cluster, region, ranges = args["cluster_name"], args["region"], args["ranges"]
+        cluster, region = args["cluster_name"], args["region"]
+        ranges = args.get("ranges")
 
         network = gcp.compute.Network(
             f"{name}-vpc",
@@ -42,11 +50,15 @@ class GcpNetwork(pulumi.ComponentResource):
             name=f"{cluster}-{region}",
             network=network.id,
             region=region,
-            ip_cidr_range=ranges.nodes,
-            secondary_ip_ranges=[
-                {"range_name": PODS_RANGE, "ip_cidr_range": ranges.pods},
-                {"range_name": SERVICES_RANGE, "ip_cidr_range": ranges.services},
-            ],
+            ip_cidr_range=ranges.nodes if ranges else args["cidr"],
+            secondary_ip_ranges=(
+                [
+                    {"range_name": PODS_RANGE, "ip_cidr_range": ranges.pods},
+                    {"range_name": SERVICES_RANGE, "ip_cidr_range": ranges.services},
+                ]
+                if ranges
+                else None
+            ),
             private_ip_google_access=True,  # private nodes reach Google APIs (Artifact Registry, GCS)
             opts=child,
         )

@@ -1,0 +1,324 @@
+"""GpuCluster with k3s on Compute Engine under the mocks: assertions on the recorded inputs."""
+
+import base64
+import copy
+import shlex
+from typing import Any
+
+import pytest
+import yaml
+
+from gpukit.program import build
+from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+
+K3S_GCP: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-gcp.yaml").read_text())["config"]
+NAME = "k3s-gcp"
+INSTANCE = "gcp:compute/instance:Instance"
+TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
+GROUP = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+ADDRESS = "gcp:compute/address:Address"
+FIREWALL = "gcp:compute/firewall:Firewall"
+DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"
+UBUNTU = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"
+
+
+def k3s_gcp_config(**cluster: Any) -> dict[str, Any]:
+    config = copy.deepcopy(K3S_GCP)
+    config["gpukit:cluster"].update(cluster)
+    return config
+
+
+def with_gpu_pool(pool: dict[str, Any], **operator: Any) -> dict[str, Any]:
+    config = k3s_gcp_config()
+    config["gpukit:nodePools"][1] = pool
+    config["gpukit:gpuOperator"].update(operator)
+    return config
+
+
+def run(config: dict[str, Any]) -> Recording:
+    return record(lambda: build(config), region=config["gcp:region"], project=config["gcp:project"])
+
+
+@pytest.fixture(scope="module")
+def stack() -> Recording:
+    return run(k3s_gcp_config())
+
+
+def plain(value: Any) -> Any:
+    return unsecret(value)
+
+
+def startup_script(inputs: dict[str, Any]) -> str:
+    script = plain(inputs["metadata"]["startup-script"])
+    assert isinstance(script, str)
+    return script
+
+
+def k3s_config(script: str) -> dict[str, Any]:
+    """The k3s config.yaml in a startup script (install.sh's K3S_CONFIG assignment)."""
+    value = script[script.index("\nK3S_CONFIG=") + len("\nK3S_CONFIG=") :]
+    lexer = shlex.shlex(value, posix=True)
+    lexer.whitespace_split = True
+    return yaml.safe_load(lexer.get_token() or "")
+
+
+def servers(rec: Recording) -> dict[str, dict[str, Any]]:
+    return {r.name.removeprefix(f"{NAME}-"): r.inputs for r in rec.of_type(INSTANCE)}
+
+
+def test_agent_group_starts_at_min_nodes_in_the_zones_that_offer_l4(stack: Recording) -> None:
+    group = stack.one(GROUP).inputs
+    assert group["targetSize"] == 1
+    assert group["distributionPolicyZones"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+    assert "maxNodes 4" in group["description"]  # no MIG field: the autoscaler reads it from here
+    assert group["updatePolicy"] == {
+        "type": "OPPORTUNISTIC",
+        "minimalAction": "REPLACE",
+        "instanceRedistributionType": "NONE",
+    }
+    template = stack.one(TEMPLATE)
+    assert group["versions"][0]["instanceTemplate"].startswith(
+        "https://www.googleapis.com/compute/v1/projects/acme-ml-dev/global/instanceTemplates/"
+    )
+    assert "uniqueId=" in group["versions"][0]["instanceTemplate"]
+    assert template.inputs["namePrefix"] == "k3s-gcp-l4-"
+
+
+def test_l4_template_boots_the_deep_learning_vm_without_attached_gpus(stack: Recording) -> None:
+    template = stack.one(TEMPLATE).inputs
+    assert template["machineType"] == "g2-standard-8"
+    assert template["guestAccelerators"] == []  # G2 comes with its L4
+    assert template["scheduling"] == {
+        "provisioningModel": "STANDARD",
+        "automaticRestart": True,
+        "onHostMaintenance": "TERMINATE",
+    }
+    assert template["shieldedInstanceConfig"] == {
+        "enableSecureBoot": False,
+        "enableVtpm": True,
+        "enableIntegrityMonitoring": True,
+    }
+    (disk,) = template["disks"]
+    assert (disk["sourceImage"], disk["diskType"], disk["diskSizeGb"]) == (DLVM, "pd-balanced", 100)
+    assert template["networkInterfaces"] == [
+        {"subnetwork": "projects/acme-ml-dev/regions/us-central1/subnetworks/k3s-gcp-us-central1"}
+    ]
+    assert template["tags"] == ["k3s-gcp-k3s-node"]
+    assert template["metadata"]["block-project-ssh-keys"] == "true"
+    assert template["metadata"]["enable-oslogin"] == "TRUE"
+    assert template["serviceAccount"]["email"] == "k3s-gcp-k3s-agent@acme-ml-dev.iam.gserviceaccount.com"
+
+
+def test_agents_join_the_first_server_and_check_their_gpu(stack: Recording) -> None:
+    script = startup_script(stack.one(TEMPLATE).inputs)
+    first_ip = servers(stack)["control-0"]["networkInterfaces"][0]["networkIp"]
+    agent = k3s_config(script)
+    assert agent["server"] == f"https://{first_ip}:6443"
+    assert agent["node-taint"] == ["nvidia.com/gpu=present:NoSchedule"]
+    assert "gpukit.dev/pool=l4" in agent["node-label"]
+    assert "EXPECT_GPUS=1\n" in script
+    assert "DRIVER_MODE=preinstalled\n" in script
+    assert "SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-agent-join/versions/latest\n" in script
+
+
+def test_operator_mode_boots_plain_ubuntu() -> None:
+    rec = run(with_gpu_pool(K3S_GCP["gpukit:nodePools"][1], driver="operator"))
+    (disk,) = rec.one(TEMPLATE).inputs["disks"]
+    assert disk["sourceImage"] == UBUNTU
+    assert rec.one(TEMPLATE).inputs["shieldedInstanceConfig"]["enableSecureBoot"] is False
+
+
+def test_n1_pools_attach_their_t4s() -> None:
+    pool = {
+        "name": "t4",
+        "instanceType": "n1-standard-8",
+        "minNodes": 0,
+        "maxNodes": 2,
+        "gpu": {"model": "T4", "count": 2},
+    }
+    rec = run(with_gpu_pool(pool))
+    template = rec.one(TEMPLATE).inputs
+    assert template["machineType"] == "n1-standard-8"
+    assert template["guestAccelerators"] == [{"type": "nvidia-tesla-t4", "count": 2}]
+    assert template["scheduling"]["onHostMaintenance"] == "TERMINATE"
+    group = rec.one(GROUP).inputs
+    assert group["targetSize"] == 0
+    assert group["distributionPolicyZones"] == [
+        "us-central1-a",
+        "us-central1-b",
+        "us-central1-c",
+        "us-central1-f",
+    ]
+
+
+def test_spot_pools_are_deleted_when_preempted_and_take_any_zone() -> None:
+    pool = dict(K3S_GCP["gpukit:nodePools"][1], capacity="spot")
+    rec = run(with_gpu_pool(pool))
+    assert rec.one(TEMPLATE).inputs["scheduling"] == {
+        "provisioningModel": "SPOT",
+        "preemptible": True,
+        "automaticRestart": False,
+        "onHostMaintenance": "TERMINATE",
+        "instanceTerminationAction": "DELETE",
+    }
+    group = rec.one(GROUP).inputs
+    assert group["distributionPolicyTargetShape"] == "ANY"
+    assert group["updatePolicy"]["instanceRedistributionType"] == "NONE"
+
+
+def test_firewall_rules_are_exactly_k3s_ports_and_none_from_anywhere(stack: Recording) -> None:
+    rules = {r.inputs["name"]: r.inputs for r in stack.of_type(FIREWALL)}
+    summary = {
+        name: (
+            rule["allows"][0]["protocol"],
+            tuple(rule["allows"][0]["ports"]),
+            tuple(rule.get("sourceRanges") or ()),
+            tuple(rule.get("sourceTags") or ()),
+            tuple(rule["targetTags"]),
+        )
+        for name, rule in rules.items()
+    }
+    node, server = "k3s-gcp-k3s-node", "k3s-gcp-k3s-server"
+    assert summary == {
+        "k3s-gcp-k3s-api-clients": ("tcp", ("6443",), ("203.0.113.0/24",), (), (server,)),
+        "k3s-gcp-k3s-api-nodes": ("tcp", ("6443",), (), (node,), (server,)),
+        "k3s-gcp-k3s-flannel": ("udp", ("8472",), (), (node,), (node,)),
+        "k3s-gcp-k3s-kubelet": ("tcp", ("10250",), (), (node,), (node,)),
+        "k3s-gcp-k3s-etcd": ("tcp", ("2379-2380",), (), (server,), (server,)),
+    }
+    for rule in rules.values():
+        assert rule["network"] == "projects/acme-ml-dev/global/networks/k3s-gcp-vpc"
+        assert rule["direction"] == "INGRESS"
+
+
+def test_join_secrets_are_secret_and_each_account_reads_only_its_own(stack: Recording) -> None:
+    versions = {r.name: r.inputs for r in stack.of_type("gcp:secretmanager/secretVersion:SecretVersion")}
+    assert sorted(versions) == ["k3s-gcp-join-agent-version", "k3s-gcp-join-server-version"]
+    for inputs in versions.values():
+        assert is_secret(inputs["secretData"])
+    assert "/var/lib/rancher/k3s/server/tls/server-ca.key" in plain(
+        versions["k3s-gcp-join-server-version"]["secretData"]
+    )
+    assert "tls/" not in plain(versions["k3s-gcp-join-agent-version"]["secretData"])
+    readers = {
+        r.inputs["member"]: r.inputs
+        for r in stack.of_type("gcp:secretmanager/secretIamMember:SecretIamMember")
+    }
+    assert {member: (r["secretId"], r["role"]) for member, r in readers.items()} == {
+        "serviceAccount:k3s-gcp-k3s-server@acme-ml-dev.iam.gserviceaccount.com": (
+            "projects/acme-ml-dev/secrets/k3s-gcp-k3s-server-join",
+            "roles/secretmanager.secretAccessor",
+        ),
+        "serviceAccount:k3s-gcp-k3s-agent@acme-ml-dev.iam.gserviceaccount.com": (
+            "projects/acme-ml-dev/secrets/k3s-gcp-k3s-agent-join",
+            "roles/secretmanager.secretAccessor",
+        ),
+    }
+    project_roles = {r.inputs["role"] for r in stack.of_type("gcp:projects/iAMMember:IAMMember")}
+    assert project_roles == {"roles/logging.logWriter", "roles/monitoring.metricWriter"}
+    api = stack.one("gcp:projects/service:Service").inputs
+    assert (api["service"], api["disableOnDestroy"]) == ("secretmanager.googleapis.com", False)
+
+
+def test_the_token_is_in_no_metadata(stack: Recording) -> None:
+    # The agents' bundle is the token alone: `path<TAB>base64(token)`.
+    bundle = plain(stack.named("k3s-gcp-join-agent-version").inputs["secretData"])
+    value = base64.b64decode(bundle.split("\t", 1)[1]).decode()
+    assert value.startswith("plan-fake-")
+    for r in [*stack.of_type(INSTANCE), *stack.of_type(TEMPLATE)]:
+        text = str(plain(r.inputs["metadata"]))
+        assert value not in text, r.name
+        assert base64.b64encode(value.encode()).decode() not in text, r.name
+
+
+def test_three_servers_at_static_addresses_the_first_starts_etcd(stack: Recording) -> None:
+    by_name = servers(stack)
+    assert sorted(by_name) == ["control-0", "control-1", "control-2"]
+    ordered = [by_name[f"control-{i}"] for i in range(3)]
+    assert [s["zone"] for s in ordered] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+    internal = [stack.named(f"{NAME}-control-{i}-internal").inputs for i in range(3)]
+    assert {(a["addressType"], a["region"]) for a in internal} == {("INTERNAL", "us-central1")}
+    ips = [s["networkInterfaces"][0]["networkIp"] for s in ordered]
+    nat_ips = [s["networkInterfaces"][0]["accessConfigs"][0]["natIp"] for s in ordered]
+    assert len(set(ips + nat_ips)) == 6
+    configs = [k3s_config(startup_script(s)) for s in ordered]
+    assert configs[0]["cluster-init"] is True and "server" not in configs[0]
+    for config in configs[1:]:
+        assert config["server"] == f"https://{ips[0]}:6443"
+        assert "cluster-init" not in config
+    for config in configs:
+        assert sorted(config["tls-san"]) == sorted(ips + nat_ips)
+    for inputs in by_name.values():
+        assert inputs["bootDisk"]["initializeParams"]["image"] == UBUNTU
+        assert inputs["shieldedInstanceConfig"] == {
+            "enableSecureBoot": True,
+            "enableVtpm": True,
+            "enableIntegrityMonitoring": True,
+        }
+        assert inputs["tags"] == ["k3s-gcp-k3s-node", "k3s-gcp-k3s-server"]
+        assert inputs["allowStoppingForUpdate"] is True
+        assert inputs["metadata"]["block-project-ssh-keys"] == "true"
+        assert inputs["serviceAccount"]["email"] == "k3s-gcp-k3s-server@acme-ml-dev.iam.gserviceaccount.com"
+        assert inputs["serviceAccount"]["scopes"] == ["https://www.googleapis.com/auth/cloud-platform"]
+
+
+def test_kubeconfig_names_the_first_servers_external_address(stack: Recording) -> None:
+    nat_ip = servers(stack)["control-0"]["networkInterfaces"][0]["accessConfigs"][0]["natIp"]
+    kubeconfig = stack.one("pulumi:providers:kubernetes").inputs["kubeconfig"]
+    assert is_secret(kubeconfig)
+    assert yaml.safe_load(plain(kubeconfig))["clusters"][0]["cluster"]["server"] == f"https://{nat_ip}:6443"
+
+
+@pytest.mark.parametrize("cidrs", [[], ["10.0.0.0/8"]])
+def test_private_api_clients_get_no_external_addresses(cidrs: list[str]) -> None:
+    rec = run(k3s_gcp_config(apiAccessCidrs=cidrs))
+    assert {a.inputs["addressType"] for a in rec.of_type(ADDRESS)} == {"INTERNAL"}
+    for inputs in servers(rec).values():
+        assert not inputs["networkInterfaces"][0].get("accessConfigs")
+    first_ip = servers(rec)["control-0"]["networkInterfaces"][0]["networkIp"]
+    kubeconfig = yaml.safe_load(plain(rec.one("pulumi:providers:kubernetes").inputs["kubeconfig"]))
+    assert kubeconfig["clusters"][0]["cluster"]["server"] == f"https://{first_ip}:6443"
+    rules = {r.inputs["name"] for r in rec.of_type(FIREWALL)}
+    assert ("k3s-gcp-k3s-api-clients" in rules) is bool(cidrs)
+
+
+def test_a_single_server_starts_without_etcd() -> None:
+    config = k3s_gcp_config()
+    config["gpukit:nodePools"][0].update(minNodes=1, maxNodes=1)
+    rec = run(config)
+    (server,) = servers(rec).values()
+    assert "cluster-init" not in k3s_config(startup_script(server))
+
+
+def test_a_reused_network_creates_no_vpc_and_takes_the_given_subnet() -> None:
+    network = "projects/acme-ml-dev/global/networks/shared"
+    subnet = "projects/acme-ml-dev/regions/us-central1/subnetworks/gpu"
+    rec = run(k3s_gcp_config(network={"networkId": network, "subnetworkId": subnet}))
+    assert rec.of_type("gcp:compute/network:Network") == []
+    assert rec.of_type("gcp:compute/routerNat:RouterNat") == []
+    assert {r.inputs["network"] for r in rec.of_type(FIREWALL)} == {network}
+    assert rec.one(TEMPLATE).inputs["networkInterfaces"] == [{"subnetwork": subnet}]
+    internal = [a.inputs for a in rec.of_type(ADDRESS) if a.inputs["addressType"] == "INTERNAL"]
+    assert {a["subnetwork"] for a in internal} == {subnet}
+
+
+def test_new_network_is_one_subnet_without_secondary_ranges(stack: Recording) -> None:
+    subnet = stack.one("gcp:compute/subnetwork:Subnetwork").inputs
+    assert subnet["ipCidrRange"] == "10.70.0.0/20"
+    assert not subnet.get("secondaryIpRanges")
+    stack.one("gcp:compute/routerNat:RouterNat")
+
+
+def test_every_resource_has_a_parent_and_gcp_resources_the_explicit_provider(stack: Recording) -> None:
+    provider = stack.one("pulumi:providers:gcp")
+    assert (provider.inputs["project"], provider.inputs["region"]) == ("acme-ml-dev", "us-central1")
+    for r in stack.resources:
+        if r.type != "gpukit:index:GpuCluster":
+            assert stack.parent_of(r) is not None, r.name
+        if r.custom and r.type.startswith("gcp:"):
+            assert r.provider.startswith(provider.urn), f"{r.name} uses a default provider"
+
+
+def test_every_resource_argument_is_one_the_provider_schema_knows(stack: Recording) -> None:
+    unknown = {r.name: n for r in stack.resources if r.custom and (n := unknown_argument_names(r.inputs))}
+    assert unknown == {}

@@ -1,0 +1,198 @@
+"""The k3s-on-cloud example stacks through `gpukit plan --out`, read the way a reviewer would:
+plan.json for the machines and their network rules, boot/ for what the machines run at first boot."""
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from tools import cloud_init_schema_problems, shellcheck_problems
+
+from gpukit.cli import main
+from harness import ROOT
+
+STACKS = ("k3s-aws", "k3s-gcp")
+# What the mock engine hands out as the k3s token and PEM bodies (gpukit/plan/fakes.py): none of it
+# may reach user data, plan.json or any other written file.
+SECRET_MARKERS = ("plan-fake-", "PRIVATE KEY", "gpukit-plan-secret-placeholder")
+
+
+@pytest.fixture(scope="module", params=STACKS)
+def planned(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    stack = request.param
+    out = tmp_path_factory.mktemp(stack) / "out"
+    code = main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)])
+    assert code == 0, f"{stack} should plan cleanly"
+    return stack, out
+
+
+def resources(out: Path, token: str) -> list[dict[str, Any]]:
+    doc = json.loads((out / "plan.json").read_text())
+    return [r for r in doc["resources"] if r["type"] == token]
+
+
+def inputs(out: Path, token: str) -> list[dict[str, Any]]:
+    return [r["inputs"] for r in resources(out, token)]
+
+
+def test_no_secret_reaches_any_written_file(planned: tuple[str, Path]) -> None:
+    _, out = planned
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.parent.name == "boot" for p in files)
+    for path in files:
+        text = path.read_text()
+        for marker in SECRET_MARKERS:
+            assert marker not in text, f"{marker!r} in {path.relative_to(out)}"
+
+
+def test_every_boot_file_is_valid_cloud_init_or_clean_shell(
+    planned: tuple[str, Path], tmp_path: Path
+) -> None:
+    stack, out = planned
+    boot = sorted((out / "boot").iterdir())
+    assert boot, "every machine definition carries its bootstrap"
+    for path in boot:
+        if path.suffix == ".yaml":
+            assert cloud_init_schema_problems(path) == "", path.name
+            for i, file in enumerate(yaml.safe_load(path.read_text())["write_files"]):
+                script = tmp_path / f"{path.stem}-{i}.sh"
+                script.write_text(file["content"])
+                assert shellcheck_problems(script) == "", f"{path.name}: {file['path']}"
+        else:
+            assert path.suffix == ".sh", path.name
+            assert shellcheck_problems(path) == "", path.name
+    kinds = {p.suffix for p in boot}
+    assert kinds == ({".yaml"} if stack == "k3s-aws" else {".sh"})
+
+
+def test_the_gpu_operator_release_is_v26_7_0_with_the_k3s_containerd_socket(
+    planned: tuple[str, Path],
+) -> None:
+    _, out = planned
+    release = yaml.safe_load((out / "manifests" / "helm" / "gpu-operator.yaml").read_text())
+    assert release["version"] == "v26.7.0"
+    env = {e["name"]: e["value"] for e in release["values"]["toolkit"]["env"]}
+    assert env["CONTAINERD_SOCKET"] == "/run/k3s/containerd/containerd.sock"
+
+
+def test_a_k3s_cloud_stack_imports_only_its_own_cloud_sdk() -> None:
+    for stack, other in (("k3s-aws", "pulumi_gcp"), ("k3s-gcp", "pulumi_aws")):
+        probe = (
+            "import io, contextlib, sys\n"
+            "from gpukit.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['plan', '--project', {str(ROOT)!r}, '--stack', {stack!r}])\n"
+            f"print(rc, {other!r} in sys.modules)\n"
+        )
+        result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+        assert result.stdout.split() == ["0", "False"], (stack, result.stdout, result.stderr)
+
+
+# --- EC2
+
+
+@pytest.fixture(scope="module")
+def aws(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("k3s-aws") / "out"
+    assert main(["plan", "--project", str(ROOT), "--stack", "k3s-aws", "--out", str(out)]) == 0
+    return out
+
+
+def test_every_launch_template_requires_imdsv2_and_encrypts_its_root_volume(aws: Path) -> None:
+    templates = inputs(aws, "aws:ec2/launchTemplate:LaunchTemplate")
+    assert len(templates) >= 2  # servers, and the L4 pool
+    for lt in templates:
+        assert lt["metadataOptions"]["httpTokens"] == "required"
+        assert lt["metadataOptions"]["httpPutResponseHopLimit"] == 1
+        for device in lt["blockDeviceMappings"]:
+            assert device["ebs"]["encrypted"] in (True, "true")
+        assert lt["imageId"].startswith("resolve:ssm:/aws/service/")  # never a hard-coded AMI id
+
+
+def test_the_l4_pool_is_a_spot_auto_scaling_group_of_its_size(aws: Path) -> None:
+    groups = inputs(aws, "aws:autoscaling/group:Group")
+    assert len(groups) == 1
+    group = groups[0]
+    assert (group["minSize"], group["maxSize"], group["desiredCapacity"]) == (1, 4, 1)
+    assert group["capacityRebalance"] is True
+    policy = group["mixedInstancesPolicy"]
+    assert policy["instancesDistribution"]["onDemandPercentageAboveBaseCapacity"] == 0
+    types = [o["instanceType"] for o in policy["launchTemplate"]["overrides"]]
+    assert types == ["g6.xlarge", "g6.2xlarge"]
+
+
+def test_operator_driver_boots_plain_ubuntu(aws: Path) -> None:
+    images = {lt["imageId"] for lt in inputs(aws, "aws:ec2/launchTemplate:LaunchTemplate")}
+    assert images == {
+        "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
+    }
+
+
+def test_no_ingress_is_open_to_the_internet_and_the_api_only_to_the_configured_range(aws: Path) -> None:
+    rules = inputs(aws, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+    assert rules
+    cidrs = {r.get("cidrIpv4") for r in rules if r.get("cidrIpv4")}
+    assert cidrs == {"203.0.113.0/24"}
+    for rule in rules:
+        if rule.get("cidrIpv4"):
+            assert (rule["fromPort"], rule["toPort"]) == (6443, 6443)
+    lb = inputs(aws, "aws:lb/loadBalancer:LoadBalancer")
+    assert len(lb) == 1 and lb[0]["loadBalancerType"] == "network" and lb[0]["internal"] is False
+
+
+def test_servers_are_instances_and_the_token_is_stored_in_secrets_manager(aws: Path) -> None:
+    assert len(inputs(aws, "aws:ec2/instance:Instance")) == 1
+    versions = inputs(aws, "aws:secretsmanager/secretVersion:SecretVersion")
+    assert len(versions) == 2
+    for version in versions:
+        assert version["secretString"] == "[secret]"
+    boot = [
+        *(lt.get("userData") for lt in inputs(aws, "aws:ec2/launchTemplate:LaunchTemplate")),
+        *(i.get("userDataBase64") for i in inputs(aws, "aws:ec2/instance:Instance")),
+    ]
+    texts = [base64.b64decode(b).decode() for b in boot if b]
+    assert len(texts) == 2  # the server instance, the L4 pool's launch template
+    for text in texts:
+        assert "fetch-secrets.sh" in text and "secretsmanager" in text
+
+
+# --- Compute Engine
+
+
+@pytest.fixture(scope="module")
+def gcp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("k3s-gcp") / "out"
+    assert main(["plan", "--project", str(ROOT), "--stack", "k3s-gcp", "--out", str(out)]) == 0
+    return out
+
+
+def test_three_ha_servers_with_static_internal_addresses(gcp: Path) -> None:
+    servers = inputs(gcp, "gcp:compute/instance:Instance")
+    assert len(servers) == 3
+    assert len({s["zone"] for s in servers}) == 3
+    internal = [a for a in inputs(gcp, "gcp:compute/address:Address") if a.get("addressType") == "INTERNAL"]
+    assert len(internal) == 3
+
+
+def test_the_l4_pool_is_a_managed_instance_group_in_l4_zones(gcp: Path) -> None:
+    groups = inputs(gcp, "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager")
+    assert len(groups) == 1
+    assert groups[0]["targetSize"] == 1
+    assert groups[0]["distributionPolicyZones"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+    (template,) = inputs(gcp, "gcp:compute/instanceTemplate:InstanceTemplate")
+    assert template["machineType"] == "g2-standard-8"
+    assert template["scheduling"]["onHostMaintenance"] == "TERMINATE"
+    assert "deeplearning-platform-release" in template["disks"][0]["sourceImage"]
+
+
+def test_firewall_opens_nothing_to_the_internet(gcp: Path) -> None:
+    rules = inputs(gcp, "gcp:compute/firewall:Firewall")
+    assert rules
+    for rule in rules:
+        assert "0.0.0.0/0" not in (rule.get("sourceRanges") or [])
+    api = [r for r in rules if r.get("sourceRanges")]
+    assert [r["sourceRanges"] for r in api] == [["203.0.113.0/24"]]
