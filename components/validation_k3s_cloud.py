@@ -40,6 +40,17 @@ def validate_k3s_cloud(args: Any, pools_ok: bool, problems: list[Problem]) -> No
         validate_gcp_project(cluster, problems)
         _validate_gcp_network(cluster, problems)
     _validate_against_k3s_networks(cluster, problems)
+    if not cluster["api_access_cidrs"]:
+        # Unlike EKS and GKE, whose private endpoints answer inside the VPC, the k3s API admits only
+        # the nodes and these ranges: with none, nothing outside the cluster (Pulumi, which installs
+        # the GPU Operator, or kubectl) could ever reach it.
+        problems.append(
+            Problem(
+                f"{CLUSTER}.apiAccessCidrs",
+                "k3s on cloud VMs needs at least one range: the machines that run pulumi and kubectl "
+                "must reach the API (private ranges such as 10.0.0.0/8 keep it internal)",
+            )
+        )
     if not pools_ok:
         return
     pools = args["node_pools"]

@@ -336,8 +336,8 @@ def test_public_access_ranges_make_the_api_load_balancer_internet_facing(stack: 
     assert attachment.inputs["port"] == 6443
 
 
-@pytest.mark.parametrize("cidrs", [[], ["10.0.0.0/8", "192.168.10.0/24"]])
-def test_private_or_no_access_ranges_make_it_internal(cidrs: list[str]) -> None:
+@pytest.mark.parametrize("cidrs", [["10.0.0.0/8"], ["10.0.0.0/8", "192.168.10.0/24"]])
+def test_private_access_ranges_make_it_internal(cidrs: list[str]) -> None:
     rec = run(stack_config(apiAccessCidrs=cidrs)).rec
     nlb = rec.one(LB).inputs
     assert nlb["internal"] is True

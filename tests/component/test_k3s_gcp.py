@@ -269,7 +269,7 @@ def test_kubeconfig_names_the_first_servers_external_address(stack: Recording) -
     assert yaml.safe_load(plain(kubeconfig))["clusters"][0]["cluster"]["server"] == f"https://{nat_ip}:6443"
 
 
-@pytest.mark.parametrize("cidrs", [[], ["10.0.0.0/8"]])
+@pytest.mark.parametrize("cidrs", [["10.0.0.0/8"], ["172.16.0.0/12", "100.64.0.0/10"]])
 def test_private_api_clients_get_no_external_addresses(cidrs: list[str]) -> None:
     rec = run(k3s_gcp_config(apiAccessCidrs=cidrs))
     assert {a.inputs["addressType"] for a in rec.of_type(ADDRESS)} == {"INTERNAL"}

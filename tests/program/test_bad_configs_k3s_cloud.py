@@ -213,6 +213,13 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "required key is missing",
     ),
     (
+        "api-access-cidrs-empty",
+        gcp_config,
+        cluster_set(apiAccessCidrs=[]),
+        f"{CLUSTER}.apiAccessCidrs",
+        "k3s on cloud VMs needs at least one range",
+    ),
+    (
         "instance-type-missing",
         gcp_config,
         pool_drop(1, "instanceType"),
