@@ -157,7 +157,7 @@ def render_text(plan: PlanResult) -> str:
         out.append(
             f"  no list price in the catalog for pool(s) {', '.join(costs.unpriced)}: left out of the totals"
         )
-    out.append("  not included: data transfer, NAT data processing, disks, load balancers")
+    out.append("  not included: data transfer, NAT data processing, disks, Service load balancers, NLB usage")
     return _closing(out, plan)
 
 
