@@ -5,6 +5,7 @@ from typing import Any
 
 from components.api_access import public_cidrs
 from components.catalog.clouds import instance_type, instance_types
+from components.catalog.gcp_machines import region_zones
 from components.catalog.instances import CpuArch, UnknownInstanceTypeError
 from components.catalog.lookup import suggest
 from components.errors import Problem
@@ -60,6 +61,7 @@ def validate_k3s_cloud(args: Any, pools_ok: bool, problems: list[Problem]) -> No
             _validate_alternatives(i, pool, problems)
         else:
             validate_gke_pool(i, pool, cluster, problems)
+            _validate_server_zones(i, pool, cluster, problems)
 
 
 def _validate_public_subnets(cluster: ClusterSpec, problems: list[Problem]) -> None:
@@ -76,6 +78,20 @@ def _validate_public_subnets(cluster: ClusterSpec, problems: list[Problem]) -> N
                 "load balancer is internet-facing and lives in public subnets",
             )
         )
+
+
+def _validate_server_zones(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
+    """Servers are spread over the region's zones: gpukit must know them, or the pool must name them."""
+    region = cluster["region"]
+    if pool.get("role") != NodeRole.SERVER or pool.get("zones") or not region or region_zones(region):
+        return
+    problems.append(
+        Problem(
+            f"{POOLS}[{i}].zones",
+            f"gpukit has no zone list for {region}: name the zones to spread the servers over "
+            f"([{region}-a, {region}-b, {region}-c])",
+        )
+    )
 
 
 def _validate_gcp_network(cluster: ClusterSpec, problems: list[Problem]) -> None:

@@ -179,3 +179,8 @@ def accelerator_zones(accelerator: str, region: str) -> list[str] | None:
     if accelerator not in ACCELERATOR_ZONES or region not in KNOWN_REGIONS:
         return None
     return [f"{region}-{z}" for z in ACCELERATOR_ZONES[accelerator].get(region, "")]
+
+
+def region_zones(region: str) -> list[str]:
+    """Zones of `region` gpukit knows: every zone its accelerator table lists there ([] if none)."""
+    return sorted({f"{region}-{z}" for zones in ACCELERATOR_ZONES.values() for z in zones.get(region, "")})

@@ -13,7 +13,7 @@ from typing import Any, Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from components.catalog.gcp_machines import ACCELERATOR_ZONES
+from components.catalog.gcp_machines import region_zones
 from components.k3s_cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
 from components.k3s_names import url_host
 from components.k3s_scripts import API_PORT
@@ -35,16 +35,11 @@ from providers.gcp.placement import pool_zones
 TYPE_TOKEN = "gpukit:index:K3sGceServers"
 
 
-def region_zones(region: str) -> list[str]:
-    """Zones of `region` gpukit knows (every zone its accelerator table lists there)."""
-    return sorted({f"{region}-{z}" for zones in ACCELERATOR_ZONES.values() for z in zones.get(region, "")})
-
-
 def server_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
     """Configured zones, else the region's zones that offer a GPU server's accelerator, else every
     zone of the region gpukit knows. Servers are placed round-robin over them."""
     zones = pool_zones(cluster, pool) or region_zones(cluster["region"])
-    if not zones:
+    if not zones:  # validation refuses this (validation_k3s_cloud.py); kept for use from Python
         raise ValueError(
             f"no zone known for region {cluster['region']}: set the server pool's `zones` "
             f"(e.g. [{cluster['region']}-a, {cluster['region']}-b, {cluster['region']}-c])"

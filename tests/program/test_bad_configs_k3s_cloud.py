@@ -84,6 +84,13 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "gpukit has no zone list for nvidia-l4 in southamerica-east1; name the zones that offer it",
     ),
     (
+        "servers-in-a-region-gpukit-has-no-zones-for",
+        gcp_config,
+        top_set("gcp:region", "southamerica-east1"),
+        f"{POOLS}[0].zones",
+        "gpukit has no zone list for southamerica-east1: name the zones to spread the servers over",
+    ),
+    (
         "alternative-with-other-gpus",
         aws_config,
         pool_set(1, alternativeInstanceTypes=["g6e.xlarge"]),

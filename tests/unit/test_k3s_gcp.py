@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from components.api_access import needs_public_endpoint
+from components.catalog.gcp_machines import region_zones
 from components.node_pools import PoolFacts, pool_facts
 from components.spec import Capacity, ClusterSpec, DriverMode, NodePoolSpec, NodeRole, Platform, Provider
 from providers.gcp.k3s_agent_pool import target_shape, update_policy
@@ -19,7 +20,7 @@ from providers.gcp.k3s_machine import (
     scheduling,
     shielded_instance_config,
 )
-from providers.gcp.k3s_servers import region_zones, server_zones
+from providers.gcp.k3s_servers import server_zones
 
 UBUNTU = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"
 DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"
