@@ -2,7 +2,8 @@
 
 Runs on `GpuClusterArgs` whether they came from a stack file or from Python code, so a component
 used from another infra repo rejects bad input the same way `gpukit plan` does. Checks that belong
-to one platform live in validation_eks.py and validation_gke.py.
+to one place live in validation_eks.py, validation_gke.py, validation_k3s.py (k3s versions, existing
+hosts) and validation_k3s_cloud.py (k3s on aws and gcp).
 """
 
 from collections import Counter
