@@ -5,7 +5,7 @@ twice: through `gpukit plan --config` (exit status and the message a user reads)
 `gpukit.program.build` under the mock engine (ConfigError raised, zero resources registered).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -388,7 +388,7 @@ def has_problem(stderr: str, key: str, fragment: str) -> bool:
     )
 
 
-def build_recording(config: Config) -> RecordingMonitor:
+def build_recording(config: Config, secret_keys: Collection[str] = ()) -> RecordingMonitor:
     """Run build(config) under the mocks like harness.record, expecting ConfigError; returns the monitor."""
     mocks = PlanMocks(region="us-west-2")
     monitor = RecordingMonitor(mocks)
@@ -397,10 +397,38 @@ def build_recording(config: Config) -> RecordingMonitor:
     pulumi.runtime.set_mocks(mocks, project="gpukit", stack="test", preview=False, monitor=monitor)
     try:
         with pytest.raises(ConfigError):
-            pulumi.runtime.test(lambda: build(config))()  # type: ignore[no-untyped-call]
+            pulumi.runtime.test(lambda: build(config, secret_keys))()  # type: ignore[no-untyped-call]
     finally:
         pulumi.runtime.set_all_config({}, secret_keys=[])
     return monitor
+
+
+def assert_refused(
+    config: Config,
+    key: str,
+    fragment: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    program: tuple[Config, list[str]] | None = None,
+) -> None:
+    """What every bad-config case checks: `gpukit plan` exits 2 naming `key` with `fragment`, no
+    traceback; `build` raises ConfigError naming it; nothing is registered.
+
+    `program` is the config and secret keys as `build` sees them under Pulumi, where they differ from
+    the stack file (encrypted values); default: the stack file's config, no secret keys.
+    """
+    stderr = plan_stderr(config, tmp_path, capsys)  # asserts exit 2 and no traceback
+    assert "invalid configuration in" in stderr
+    assert has_problem(stderr, key, fragment), f"no line '{key}: ...{fragment}...' in:\n{stderr}"
+
+    program_config, secret_keys = program or (config, [])
+    with pytest.raises(ConfigError) as raised:
+        record(lambda: build(program_config, secret_keys))
+    assert has_problem(str(raised.value), key, fragment), str(raised.value)
+    assert key in {problem.key for problem in raised.value.problems}
+
+    assert build_recording(program_config, secret_keys).recorded == []
 
 
 @pytest.mark.parametrize(
@@ -418,18 +446,7 @@ def build_recording(config: Config) -> RecordingMonitor:
 def test_bad_config_is_refused(
     mutation: Mutation, key: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = bad_config(mutation)
-
-    stderr = plan_stderr(config, tmp_path, capsys)
-    assert "invalid configuration in" in stderr
-    assert has_problem(stderr, key, fragment), f"no line '{key}: ...{fragment}...' in:\n{stderr}"
-
-    with pytest.raises(ConfigError) as raised:
-        record(lambda: build(config))
-    assert has_problem(str(raised.value), key, fragment), str(raised.value)
-    assert key in {problem.key for problem in raised.value.problems}
-
-    assert build_recording(config).recorded == []
+    assert_refused(bad_config(mutation), key, fragment, tmp_path, capsys)
 
 
 def test_case_ids_are_unique_and_enough() -> None:

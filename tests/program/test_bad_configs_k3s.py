@@ -20,14 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pulumi
 import pytest
 import yaml
-from pulumi.runtime import settings as runtime_settings
 
 from components.errors import ConfigError
 from gpukit.cli import EXIT_INVALID, EXIT_OK, main
-from gpukit.plan.fakes import PlanMocks, RecordingMonitor
 from gpukit.program import build
 from harness import ROOT, eks_config, record
 from tests.program.test_bad_configs import (
@@ -35,7 +32,9 @@ from tests.program.test_bad_configs import (
     POOLS,
     Config,
     Mutation,
+    assert_refused,
     broken,
+    build_recording,
     cluster_drop,
     cluster_set,
     has_problem,
@@ -72,21 +71,6 @@ def for_program(config: Config) -> tuple[Config, list[str]]:
         else:
             out[key] = value
     return out, secret_keys
-
-
-def build_recording(config: Config, secret_keys: list[str]) -> RecordingMonitor:
-    """test_bad_configs.build_recording, passing `secret_keys` to build; expects ConfigError."""
-    mocks = PlanMocks(region="us-west-2")
-    monitor = RecordingMonitor(mocks)
-    pulumi.runtime.set_all_config({}, secret_keys=[])
-    runtime_settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(mocks, project="gpukit", stack="test", preview=False, monitor=monitor)
-    try:
-        with pytest.raises(ConfigError):
-            pulumi.runtime.test(lambda: build(config, secret_keys))()  # type: ignore[no-untyped-call]
-    finally:
-        pulumi.runtime.set_all_config({}, secret_keys=[])
-    return monitor
 
 
 # --- mutations: each breaks one thing in a fresh config --------------------------------------------
@@ -470,18 +454,7 @@ def test_bad_k3s_config_is_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     config = make()
-
-    stderr = plan_stderr(config, tmp_path, capsys)  # asserts exit 2 and no traceback
-    assert "invalid configuration in" in stderr
-    assert has_problem(stderr, key, fragment), f"no line '{key}: ...{fragment}...' in:\n{stderr}"
-
-    program_config, secret_keys = for_program(config)
-    with pytest.raises(ConfigError) as raised:
-        record(lambda: build(program_config, secret_keys))
-    assert has_problem(str(raised.value), key, fragment), str(raised.value)
-    assert key in {problem.key for problem in raised.value.problems}
-
-    assert build_recording(program_config, secret_keys).recorded == []
+    assert_refused(config, key, fragment, tmp_path, capsys, program=for_program(config))
 
 
 def test_case_ids_are_unique_and_enough() -> None:
