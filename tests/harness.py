@@ -99,6 +99,12 @@ def record(
     return Recording(monitor.recorded)
 
 
+def example_config(stack: str) -> dict[str, Any]:
+    """The `config` mapping of stacks/Pulumi.<stack>.yaml, freshly loaded (a new copy every call)."""
+    config: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+    return config
+
+
 VALID_EKS_CONFIG: dict[str, Any] = {
     "aws:region": "us-west-2",
     "gpukit:cluster": {

@@ -7,9 +7,9 @@ import pytest
 import yaml
 
 from gpukit.program import build
-from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 
-GKE_DEV: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text())["config"]
+GKE_DEV: dict[str, Any] = example_config("gke-dev")
 
 
 def gke_config(**cluster: Any) -> dict[str, Any]:
@@ -150,7 +150,7 @@ def test_explicit_gcp_provider_carries_project_region_and_labels() -> None:
 
 @pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
 def test_every_resource_argument_is_one_the_provider_schema_knows(stack: str) -> None:
-    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
+    config = example_config(stack)
     rec = run(config)
     unknown = {r.name: n for r in rec.resources if r.custom and (n := unknown_argument_names(r.inputs))}
     assert unknown == {}

@@ -15,9 +15,9 @@ import yaml
 
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 from gpukit.program import build
-from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 
-STACK: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-aws.yaml").read_text())["config"]
+STACK: dict[str, Any] = example_config("k3s-aws")
 CANONICAL = "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
 DLAMI = (
     "resolve:ssm:/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-24.04/latest/ami-id"

@@ -8,9 +8,9 @@ import pytest
 import yaml
 
 from gpukit.program import build
-from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 
-K3S: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-ssh.yaml").read_text())["config"]
+K3S: dict[str, Any] = example_config("k3s-ssh")
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\ntest-only-key\n-----END OPENSSH PRIVATE KEY-----\n"
 SECRETS = ["gpukit:sshPrivateKey"]
 

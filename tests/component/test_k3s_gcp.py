@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from gpukit.program import build
-from harness import ROOT, Recording, is_secret, record, unknown_argument_names, unsecret
+from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 
-K3S_GCP: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-gcp.yaml").read_text())["config"]
+K3S_GCP: dict[str, Any] = example_config("k3s-gcp")
 NAME = "k3s-gcp"
 INSTANCE = "gcp:compute/instance:Instance"
 TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"

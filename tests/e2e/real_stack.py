@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from harness import ROOT
+from harness import ROOT, example_config
 
 
 def opt_in(*credential_variables: str) -> pytest.MarkDecorator:
@@ -61,7 +61,7 @@ def real_stack(
 ) -> Iterator[Path]:
     """`pulumi up` a renamed copy of stacks/Pulumi.<example>.yaml; yields its kubeconfig file."""
     stack = f"e2e-{uuid.uuid4().hex[:6]}"
-    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{example}.yaml").read_text())["config"]
+    config = example_config(example)
     config["gpukit:cluster"]["name"] = stack
     edit(config)
     stack_file = ROOT / "stacks" / f"Pulumi.{stack}.yaml"

@@ -7,7 +7,6 @@ copy per case), breaks one thing, and is checked like the EKS suite in test_bad_
 A few cases start from harness.eks_config() to check that GKE-only keys are refused on EKS.
 """
 
-import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 import yaml
 
 from gpukit.cli import EXIT_OK, main
-from harness import ROOT, eks_config
+from harness import eks_config, example_config
 from tests.program.test_bad_configs import (
     CLUSTER,
     POOLS,
@@ -39,14 +38,8 @@ NETWORK_ID = "projects/acme-ml-dev/global/networks/shared"
 SUBNETWORK_ID = "projects/acme-ml-dev/regions/us-central1/subnetworks/gke"
 
 
-def stack_config(stack: str) -> Config:
-    """The `config` mapping of stacks/Pulumi.<stack>.yaml, freshly loaded (so never shared)."""
-    doc = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
-    return copy.deepcopy(doc["config"])
-
-
 def gke_config() -> Config:
-    return stack_config("gke-dev")
+    return example_config("gke-dev")
 
 
 # --- mutations: each breaks one thing in a fresh config --------------------------------------------
@@ -321,14 +314,14 @@ def test_bad_region_is_the_only_problem_reported(
 def test_base_configs_plan(stack: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The cases fail because of their one change: the stack configs they start from plan cleanly."""
     path = tmp_path / "Pulumi.good.yaml"
-    path.write_text(yaml.safe_dump({"config": stack_config(stack)}))
+    path.write_text(yaml.safe_dump({"config": example_config(stack)}))
     code = main(["plan", "--config", str(path)])
     _, err = capsys.readouterr()
     assert code == EXIT_OK, err
 
 
 def test_n1_pool_with_two_attached_t4s_plans(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = stack_config("gke-train")
+    config = example_config("gke-train")
     config[POOLS].append(
         {
             "name": "t4",

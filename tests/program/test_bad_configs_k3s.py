@@ -26,7 +26,7 @@ import yaml
 from components.errors import ConfigError
 from gpukit.cli import EXIT_INVALID, EXIT_OK, main
 from gpukit.program import build
-from harness import ROOT, eks_config, record
+from harness import eks_config, example_config, record
 from tests.program.test_bad_configs import (
     CLUSTER,
     POOLS,
@@ -55,9 +55,7 @@ PLAIN_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n-----END OPENS
 
 
 def k3s_config() -> Config:
-    """The `config` mapping of stacks/Pulumi.k3s-ssh.yaml, freshly loaded (so never shared)."""
-    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-ssh.yaml").read_text())
-    return copy.deepcopy(doc["config"])
+    return example_config("k3s-ssh")
 
 
 def for_program(config: Config) -> tuple[Config, list[str]]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import example_config
 from tests.program.test_bad_configs import (
     CLUSTER,
     POOLS,
@@ -27,22 +28,15 @@ from tests.program.test_bad_configs import (
     top_drop,
     top_set,
 )
-from tests.program.test_bad_configs_gke import stack_config
+from tests.program.test_bad_configs_k3s import pool_drop
 
 
 def aws_config() -> Config:
-    return stack_config("k3s-aws")
+    return example_config("k3s-aws")
 
 
 def gcp_config() -> Config:
-    return stack_config("k3s-gcp")
-
-
-def pool_drop(index: int, key: str) -> Mutation:
-    def mutate(config: Config) -> None:
-        del config[POOLS][index][key]
-
-    return mutate
+    return example_config("k3s-gcp")
 
 
 def network_set(**values: object) -> Mutation:

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from gpukit.cli import main
-from harness import ROOT
+from harness import ROOT, example_config
 
-STACK = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-ssh.yaml").read_text())["config"]
+STACK = example_config("k3s-ssh")
 
 
 @pytest.fixture(scope="module")

@@ -5,14 +5,13 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import kubernetes_validate
 import pytest
 import yaml
 
 from gpukit.cli import main
-from harness import ROOT, chart_has, key_paths
+from harness import ROOT, chart_has, example_config, key_paths
 
 STACKS = sorted(
     p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
@@ -24,10 +23,6 @@ def plan(tmp_path: Path, *argv: str) -> tuple[int, Path]:
     out = tmp_path / "out"
     code = main(["plan", "--project", str(ROOT), *argv, "--out", str(out)])
     return code, out
-
-
-def stack_config(stack: str) -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
 
 
 def test_the_readme_example_stacks_exist() -> None:
@@ -44,7 +39,7 @@ def planned(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 def test_every_kubernetes_object_is_valid_under_strict_schema(planned: tuple[str, Path]) -> None:
     stack, out = planned
-    version = stack_config(stack)["gpukit:cluster"]["kubernetesVersion"]
+    version = example_config(stack)["gpukit:cluster"]["kubernetesVersion"]
     manifests = sorted((out / "manifests").glob("*.yaml"))
     assert manifests, "a plan renders at least the GPU Operator namespace"
     for path in manifests:
@@ -61,7 +56,7 @@ def test_strict_validation_rejects_an_unknown_field() -> None:
 
 def runs_gpu_operator(stack: str) -> bool:
     """EKS and k3s always run the Operator; GKE only with driver: operator (GKE manages the rest)."""
-    config = stack_config(stack)
+    config = example_config(stack)
     return (
         config["gpukit:cluster"]["platform"] != "gke" or config["gpukit:gpuOperator"]["driver"] == "operator"
     )
@@ -144,7 +139,7 @@ CIPHERTEXT = "v1:QVdTX1NFQ1JFVF9LRVlfQ0lQSEVSVEVYVA=="
 
 
 def test_encrypted_config_plans_without_a_passphrase(tmp_path: Path) -> None:
-    config = stack_config("eks-dev")
+    config = example_config("eks-dev")
     config["aws:secretKey"] = {"secure": CIPHERTEXT}
     stack = tmp_path / "Pulumi.secret.yaml"
     stack.write_text(yaml.safe_dump({"config": config}))
@@ -158,7 +153,7 @@ def test_encrypted_config_plans_without_a_passphrase(tmp_path: Path) -> None:
 def test_encrypted_value_in_a_non_secret_gpukit_key_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = stack_config("eks-dev")
+    config = example_config("eks-dev")
     config["gpukit:cluster"]["tags"] = {"cost-center": {"secure": CIPHERTEXT}}
     stack = tmp_path / "Pulumi.secret.yaml"
     stack.write_text(yaml.safe_dump({"config": config}))
@@ -171,7 +166,7 @@ def test_encrypted_value_in_a_non_secret_gpukit_key_is_refused(
 def test_preflight_error_exits_1_and_still_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = stack_config("eks-dev")
+    config = example_config("eks-dev")
     config["gpukit:nodePools"].append(
         {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1}
     )

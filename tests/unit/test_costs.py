@@ -4,7 +4,7 @@ import pytest
 
 from components.costs import estimate
 from components.stack_config import cluster_args_from_config
-from harness import eks_config
+from harness import eks_config, example_config
 
 EKS = 0.10
 NAT = 0.045
@@ -98,16 +98,8 @@ def test_priced_config_has_nothing_unpriced():
     assert _estimate().unpriced == []
 
 
-def _stack(name: str) -> dict:
-    import yaml
-
-    from harness import ROOT
-
-    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
-
-
 def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat() -> None:
-    cost = estimate(cluster_args_from_config(_stack("k3s-aws")))
+    cost = estimate(cluster_args_from_config(example_config("k3s-aws")))
     assert [c.what for c in cost.charges] == [
         "Network Load Balancer (k3s API)",
         "Secrets Manager x2 (join secrets)",
@@ -120,7 +112,7 @@ def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat()
 
 
 def test_k3s_on_gce_pays_cloud_nat_per_vm_and_one_external_ip_per_server() -> None:
-    cost = estimate(cluster_args_from_config(_stack("k3s-gcp")))
+    cost = estimate(cluster_args_from_config(example_config("k3s-gcp")))
     by_item = {c.what: c for c in cost.charges}
     assert sorted(by_item) == ["Cloud NAT (per VM)", "external IPv4 x3 (k3s API)"]
     assert by_item["external IPv4 x3 (k3s API)"].idle == pytest.approx(3 * 0.005)
@@ -130,7 +122,7 @@ def test_k3s_on_gce_pays_cloud_nat_per_vm_and_one_external_ip_per_server() -> No
 
 
 def test_k3s_on_gce_with_a_private_api_has_no_external_ips() -> None:
-    config = _stack("k3s-gcp")
+    config = example_config("k3s-gcp")
     config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8"]
     cost = estimate(cluster_args_from_config(config))
     assert [c.what for c in cost.charges] == ["Cloud NAT (per VM)"]

@@ -5,7 +5,7 @@ from components.node_pools import PoolFacts
 from components.preflight import Finding, Severity, _pool_findings, preflight
 from components.spec import Capacity, NodeImage
 from components.stack_config import cluster_args_from_config
-from harness import eks_config
+from harness import eks_config, example_config
 
 SYSTEM_POOL = {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3}
 L4_POOL = {"name": "l4", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 8}
@@ -178,11 +178,7 @@ def test_unsupported_cuda_is_an_error_naming_the_newest_runnable_release():
 
 
 def _k3s_stack(name: str, **changes: object) -> dict:
-    import yaml
-
-    from harness import ROOT
-
-    config = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
+    config = example_config(name)
     config.update(changes)
     return config
 
