@@ -6,6 +6,8 @@ invoke without a fake fails loudly (gpukit.plan.fakes.UnmockedInvokeError).
 
 import copy
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +99,24 @@ def record(
     finally:
         pulumi.runtime.set_all_config({}, secret_keys=[])
     return Recording(monitor.recorded)
+
+
+CLOUD_SDKS = ("pulumi_aws", "pulumi_azure_native", "pulumi_gcp")
+
+
+def cloud_sdks_after_plan(stack: str, cwd: Path) -> list[str]:
+    """The cloud provider SDKs a fresh interpreter has imported after `gpukit plan --stack STACK`."""
+    probe = (
+        "import sys\n"
+        "from gpukit.cli import main\n"
+        f"assert main(['plan', '--project', {str(ROOT)!r}, '--stack', {stack!r}]) == 0\n"
+        f"print(sorted(m for m in sys.modules if m in {CLOUD_SDKS!r}))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=cwd
+    )
+    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1].replace("'", '"'))
+    return loaded
 
 
 def example_config(stack: str) -> dict[str, Any]:

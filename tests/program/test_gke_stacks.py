@@ -1,8 +1,6 @@
 """The GKE example stacks through `gpukit plan --out`: what issue #3 says a plan must show."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +9,7 @@ import yaml
 
 from components.catalog.gcp_machines import GCP_MACHINE_TYPES
 from gpukit.cli import main
-from harness import ROOT
+from harness import ROOT, cloud_sdks_after_plan
 
 
 def planned(stack: str, tmp_path: Path) -> tuple[dict[str, Any], Path]:
@@ -154,14 +152,4 @@ def test_kubeconfig_uses_the_gke_auth_plugin_and_stays_secret(tmp_path: Path) ->
 
 
 def test_a_gke_stack_imports_no_aws_sdk(tmp_path: Path) -> None:
-    code = (
-        "import sys\n"
-        "from gpukit.cli import main\n"
-        f"rc = main(['plan', '--project', {str(ROOT)!r}, '--stack', 'gke-dev'])\n"
-        "assert rc == 0\n"
-        "print(sorted(m for m in sys.modules if m in ('pulumi_gcp', 'pulumi_aws')))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
-    )
-    assert result.stdout.strip().splitlines()[-1] == "['pulumi_gcp']"
+    assert cloud_sdks_after_plan("gke-dev", tmp_path) == ["pulumi_gcp"]

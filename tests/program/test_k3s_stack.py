@@ -2,15 +2,13 @@
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from gpukit.cli import main
-from harness import ROOT, example_config
+from harness import ROOT, cloud_sdks_after_plan, example_config
 
 STACK = example_config("k3s-ssh")
 
@@ -68,16 +66,7 @@ def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture
 
 
 def test_a_k3s_stack_imports_no_cloud_sdk(tmp_path: Path) -> None:
-    code = (
-        "import sys\n"
-        "from gpukit.cli import main\n"
-        f"assert main(['plan', '--project', {str(ROOT)!r}, '--stack', 'k3s-ssh']) == 0\n"
-        "print(sorted(m for m in sys.modules if m in ('pulumi_aws', 'pulumi_gcp')))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
-    )
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert cloud_sdks_after_plan("k3s-ssh", tmp_path) == []
 
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has an NVIDIA GPU")

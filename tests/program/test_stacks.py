@@ -2,7 +2,6 @@
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 import yaml
 
 from gpukit.cli import main
-from harness import ROOT, chart_has, example_config, key_paths
+from harness import ROOT, chart_has, cloud_sdks_after_plan, example_config, key_paths
 
 STACKS = sorted(
     p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
@@ -182,17 +181,7 @@ def test_preflight_error_exits_1_and_still_reports(
 
 
 def test_an_aws_stack_imports_no_other_cloud_sdk(tmp_path: Path) -> None:
-    code = (
-        "import sys\n"
-        "from gpukit.cli import main\n"
-        f"rc = main(['plan', '--project', {str(ROOT)!r}, '--stack', 'eks-dev'])\n"
-        "assert rc == 0\n"
-        "print(sorted(m for m in sys.modules if m in ('pulumi_gcp', 'pulumi_azure_native', 'pulumi_aws')))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
-    )
-    assert result.stdout.strip().splitlines()[-1] == "['pulumi_aws']"
+    assert cloud_sdks_after_plan("eks-dev", tmp_path) == ["pulumi_aws"]
 
 
 def test_missing_stack_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
