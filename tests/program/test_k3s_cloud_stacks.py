@@ -19,13 +19,21 @@ STACKS = ("k3s-aws", "k3s-gcp")
 SECRET_MARKERS = ("plan-fake-", "PRIVATE KEY", "gpukit-plan-secret-placeholder")
 
 
-@pytest.fixture(scope="module", params=STACKS)
-def planned(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    stack = request.param
-    out = tmp_path_factory.mktemp(stack) / "out"
-    code = main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)])
-    assert code == 0, f"{stack} should plan cleanly"
-    return stack, out
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """`gpukit plan --out` of each stack, once for the whole module: stack -> its out folder."""
+    outs = {}
+    for stack in STACKS:
+        out = tmp_path_factory.mktemp(stack) / "out"
+        code = main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)])
+        assert code == 0, f"{stack} should plan cleanly"
+        outs[stack] = out
+    return outs
+
+
+@pytest.fixture(params=STACKS)
+def planned(request: pytest.FixtureRequest, plans: dict[str, Path]) -> tuple[str, Path]:
+    return request.param, plans[request.param]
 
 
 def resources(out: Path, token: str) -> list[dict[str, Any]]:
@@ -85,11 +93,9 @@ def test_a_k3s_cloud_stack_imports_only_its_own_cloud_sdk(tmp_path: Path) -> Non
 # --- EC2
 
 
-@pytest.fixture(scope="module")
-def aws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("k3s-aws") / "out"
-    assert main(["plan", "--project", str(ROOT), "--stack", "k3s-aws", "--out", str(out)]) == 0
-    return out
+@pytest.fixture
+def aws(plans: dict[str, Path]) -> Path:
+    return plans["k3s-aws"]
 
 
 def test_every_launch_template_requires_imdsv2_and_encrypts_its_root_volume(aws: Path) -> None:
@@ -153,11 +159,9 @@ def test_servers_are_instances_and_the_token_is_stored_in_secrets_manager(aws: P
 # --- Compute Engine
 
 
-@pytest.fixture(scope="module")
-def gcp(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("k3s-gcp") / "out"
-    assert main(["plan", "--project", str(ROOT), "--stack", "k3s-gcp", "--out", str(out)]) == 0
-    return out
+@pytest.fixture
+def gcp(plans: dict[str, Path]) -> Path:
+    return plans["k3s-gcp"]
 
 
 def test_three_ha_servers_with_static_internal_addresses(gcp: Path) -> None:
