@@ -21,6 +21,7 @@ from providers.aws.iam_policies import (
 )
 from providers.aws.network import AwsNetwork
 from providers.aws.node_group import EksNodePool
+from providers.aws.provider import cluster_provider
 from providers.aws.storage import DEFAULT_STORAGE_CLASS, EksStorage
 from providers.base import ClusterHandle
 
@@ -57,16 +58,7 @@ class EksCluster(pulumi.ComponentResource):
         region = spec["region"]
         version = spec["kubernetes_version"]
 
-        # An explicit provider: the region comes from the stack (never ambient AWS_REGION), and every
-        # resource is tagged with the cluster it belongs to.
-        provider = aws.Provider(
-            f"{name}-aws",
-            region=region,
-            default_tags={
-                "tags": {"gpukit:cluster": cluster_name, "managed-by": "gpukit", **spec.get("tags", {})}
-            },
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        provider = cluster_provider(name, spec, self)
         child = pulumi.ResourceOptions(parent=self, provider=provider)
         invoke = pulumi.InvokeOptions(parent=self, provider=provider)
         identity = aws.get_caller_identity(opts=invoke)

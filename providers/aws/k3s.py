@@ -14,7 +14,6 @@ groups.
 from typing import Any, Optional, TypedDict
 
 import pulumi
-import pulumi_aws as aws
 
 from components.catalog.k3s import k3s_version_for
 from components.k3s_cloud_access import K3sCloudAccess
@@ -29,6 +28,7 @@ from providers.aws.k3s_iam import K3sEc2NodeRole
 from providers.aws.k3s_security import Group, K3sEc2SecurityGroups
 from providers.aws.k3s_servers import K3sEc2Servers
 from providers.aws.network import AwsNetwork
+from providers.aws.provider import cluster_provider, cluster_tags
 from providers.base import ClusterHandle
 from providers.ssh.hosts import min_driver_branch
 
@@ -59,16 +59,8 @@ class K3sEc2Cluster(pulumi.ComponentResource):
         cuda = args["cuda_version"]
         k3s_version = k3s_version_for(spec["kubernetes_version"], spec.get("k3s_version"))
         access_cidrs = spec.get("api_access_cidrs", [])
-        tags = {"gpukit:cluster": cluster_name, "managed-by": "gpukit", **spec.get("tags", {})}
-
-        # An explicit provider: the region comes from the stack (never ambient AWS_REGION), and every
-        # resource is tagged with the cluster it belongs to.
-        provider = aws.Provider(
-            f"{name}-aws",
-            region=region,
-            default_tags={"tags": tags},
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        tags = cluster_tags(spec)  # also on what launch templates start (default tags do not reach it)
+        provider = cluster_provider(name, spec, self)
         aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
 
         # --- network: instances only ever in private subnets

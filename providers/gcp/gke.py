@@ -17,6 +17,7 @@ from providers.gcp.iam import NODE_ROLES, node_service_account_id
 from providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
 from providers.gcp.node_pool import GkeNodePool
 from providers.gcp.placement import cluster_location, pool_zones
+from providers.gcp.provider import cluster_provider
 from providers.gcp.storage import GkeStorage
 
 TYPE_TOKEN = "gpukit:index:GkeCluster"
@@ -43,14 +44,7 @@ class GkeCluster(pulumi.ComponentResource):
         driver = operator["driver"]
         driver_version = operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)
 
-        # An explicit provider: project and region come from the stack, never from gcloud defaults.
-        provider = gcp.Provider(
-            f"{name}-gcp",
-            project=project,
-            region=region,
-            default_labels={"gpukit-cluster": cluster_name, "managed-by": "gpukit"},
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        provider = cluster_provider(name, spec, self)
         child = pulumi.ResourceOptions(parent=self, provider=provider)
 
         network = spec["network"]

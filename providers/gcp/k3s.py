@@ -26,6 +26,7 @@ from providers.gcp.k3s_machine import cloud_node
 from providers.gcp.k3s_servers import K3sGceServers, server_zones
 from providers.gcp.network import GcpNetwork
 from providers.gcp.placement import pool_zones
+from providers.gcp.provider import cluster_provider
 from providers.ssh.hosts import min_driver_branch
 
 TYPE_TOKEN = "gpukit:index:K3sGceCluster"
@@ -48,14 +49,7 @@ class K3sGceCluster(pulumi.ComponentResource):
         cluster_name, project, region = spec["name"], spec.get("project", ""), spec["region"]
         driver = args["gpu_operator"]["driver"]
 
-        # An explicit provider: project and region come from the stack, never from gcloud defaults.
-        provider = gcp.Provider(
-            f"{name}-gcp",
-            project=project,
-            region=region,
-            default_labels={"gpukit-cluster": cluster_name, "managed-by": "gpukit"},
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        provider = cluster_provider(name, spec, self)
         child = pulumi.ResourceOptions(parent=self, provider=provider)
         with_gcp = pulumi.ResourceOptions(parent=self, providers={"gcp": provider})
 
