@@ -30,7 +30,6 @@ from components.k3s_scripts import (
     secrets_bundle,
     uninstall_script,
 )
-from components.kubeconfig import certificate_kubeconfig
 from components.spec import DriverMode, NodeRole
 
 TYPE_TOKEN = "gpukit:index:K3sCluster"
@@ -138,10 +137,7 @@ class K3sCluster(pulumi.ComponentResource):
                 self.servers.append(installed)
 
         server_url = f"https://{url_host(args['api_address'])}:{API_PORT}"
-        rendered: pulumi.Output[str] = pulumi.Output.all(
-            pki.server_ca_pem, pki.admin_cert_pem, pki.admin_key_pem
-        ).apply(lambda a: certificate_kubeconfig(args["cluster_name"], server_url, a[0], a[1], a[2]))
-        self.kubeconfig = pulumi.Output.secret(rendered)
+        self.kubeconfig = pki.kubeconfig(args["cluster_name"], server_url)
         self.kubernetes = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=self.kubeconfig,

@@ -14,7 +14,10 @@ import pulumi_command as command
 import pulumi_kubernetes as k8s
 
 from components.k3s_cloud_init import api_wait_script
-from components.kubeconfig import certificate_kubeconfig
+from components.k3s_pki import K3sPki
+from components.k3s_software import k3s_cluster_handle
+from components.spec import DriverMode
+from providers.base import ClusterHandle
 
 TYPE_TOKEN = "gpukit:index:K3sCloudAccess"
 
@@ -23,10 +26,9 @@ class K3sCloudAccessArgs(TypedDict):
     cluster_name: str
     api_url: pulumi.Input[str]
     """https://<stable API address>:6443, an address in every server's TLS SANs."""
-    server_ca_pem: pulumi.Input[str]
-    admin_cert_pem: pulumi.Input[str]
-    admin_key_pem: pulumi.Input[str]
-    """Secret."""
+    pki: K3sPki
+    """The cluster's PKI (Python-only, like the rest of this component: built by the k3s backends)."""
+    driver: DriverMode
     servers: list[pulumi.Resource]
     """The server machines: the wait starts once they exist (Python-only: built by the providers)."""
 
@@ -37,6 +39,8 @@ class K3sCloudAccess(pulumi.ComponentResource):
     kubernetes: k8s.Provider
     api_ready: command.local.Command
     """Done once the API answers: in-cluster resources depend on it."""
+    handle: ClusterHandle
+    """What the backend hands GpuCluster."""
 
     def __init__(self, name: str, args: K3sCloudAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -47,13 +51,13 @@ class K3sCloudAccess(pulumi.ComponentResource):
             interpreter=["/bin/bash", "-c"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=args["servers"]),
         )
-        rendered: pulumi.Output[str] = pulumi.Output.all(
-            api_url, args["server_ca_pem"], args["admin_cert_pem"], args["admin_key_pem"]
-        ).apply(lambda a: certificate_kubeconfig(args["cluster_name"], a[0], a[1], a[2], a[3]))
-        self.kubeconfig = pulumi.Output.secret(rendered)
+        self.kubeconfig = args["pki"].kubeconfig(args["cluster_name"], api_url)
         self.kubernetes = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=self.kubeconfig,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.api_ready]),
+        )
+        self.handle = k3s_cluster_handle(
+            args["cluster_name"], self.kubeconfig, self.kubernetes, args["driver"], [self.api_ready]
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -16,6 +16,7 @@ import pulumi_random as random
 import pulumi_tls as tls
 
 from components.k3s_scripts import TLS_DIR, TOKEN_FILE
+from components.kubeconfig import certificate_kubeconfig
 
 TYPE_TOKEN = "gpukit:index:K3sPki"
 CA_NAMES = ("server-ca", "client-ca", "request-header-ca", "etcd/peer-ca", "etcd/server-ca")
@@ -94,3 +95,10 @@ class K3sPki(pulumi.ComponentResource):
         self.admin_cert_pem = admin_cert.cert_pem
         self.admin_key_pem = pulumi.Output.secret(admin_key.private_key_pem)
         self.register_outputs({"server_ca_pem": self.server_ca_pem})
+
+    def kubeconfig(self, cluster_name: str, server_url: pulumi.Input[str]) -> pulumi.Output[str]:
+        """Secret: an admin kubeconfig for `server_url`, from this PKI (nothing read from a host)."""
+        rendered: pulumi.Output[str] = pulumi.Output.all(
+            server_url, self.server_ca_pem, self.admin_cert_pem, self.admin_key_pem
+        ).apply(lambda a: certificate_kubeconfig(cluster_name, a[0], a[1], a[2], a[3]))
+        return pulumi.Output.secret(rendered)

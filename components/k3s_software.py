@@ -8,8 +8,11 @@
   k3s's containerd, whose socket is not the default one (the RKE2/k3s recipe in gpu-facts.md §1.3).
 """
 
+import pulumi
+
 from components.gpu_operator_values import GpuNodeSoftware
 from components.spec import DriverMode
+from providers.base import ClusterHandle
 
 K3S_CONTAINERD_SOCKET = "/run/k3s/containerd/containerd.sock"
 # Set in both modes: harmless while the toolkit is off, right the moment it is turned on.
@@ -32,4 +35,22 @@ def k3s_gpu_node_software(driver: DriverMode) -> GpuNodeSoftware:
         toolkit_preinstalled=True,
         summary="driver and container toolkit on the hosts, NVIDIA runtime detected by k3s",
         toolkit_env=K3S_TOOLKIT_ENV,
+    )
+
+
+def k3s_cluster_handle(
+    cluster_name: str,
+    kubeconfig: pulumi.Output[str],
+    kubernetes: pulumi.ProviderResource,
+    driver: DriverMode,
+    ready: list[pulumi.Resource],
+) -> ClusterHandle:
+    """What every k3s backend (ssh, aws, gcp) hands GpuCluster: the same GPU software and storage."""
+    return ClusterHandle(
+        name=pulumi.Output.from_input(cluster_name),
+        kubeconfig=kubeconfig,
+        kubernetes=kubernetes,
+        gpu_node_software=k3s_gpu_node_software(driver),
+        system_ready=ready,
+        storage_summary=LOCAL_PATH_STORAGE,
     )

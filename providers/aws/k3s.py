@@ -19,7 +19,6 @@ from components.catalog.k3s import k3s_version_for
 from components.k3s_cloud_access import K3sCloudAccess
 from components.k3s_pki import K3sPki
 from components.k3s_scripts import API_PORT, secrets_bundle
-from components.k3s_software import LOCAL_PATH_STORAGE, k3s_gpu_node_software
 from components.node_pools import PoolFacts, cluster_pool_facts
 from components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, DriverMode, NatGateways, NodeRole
 from providers.aws.k3s_agent_pool import K3sEc2AgentPool
@@ -171,23 +170,15 @@ class K3sEc2Cluster(pulumi.ComponentResource):
             {
                 "cluster_name": cluster_name,
                 "api_url": self.api_url,
-                "server_ca_pem": pki.server_ca_pem,
-                "admin_cert_pem": pki.admin_cert_pem,
-                "admin_key_pem": pki.admin_key_pem,
+                "pki": pki,
+                "driver": driver,
                 "servers": list(servers.instances),
             },
             opts=pulumi.ResourceOptions(parent=self),
         )
 
         self.kubeconfig = access.kubeconfig
-        self.handle = ClusterHandle(
-            name=pulumi.Output.from_input(cluster_name),
-            kubeconfig=access.kubeconfig,
-            kubernetes=access.kubernetes,
-            gpu_node_software=k3s_gpu_node_software(driver),
-            system_ready=[access.api_ready],
-            storage_summary=LOCAL_PATH_STORAGE,
-        )
+        self.handle = access.handle
         self.register_outputs({"kubeconfig": self.kubeconfig, "api_url": self.api_url})
 
 

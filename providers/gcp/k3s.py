@@ -15,7 +15,6 @@ from components.api_access import needs_public_endpoint
 from components.catalog.k3s import k3s_version_for
 from components.k3s_cloud_access import K3sCloudAccess
 from components.k3s_pki import K3sPki
-from components.k3s_software import LOCAL_PATH_STORAGE, k3s_gpu_node_software
 from components.node_pools import PoolFacts, cluster_pool_facts
 from components.spec import ClusterSpec, GpuOperatorSpec, NodeRole
 from providers.base import ClusterHandle
@@ -146,21 +145,13 @@ class K3sGceCluster(pulumi.ComponentResource):
             {
                 "cluster_name": cluster_name,
                 "api_url": servers.api_url,
-                "server_ca_pem": pki.server_ca_pem,
-                "admin_cert_pem": pki.admin_cert_pem,
-                "admin_key_pem": pki.admin_key_pem,
+                "pki": pki,
+                "driver": driver,
                 "servers": list(servers.instances),
             },
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.handle = ClusterHandle(
-            name=pulumi.Output.from_input(cluster_name),
-            kubeconfig=access.kubeconfig,
-            kubernetes=access.kubernetes,
-            gpu_node_software=k3s_gpu_node_software(driver),
-            system_ready=[access.api_ready],
-            storage_summary=LOCAL_PATH_STORAGE,
-        )
+        self.handle = access.handle
         self.register_outputs({"kubeconfig": access.kubeconfig, "api_url": servers.api_url})
 
 

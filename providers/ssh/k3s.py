@@ -6,7 +6,7 @@ import pulumi
 
 from components.catalog.k3s import k3s_version_for
 from components.k3s import K3sCluster
-from components.k3s_software import LOCAL_PATH_STORAGE, k3s_gpu_node_software
+from components.k3s_software import k3s_cluster_handle
 from components.node_pools import cluster_pool_facts
 from providers.base import ClusterHandle
 from providers.ssh.hosts import k3s_hosts, min_driver_branch
@@ -31,11 +31,6 @@ def build_k3s_ssh(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandl
         },
         opts=pulumi.ResourceOptions(parent=parent),
     )
-    return ClusterHandle(
-        name=pulumi.Output.from_input(spec["name"]),
-        kubeconfig=cluster.kubeconfig,
-        kubernetes=cluster.kubernetes,
-        gpu_node_software=k3s_gpu_node_software(driver),
-        system_ready=list(cluster.servers),
-        storage_summary=LOCAL_PATH_STORAGE,
+    return k3s_cluster_handle(
+        spec["name"], cluster.kubeconfig, cluster.kubernetes, driver, list(cluster.servers)
     )
