@@ -22,6 +22,7 @@ from components.k3s_scripts import (
     preflight_script,
     render_script,
 )
+from components.node_pools import PoolFacts
 from components.spec import DriverMode, NodeRole
 
 BOOTSTRAP_DIR = "/opt/gpukit"
@@ -49,6 +50,34 @@ class CloudNode:
     """The first of several servers: starts embedded etcd."""
     tls_sans: tuple[str, ...] = ()
     traefik: bool = False
+
+
+def pool_node(
+    pool: PoolFacts,
+    *,
+    k3s_version: str,
+    driver: DriverMode,
+    min_driver_branch: int,
+    cuda_version: str,
+    traefik: bool,
+    cluster_init: bool = False,
+    tls_sans: tuple[str, ...] = (),
+) -> CloudNode:
+    """What a machine of `pool` runs at first boot."""
+    return CloudNode(
+        role=pool.role,
+        k3s_version=k3s_version,
+        driver=driver,
+        labels=dict(pool.labels),
+        taints=tuple(f"{t.key}={t.value}:{t.effect}" for t in pool.taints),
+        expect_gpus=pool.gpus_per_node,
+        gpu_model=pool.instance.gpu_model or "",
+        min_driver_branch=min_driver_branch,
+        cuda_version=cuda_version,
+        cluster_init=cluster_init and pool.role == NodeRole.SERVER,
+        tls_sans=tls_sans,
+        traefik=traefik,
+    )
 
 
 class _Literal(str):

@@ -10,9 +10,9 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data
+from components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
 from components.node_pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
-from components.spec import Capacity, DriverMode, NodeRole
+from components.spec import Capacity, DriverMode
 from providers.aws.k3s_images import k3s_image
 from providers.aws.k3s_launch import ec2_user_data, node_launch_template
 
@@ -44,18 +44,13 @@ class K3sEc2AgentPoolArgs(TypedDict):
 
 
 def agent_node(args: K3sEc2AgentPoolArgs) -> CloudNode:
-    pool = args["pool"]
-    gpu = pool.gpu
-    return CloudNode(
-        role=NodeRole.AGENT,
+    return pool_node(
+        args["pool"],
         k3s_version=args["k3s_version"],
         driver=args["driver"],
-        labels=dict(pool.labels),
-        taints=tuple(f"{t.key}={t.value}:{t.effect}" for t in pool.taints),
-        expect_gpus=pool.gpus_per_node,
-        gpu_model=gpu.name if gpu else "",
         min_driver_branch=args["min_driver_branch"],
         cuda_version=args["cuda_version"],
+        traefik=False,  # a server setting
     )
 
 

@@ -12,11 +12,11 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data
+from components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
 from components.k3s_names import url_host
 from components.k3s_scripts import API_PORT
 from components.node_pools import PoolFacts
-from components.spec import DriverMode, NodeRole
+from components.spec import DriverMode
 from providers.aws.k3s_images import k3s_image
 from providers.aws.k3s_launch import ec2_user_data, node_launch_template
 
@@ -45,16 +45,16 @@ class K3sEc2ServersArgs(TypedDict):
 
 
 def server_node(args: K3sEc2ServersArgs, index: int, tls_sans: tuple[str, ...]) -> CloudNode:
-    pool = args["pool"]
-    return CloudNode(
-        role=NodeRole.SERVER,
+    """Servers have no GPUs (validated), so no driver or CUDA floor to check."""
+    return pool_node(
+        args["pool"],
         k3s_version=args["k3s_version"],
         driver=args["driver"],
-        labels=dict(pool.labels),
-        taints=tuple(f"{t.key}={t.value}:{t.effect}" for t in pool.taints),
-        cluster_init=index == 0 and pool.min_nodes > 1,
-        tls_sans=tls_sans,
+        min_driver_branch=0,
+        cuda_version="",
         traefik=args["traefik"],
+        cluster_init=index == 0 and args["pool"].min_nodes > 1,
+        tls_sans=tls_sans,
     )
 
 

@@ -14,6 +14,7 @@ import pulumi_gcp as gcp
 from components.api_access import needs_public_endpoint
 from components.catalog.k3s import k3s_version_for
 from components.k3s_cloud_access import K3sCloudAccess
+from components.k3s_cloud_init import pool_node
 from components.k3s_pki import K3sPki
 from components.node_pools import PoolFacts, cluster_pool_facts
 from components.spec import ClusterSpec, GpuOperatorSpec, NodeRole
@@ -21,7 +22,6 @@ from providers.base import ClusterHandle
 from providers.gcp.k3s_agent_pool import K3sGceAgentPool
 from providers.gcp.k3s_firewall import firewall_rules, node_tag, server_tag
 from providers.gcp.k3s_iam import K3sGceJoinSecrets
-from providers.gcp.k3s_machine import cloud_node
 from providers.gcp.k3s_servers import K3sGceServers, server_zones
 from providers.gcp.network import GcpNetwork
 from providers.gcp.placement import pool_zones
@@ -105,7 +105,7 @@ class K3sGceCluster(pulumi.ComponentResource):
                 "cluster_name": cluster_name,
                 "region": region,
                 "pool": server_pool,
-                "node": cloud_node(server_pool, **node_settings),
+                "node": pool_node(server_pool, **node_settings),
                 "zones": server_zones(spec, server_pool),
                 "subnetwork": subnetwork_id,
                 # Static external addresses only when a client outside private address space may call
@@ -127,7 +127,7 @@ class K3sGceCluster(pulumi.ComponentResource):
                     "cluster_name": cluster_name,
                     "region": region,
                     "pool": pool,
-                    "node": cloud_node(pool, **node_settings),
+                    "node": pool_node(pool, **node_settings),
                     # GPU pools: only the zones that offer their accelerator.
                     "zones": pool_zones(spec, pool),
                     "subnetwork": subnetwork_id,

@@ -7,9 +7,8 @@ from typing import Any
 
 import pulumi
 
-from components.k3s_cloud_init import CloudNode
 from components.node_pools import PoolFacts
-from components.spec import Capacity, DriverMode, NodeRole
+from components.spec import Capacity
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 
@@ -82,31 +81,3 @@ def instance_metadata(startup_script: pulumi.Input[str]) -> dict[str, pulumi.Inp
         "block-project-ssh-keys": "true",
         "enable-oslogin": "TRUE",
     }
-
-
-def cloud_node(
-    pool: PoolFacts,
-    *,
-    k3s_version: str,
-    driver: DriverMode,
-    min_driver_branch: int,
-    cuda_version: str,
-    traefik: bool,
-    cluster_init: bool = False,
-    tls_sans: tuple[str, ...] = (),
-) -> CloudNode:
-    """What a machine of `pool` runs at first boot."""
-    return CloudNode(
-        role=pool.role,
-        k3s_version=k3s_version,
-        driver=driver,
-        labels=dict(pool.labels),
-        taints=tuple(f"{t.key}={t.value}:{t.effect}" for t in pool.taints),
-        expect_gpus=pool.gpus_per_node,
-        gpu_model=pool.instance.gpu_model or "",
-        min_driver_branch=min_driver_branch,
-        cuda_version=cuda_version,
-        cluster_init=cluster_init and pool.role == NodeRole.SERVER,
-        tls_sans=tls_sans,
-        traefik=traefik,
-    )
