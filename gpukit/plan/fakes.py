@@ -32,6 +32,16 @@ def _hex(*parts: str, length: int = 17) -> str:
     return hashlib.sha256("/".join(parts).encode()).hexdigest()[:length]
 
 
+def _private_ip(name: str) -> str:
+    """A stable fake private address for an EC2 instance or network interface."""
+    return f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+
+
+def _auto_name(state: dict[str, Any], name: str) -> str:
+    """What AWS names a resource given `name` or `namePrefix` (or neither: Pulumi's own prefix)."""
+    return str(state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}")
+
+
 @dataclass
 class Recorded:
     urn: str
@@ -194,7 +204,7 @@ class PlanMocks(pulumi.runtime.Mocks):
                 "addonVersion": state.get("addonVersion") or "default-for-cluster-version",
             }
         if token == "aws:ec2/instance:Instance":
-            ip = f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+            ip = _private_ip(name)
             return {
                 "arn": self._arn("ec2", f"instance/{rid}"),
                 "privateIp": ip,
@@ -202,7 +212,7 @@ class PlanMocks(pulumi.runtime.Mocks):
                 "instanceState": "running",
             }
         if token == "aws:ec2/networkInterface:NetworkInterface":
-            ip = f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+            ip = _private_ip(name)
             return {"arn": self._arn("ec2", f"network-interface/{rid}"), "privateIp": ip, "privateIps": [ip]}
         if token.startswith(("aws:ec2/", "aws:vpc/")):
             return {"arn": self._arn("ec2", rid)}
@@ -219,7 +229,7 @@ class PlanMocks(pulumi.runtime.Mocks):
         if token == "aws:lb/listener:Listener":
             return {"arn": self._arn("elasticloadbalancing", f"listener/net/{rid}")}
         if token == "aws:autoscaling/group:Group":
-            group = state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}"
+            group = _auto_name(state, name)
             return {
                 "name": group,
                 "arn": self._arn("autoscaling", f"autoScalingGroup:{rid}:autoScalingGroupName/{group}"),
@@ -228,7 +238,7 @@ class PlanMocks(pulumi.runtime.Mocks):
             profile = state.get("name") or f"{name}-{_hex(name, length=7)}"
             return {"name": profile, "arn": self._arn("iam", f"instance-profile/{profile}", regional=False)}
         if token == "aws:secretsmanager/secret:Secret":
-            secret = state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}"
+            secret = _auto_name(state, name)
             return {
                 "name": secret,
                 "arn": self._arn("secretsmanager", f"secret:{secret}-{_hex(name, length=6)}"),
