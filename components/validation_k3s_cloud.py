@@ -7,7 +7,6 @@ from components.api_access import public_cidrs
 from components.catalog.clouds import instance_type, instance_types
 from components.catalog.gcp_machines import region_zones
 from components.catalog.instances import CpuArch, UnknownInstanceTypeError
-from components.catalog.lookup import suggest
 from components.errors import Problem
 from components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole, Provider
 from components.validation_common import CLUSTER, POOLS, check_cidr
@@ -204,12 +203,11 @@ def _validate_alternatives(i: int, pool: NodePoolSpec, problems: list[Problem]) 
         return  # reported by the common pool checks
     for name in sorted({n for n in alternatives if alternatives.count(n) > 1 or n == primary.name}):
         problems.append(Problem(key, f"{name!r} is listed twice (instanceType counts as one)"))
-    known = instance_types(Provider.AWS)
     for j, name in enumerate(alternatives):
-        machine = known.get(name)
-        if machine is None:
-            close = suggest(name, list(known), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
+        try:
+            machine = instance_type(Provider.AWS, name)
+        except UnknownInstanceTypeError as err:
+            hint = f"; did you mean {', '.join(err.suggestions)}?" if err.suggestions else ""
             problems.append(Problem(f"{key}[{j}]", f"unknown aws instance type {name!r}{hint}"))
             continue
         same = (machine.gpu_model, machine.gpu_count, machine.arch) == (
