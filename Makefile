@@ -23,5 +23,5 @@ plan: $(PY)  ## the main job on the default example stack
 bench: $(PY)  ## gpukit plan vs. importing the same provider SDKs (target ratio <= 1.5)
 	$(PY) benchmarks/plan_speed.py
 
-golden: $(PY)  ## rewrite tests/golden/* after an intended change to rendered output; review the diff
-	$(PY) -m pytest tests/unit/test_rendered.py --update-golden
+golden: $(PY)  ## rewrite tests/golden/* (whole plans included) after an intended change; review the diff
+	$(PY) -m pytest --update-golden

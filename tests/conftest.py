@@ -1,8 +1,14 @@
+import contextlib
+import functools
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from harness import eks_config
+from gpukit.cli import main
+from harness import ROOT, eks_config
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -31,3 +37,27 @@ def golden(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
         assert text == path.read_text(), f"{name} differs from its golden file; review, then --update-golden"
 
     return check
+
+
+@dataclass(frozen=True)
+class PlannedStack:
+    """`gpukit plan --stack NAME --out DIR` of an example stack: exit status, text report, out folder."""
+
+    code: int
+    report: str
+    out: Path
+
+
+@pytest.fixture(scope="session")
+def planned_stack(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], PlannedStack]:
+    """planned_stack(name): each example stack planned once per test session, shared by every test."""
+
+    @functools.cache
+    def plan(stack: str) -> PlannedStack:
+        out = tmp_path_factory.mktemp(stack) / "out"
+        report = io.StringIO()
+        with contextlib.redirect_stdout(report):
+            code = main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)])
+        return PlannedStack(code, report.getvalue(), out)
+
+    return plan

@@ -119,6 +119,11 @@ def cloud_sdks_after_plan(stack: str, cwd: Path) -> list[str]:
     return loaded
 
 
+STACKS = sorted(
+    p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
+)
+
+
 def example_config(stack: str) -> dict[str, Any]:
     """The `config` mapping of stacks/Pulumi.<stack>.yaml, freshly loaded (a new copy every call)."""
     config: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]

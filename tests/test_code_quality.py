@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tools import shellcheck_problems
 
 from harness import ROOT
+from tools import shellcheck_problems
 
 CHECKS = {
     "ruff-lint": [sys.executable, "-m", "ruff", "check", "."],

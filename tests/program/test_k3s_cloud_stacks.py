@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 import yaml
-from tools import cloud_init_schema_problems, shellcheck_problems
 
 from gpukit.cli import main
 from harness import ROOT, cloud_sdks_after_plan
+from tools import cloud_init_schema_problems, shellcheck_problems
 
 STACKS = ("k3s-aws", "k3s-gcp")
 # What the mock engine hands out as the k3s token and PEM bodies (gpukit/plan/fakes.py): none of it

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 from scripts.stubs import FakeHost
-from tools import cloud_init_schema_problems, shellcheck_problems
 
 from components.k3s_cloud_init import (
     BOOTSTRAP_DIR,
@@ -24,6 +23,7 @@ from components.k3s_cloud_init import (
 )
 from components.k3s_scripts import render_script
 from components.spec import DriverMode, NodeRole
+from tools import cloud_init_schema_problems, shellcheck_problems
 
 VERSION = "v1.35.8+k3s1"
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:k3s-aws-agents-AbCdEf"

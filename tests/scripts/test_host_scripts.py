@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 from scripts.stubs import FakeHost
-from tools import shellcheck_problems
 
 from components.k3s_scripts import (
     KUBELET_DROP_IN,
@@ -19,6 +18,7 @@ from components.k3s_scripts import (
     uninstall_script,
 )
 from components.spec import DriverMode, NodeRole
+from tools import shellcheck_problems
 
 L40S = "NVIDIA L40S, 46068, 580.95.05, [N/A]"
 VERSION = "v1.35.8+k3s1"

@@ -1,0 +1,28 @@
+# --- gpukit cloud node bootstrap: run once at first boot by cloud-init (runcmd).
+# Checks the machine against its pool (preflight.sh), reads the join secrets from the cloud's secret
+# store (fetch-secrets.sh, with the machine's own identity), then installs k3s (install.sh, which
+# takes the secrets on stdin). The secrets never touch the user data, the disk outside k3s's own
+# files, or the log. Output goes to /var/log/cloud-init-output.log.
+# Inputs (set above by the renderer): BOOTSTRAP_DIR
+ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
+fail() {
+  echo "gpukit: $*" >&2
+  exit 1
+}
+dir="$ROOT$BOOTSTRAP_DIR"
+
+if ! "$dir/preflight.sh"; then
+  fail "preflight failed: this machine does not match its pool (see the checks above); it does not join the cluster"
+fi
+
+# The machine's role or the secret's access grant can take a few seconds to reach every region
+# endpoint after a new stack is created: retry before giving up.
+attempt=1
+until secrets=$("$dir/fetch-secrets.sh"); do
+  if [ "$attempt" -ge 8 ]; then
+    fail "could not read the join secrets after $attempt attempts: check the instance's role or service account"
+  fi
+  sleep $((attempt * 5))
+  attempt=$((attempt + 1))
+done
+printf '%s\n' "$secrets" | "$dir/install.sh"

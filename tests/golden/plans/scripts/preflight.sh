@@ -1,0 +1,112 @@
+# --- gpukit host preflight: what this host has, and whether it can join its pool.
+# Inputs (set above by the renderer): EXPECT_GPUS (0: a CPU host, -1: any number of GPUs), GPU_PATTERN,
+# GPU_MODEL, DRIVER_MODE, MIN_DRIVER_BRANCH, CUDA_VERSION
+# Output: one line per fact ("fact<TAB>key<TAB>value") and check ("check<TAB>ok|warn|fail<TAB>message").
+# Exit status: 0 when the host is ready, 1 when a check failed.
+
+ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
+failed=0
+fact() { printf 'fact\t%s\t%s\n' "$1" "$2"; }
+check() {
+  printf 'check\t%s\t%s\n' "$1" "$2"
+  if [ "$1" = fail ]; then failed=1; fi
+}
+
+os_name=unknown
+if [ -r "$ROOT/etc/os-release" ]; then
+  os_name=$(sed -n 's/^PRETTY_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$ROOT/etc/os-release" | head -n 1)
+fi
+fact os "${os_name:-unknown}"
+fact kernel "$(uname -r)"
+fact arch "$(uname -m)"
+if [ "$(uname -s)" != Linux ]; then
+  check fail "k3s runs on Linux only; this host runs $(uname -s)"
+fi
+if ! command -v systemctl >/dev/null 2>&1; then
+  check fail "systemctl not found: the k3s installer needs systemd to run k3s as a service"
+fi
+if ! command -v curl >/dev/null 2>&1; then
+  check fail "curl not found: install curl (the k3s installer is downloaded with it)"
+fi
+
+pci_gpus=0
+if command -v lspci >/dev/null 2>&1; then
+  pci_gpus=$(lspci -n -d 10de: 2>/dev/null | grep -c -E ' 03(00|02):' || true)
+fi
+fact nvidia_pci_devices "$pci_gpus"
+
+driver_loaded=no
+if [ -r "$ROOT/proc/driver/nvidia/version" ]; then
+  driver_loaded=yes
+fi
+fact driver_loaded "$driver_loaded"
+
+smi_gpus=0
+driver_version=none
+gpu_name=none
+gpu_memory_mib=0
+mig=unknown
+if command -v nvidia-smi >/dev/null 2>&1 && smi=$(nvidia-smi --query-gpu=name,memory.total,driver_version,mig.mode.current --format=csv,noheader,nounits 2>/dev/null); then
+  smi_gpus=$(printf '%s\n' "$smi" | grep -c . || true)
+  first=$(printf '%s\n' "$smi" | head -n 1)
+  gpu_name=$(printf '%s' "$first" | cut -d, -f1 | sed 's/^ *//; s/ *$//')
+  gpu_memory_mib=$(printf '%s' "$first" | cut -d, -f2 | tr -d ' ')
+  driver_version=$(printf '%s' "$first" | cut -d, -f3 | tr -d ' ')
+  case "$(printf '%s' "$first" | cut -d, -f4 | tr -d ' ')" in
+    Enabled|Disabled) mig=capable ;;
+    *) mig=not-capable ;;
+  esac
+fi
+gpus=$smi_gpus
+if [ "$gpus" -eq 0 ]; then
+  gpus=$pci_gpus
+fi
+fact gpu_count "$gpus"
+fact gpu_model "$gpu_name"
+fact gpu_memory_mib "$gpu_memory_mib"
+fact driver_version "$driver_version"
+fact mig "$mig"
+
+toolkit=no
+if command -v nvidia-container-runtime >/dev/null 2>&1 || command -v nvidia-ctk >/dev/null 2>&1; then
+  toolkit=yes
+fi
+fact container_toolkit "$toolkit"
+
+if [ "$EXPECT_GPUS" -ne 0 ]; then
+  if [ "$gpus" -eq 0 ]; then
+    check fail "no NVIDIA GPU found: this host cannot join a GPU pool"
+  elif [ "$EXPECT_GPUS" -gt 0 ] && [ "$gpus" -ne "$EXPECT_GPUS" ]; then
+    check fail "found $gpus NVIDIA GPUs, but the pool declares gpu.count $EXPECT_GPUS: fix the pool or the host"
+  else
+    check ok "$gpus NVIDIA GPUs found"
+  fi
+  if [ "$gpu_name" != none ] && ! printf '%s' "$gpu_name" | grep -q -i -E "$GPU_PATTERN"; then
+    check fail "the GPU is '$gpu_name', but the pool declares $GPU_MODEL: fix gpu.model or move the host"
+  fi
+  if [ "$DRIVER_MODE" = preinstalled ]; then
+    if [ "$driver_loaded" = no ]; then
+      check fail "no NVIDIA driver loaded, but driver: preinstalled: install the NVIDIA driver on the host, or set gpuOperator.driver: operator"
+    fi
+    if [ "$toolkit" = no ]; then
+      check fail "nvidia-container-toolkit not found, but driver: preinstalled: install it so k3s can detect the NVIDIA runtime"
+    fi
+  elif [ "$driver_loaded" = yes ]; then
+    check fail "an NVIDIA driver ($driver_version) is loaded, but driver: operator installs its own: remove the host driver, or set gpuOperator.driver: preinstalled"
+  fi
+  if [ -n "$CUDA_VERSION" ] && [ "$driver_version" != none ]; then
+    branch=${driver_version%%.*}
+    if [ "$branch" -lt "$MIN_DRIVER_BRANCH" ]; then
+      check warn "driver $driver_version is older than R$MIN_DRIVER_BRANCH, which CUDA $CUDA_VERSION needs"
+    else
+      check ok "driver $driver_version runs CUDA $CUDA_VERSION"
+    fi
+  fi
+elif [ "$gpus" -gt 0 ]; then
+  check warn "this host has $gpus NVIDIA GPUs but joins a pool without GPUs: declare them with gpu: {model, count}"
+fi
+
+if [ "$failed" -eq 0 ]; then
+  check ok "ready to join"
+fi
+exit "$failed"

@@ -1,0 +1,20 @@
+# --- gpukit k3s uninstall: remove k3s and gpukit's files from this host. Safe to run again.
+# Inputs (set above by the renderer): ROLE (server|agent)
+ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
+fail() {
+  echo "gpukit: $*" >&2
+  exit 1
+}
+
+script="$ROOT/usr/local/bin/k3s-uninstall.sh"
+if [ "$ROLE" = agent ]; then
+  script="$ROOT/usr/local/bin/k3s-agent-uninstall.sh"
+fi
+if [ -x "$script" ]; then
+  "$script" || fail "$script failed: see its output above"
+  echo "gpukit: k3s removed"
+else
+  echo "gpukit: k3s is not installed here; nothing to remove"
+fi
+rm -f "$ROOT/etc/rancher/k3s/config.yaml" "$ROOT/etc/rancher/k3s/gpukit-token" \
+  "$ROOT/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/50-gpukit-shutdown.conf"
