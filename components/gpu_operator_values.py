@@ -1,7 +1,7 @@
 """Helm values for the NVIDIA GPU Operator, derived from what the nodes already provide.
 
 Every key set here exists in the chart's values.yaml at the pinned version (a test walks them against
-../shared/reference/gpu-operator-v26.7.0/values.yaml).
+tests/reference/gpu-operator-v26.7.0/values.yaml).
 """
 
 from dataclasses import dataclass

@@ -21,8 +21,9 @@ from gpukit.plan.engine import SECRET_SIG
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE = ROOT.parent / "shared" / "reference"
-CHART_VALUES = yaml.safe_load((REFERENCE / "gpu-operator-v26.7.0" / "values.yaml").read_text())
+# Vendored chart data (tests/reference/gpu-operator-v26.7.0/README.md names source and licence).
+GPU_OPERATOR_REFERENCE = ROOT / "tests" / "reference" / "gpu-operator-v26.7.0"
+CHART_VALUES = yaml.safe_load((GPU_OPERATOR_REFERENCE / "values.yaml").read_text())
 
 
 def key_paths(values: dict[str, Any], prefix: str = "") -> list[str]:

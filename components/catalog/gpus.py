@@ -7,7 +7,7 @@ Sources:
   https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html
 - MIG profile names and per-GPU counts: NVIDIA/gpu-operator v26.7.0
   `assets/state-mig-manager/0400_configmap.yaml` (copied to
-  ../shared/reference/gpu-operator-v26.7.0/mig-parted-default-config.yaml; a test checks every
+  tests/reference/gpu-operator-v26.7.0/mig-parted-default-config.yaml; a test checks every
   profile below against that file).
 - Memory per GPU: the EC2 API as tabulated by aws/karpenter-provider-aws
   `website/content/en/docs/reference/instance-types.md` @1d927085 (marketing GB shown here).

@@ -1,6 +1,5 @@
 """The GPU, instance-type and EKS image catalogs: the facts plans and preflight are built on."""
 
-from pathlib import Path
 
 import pytest
 import yaml
@@ -14,14 +13,9 @@ from components.catalog.aws_instances import (
 from components.catalog.eks_images import EKS_IMAGES, eks_image
 from components.catalog.gpus import GPU_MODELS, Architecture, UnknownGpuModelError, gpu_model
 from components.spec import NodeImage
+from harness import GPU_OPERATOR_REFERENCE
 
-MIG_CONFIG = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "reference"
-    / "gpu-operator-v26.7.0"
-    / "mig-parted-default-config.yaml"
-)
+MIG_CONFIG = GPU_OPERATOR_REFERENCE / "mig-parted-default-config.yaml"
 
 GPU_INSTANCES = [t for t in AWS_INSTANCE_TYPES.values() if t.has_gpu]
 CPU_INSTANCES = [t for t in AWS_INSTANCE_TYPES.values() if not t.has_gpu]
