@@ -5,10 +5,10 @@ from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 
-from components.errors import ConfigError
-from components.gpu_operator import GpuOperator
-from components.node_pools import cluster_pool_facts, tolerations_for
-from components.spec import (
+from gpukit.components.errors import ConfigError
+from gpukit.components.gpu_operator import GpuOperator
+from gpukit.components.node_pools import cluster_pool_facts, tolerations_for
+from gpukit.components.spec import (
     ClusterSpec,
     GpuOperatorSpec,
     NodePoolSpec,
@@ -17,19 +17,19 @@ from components.spec import (
     WorkloadsSpec,
     cloud_of,
 )
-from components.validation import validate_cluster_args
-from providers.base import ClusterHandle
+from gpukit.components.validation import validate_cluster_args
+from gpukit.providers.base import ClusterHandle
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
 
 # Backends are imported only when a stack uses them, so an EKS stack never pays for (or needs)
 # pulumi_gcp, and a GKE stack never imports pulumi_aws.
 BACKENDS: dict[tuple[Platform, Provider], str] = {
-    (Platform.EKS, Provider.AWS): "providers.aws.eks:build_eks",
-    (Platform.GKE, Provider.GCP): "providers.gcp.gke:build_gke",
-    (Platform.K3S, Provider.SSH): "providers.ssh.k3s:build_k3s_ssh",
-    (Platform.K3S, Provider.AWS): "providers.aws.k3s:build_k3s_ec2",
-    (Platform.K3S, Provider.GCP): "providers.gcp.k3s:build_k3s_gce",
+    (Platform.EKS, Provider.AWS): "gpukit.providers.aws.eks:build_eks",
+    (Platform.GKE, Provider.GCP): "gpukit.providers.gcp.gke:build_gke",
+    (Platform.K3S, Provider.SSH): "gpukit.providers.ssh.k3s:build_k3s_ssh",
+    (Platform.K3S, Provider.AWS): "gpukit.providers.aws.k3s:build_k3s_ec2",
+    (Platform.K3S, Provider.GCP): "gpukit.providers.gcp.k3s:build_k3s_gce",
 }
 
 

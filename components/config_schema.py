@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from components.catalog.lookup import suggest
-from components.errors import Problem
-from components.spec import (
+from gpukit.components.catalog.lookup import suggest
+from gpukit.components.errors import Problem
+from gpukit.components.spec import (
     Capacity,
     DriverMode,
     GkeDriverVersion,

@@ -5,7 +5,7 @@ from typing import NotRequired, Optional, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.gpu_operator_values import (
+from gpukit.components.gpu_operator_values import (
     CHART,
     CHART_REPOSITORY,
     NAMESPACE,

@@ -16,9 +16,9 @@ import pulumi
 import pulumi_command as command
 import pulumi_kubernetes as k8s
 
-from components.k3s_names import url_host
-from components.k3s_pki import K3sPki
-from components.k3s_scripts import (
+from gpukit.components.k3s_names import url_host
+from gpukit.components.k3s_pki import K3sPki
+from gpukit.components.k3s_scripts import (
     API_PORT,
     drain_script,
     fingerprint,
@@ -30,7 +30,7 @@ from components.k3s_scripts import (
     secrets_bundle,
     uninstall_script,
 )
-from components.spec import DriverMode, NodeRole
+from gpukit.components.spec import DriverMode, NodeRole
 
 TYPE_TOKEN = "gpukit:index:K3sCluster"
 

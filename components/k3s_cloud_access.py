@@ -13,11 +13,11 @@ import pulumi
 import pulumi_command as command
 import pulumi_kubernetes as k8s
 
-from components.k3s_cloud_init import api_wait_script
-from components.k3s_pki import K3sPki
-from components.k3s_software import k3s_cluster_handle
-from components.spec import DriverMode
-from providers.base import ClusterHandle
+from gpukit.components.k3s_cloud_init import api_wait_script
+from gpukit.components.k3s_pki import K3sPki
+from gpukit.components.k3s_software import k3s_cluster_handle
+from gpukit.components.spec import DriverMode
+from gpukit.providers.base import ClusterHandle
 
 TYPE_TOKEN = "gpukit:index:K3sCloudAccess"
 

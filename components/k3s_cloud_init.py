@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from components.k3s_scripts import (
+from gpukit.components.k3s_scripts import (
     install_script,
     k3s_config,
     kubelet_shutdown_config,
     preflight_script,
     render_script,
 )
-from components.node_pools import PoolFacts
-from components.spec import DriverMode, NodeRole
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import DriverMode, NodeRole
 
 BOOTSTRAP_DIR = "/opt/gpukit"
 # EC2 takes at most 16 KiB of user data (before base64); GCE 256 KiB per metadata value.

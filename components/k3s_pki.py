@@ -15,8 +15,8 @@ import pulumi
 import pulumi_random as random
 import pulumi_tls as tls
 
-from components.k3s_scripts import TLS_DIR, TOKEN_FILE
-from components.kubeconfig import certificate_kubeconfig
+from gpukit.components.k3s_scripts import TLS_DIR, TOKEN_FILE
+from gpukit.components.kubeconfig import certificate_kubeconfig
 
 TYPE_TOKEN = "gpukit:index:K3sPki"
 CA_NAMES = ("server-ca", "client-ca", "request-header-ca", "etcd/peer-ca", "etcd/server-ca")

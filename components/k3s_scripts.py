@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from components.spec import DriverMode, NodeRole
+from gpukit.components.spec import DriverMode, NodeRole
 
 SCRIPTS = Path(__file__).parent / "scripts"
 HEADER = """#!/usr/bin/env bash

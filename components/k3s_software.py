@@ -10,9 +10,9 @@
 
 import pulumi
 
-from components.gpu_operator_values import GpuNodeSoftware
-from components.spec import DriverMode
-from providers.base import ClusterHandle
+from gpukit.components.gpu_operator_values import GpuNodeSoftware
+from gpukit.components.spec import DriverMode
+from gpukit.providers.base import ClusterHandle
 
 K3S_CONTAINERD_SOCKET = "/run/k3s/containerd/containerd.sock"
 # Set in both modes: harmless while the toolkit is off, right the moment it is turned on.

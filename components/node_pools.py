@@ -8,10 +8,10 @@ the node's taint and the autoscaler's scale-from-zero template can never disagre
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.catalog.clouds import pool_instance
-from components.catalog.gpus import GpuModel
-from components.catalog.instances import InstanceType
-from components.spec import Capacity, NodeImage, NodePoolSpec, NodeRole, Provider, cloud_of
+from gpukit.components.catalog.clouds import pool_instance
+from gpukit.components.catalog.gpus import GpuModel
+from gpukit.components.catalog.instances import InstanceType
+from gpukit.components.spec import Capacity, NodeImage, NodePoolSpec, NodeRole, Provider, cloud_of
 
 GPU_RESOURCE = "nvidia.com/gpu"
 GPU_TAINT_KEY = "nvidia.com/gpu"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from components.catalog.drivers import (
+from gpukit.components.catalog.drivers import (
     GKE_DRIVER_BRANCH_FLOOR,
     GPU_OPERATOR_DRIVER_BRANCH,
     K3S_CLOUD_IMAGE_DRIVER_BRANCH,
@@ -18,9 +18,9 @@ from components.catalog.drivers import (
     cuda_targets,
     newest_full_cuda,
 )
-from components.catalog.eks_images import eks_image
-from components.node_pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
-from components.spec import DriverMode, GkeDriverVersion, NodeRole, Platform, Provider
+from gpukit.components.catalog.eks_images import eks_image
+from gpukit.components.node_pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
+from gpukit.components.spec import DriverMode, GkeDriverVersion, NodeRole, Platform, Provider
 
 
 class Severity(str, Enum):

@@ -4,11 +4,11 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, cast
 
-from components.cluster import GpuClusterArgs
-from components.config_schema import parse_namespace
-from components.errors import ConfigError, Problem
-from components.spec import IMPLIED_PROVIDER, Provider
-from components.validation import validate_cluster_args
+from gpukit.components.cluster import GpuClusterArgs
+from gpukit.components.config_schema import parse_namespace
+from gpukit.components.errors import ConfigError, Problem
+from gpukit.components.spec import IMPLIED_PROVIDER, Provider
+from gpukit.components.validation import validate_cluster_args
 
 # us-west-2, us-gov-west-1 (AWS); us-central1, europe-west4 (Google Cloud).
 _REGION_RE = {

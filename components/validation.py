@@ -9,12 +9,12 @@ hosts) and validation_k3s_cloud.py (k3s on aws and gcp).
 from collections import Counter
 from typing import Any
 
-from components.catalog.clouds import can_attach_gpus, instance_type, instance_types
-from components.catalog.drivers import CUDA_MIN_DRIVER
-from components.catalog.instances import UnknownInstanceTypeError
-from components.config_schema import CLUSTER_FIELDS, POOL_FIELDS, Field, missing_problem
-from components.errors import Problem
-from components.spec import (
+from gpukit.components.catalog.clouds import can_attach_gpus, instance_type, instance_types
+from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
+from gpukit.components.catalog.instances import UnknownInstanceTypeError
+from gpukit.components.config_schema import CLUSTER_FIELDS, POOL_FIELDS, Field, missing_problem
+from gpukit.components.errors import Problem
+from gpukit.components.spec import (
     IMPLIED_PROVIDER,
     ClusterSpec,
     GpuOperatorSpec,
@@ -24,11 +24,11 @@ from components.spec import (
     WorkloadsSpec,
     cloud_of,
 )
-from components.validation_common import CLUSTER, POOLS, check_cidr, check_name
-from components.validation_eks import validate_eks_cluster
-from components.validation_gke import validate_gke_cluster, validate_gke_operator, validate_gke_pool
-from components.validation_k3s import validate_k3s_cluster
-from components.validation_k3s_cloud import validate_k3s_cloud
+from gpukit.components.validation_common import CLUSTER, POOLS, check_cidr, check_name
+from gpukit.components.validation_eks import validate_eks_cluster
+from gpukit.components.validation_gke import validate_gke_cluster, validate_gke_operator, validate_gke_pool
+from gpukit.components.validation_k3s import validate_k3s_cluster
+from gpukit.components.validation_k3s_cloud import validate_k3s_cloud
 
 BUILT_PLATFORMS = (Platform.EKS, Platform.GKE, Platform.K3S)
 

@@ -3,7 +3,7 @@
 import ipaddress
 import re
 
-from components.errors import Problem
+from gpukit.components.errors import Problem
 
 CLUSTER = "gpukit:cluster"
 POOLS = "gpukit:nodePools"

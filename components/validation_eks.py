@@ -2,9 +2,9 @@
 
 import re
 
-from components.errors import Problem
-from components.spec import DEFAULT_ZONE_COUNT, ClusterSpec
-from components.validation_common import CLUSTER, check_cidr
+from gpukit.components.errors import Problem
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec
+from gpukit.components.validation_common import CLUSTER, check_cidr
 
 _VPC_ID_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET_ID_RE = re.compile(r"^subnet-[0-9a-f]{8,17}$")

@@ -2,18 +2,25 @@
 
 import re
 
-from components.catalog.clouds import can_attach_gpus, instance_type
-from components.catalog.gcp_machines import (
+from gpukit.components.catalog.clouds import can_attach_gpus, instance_type
+from gpukit.components.catalog.gcp_machines import (
     ACCELERATOR_ZONES,
     ATTACHABLE_COUNTS,
     ATTACHABLE_GPUS,
     accelerator_zones,
 )
-from components.catalog.instances import UnknownInstanceTypeError
-from components.errors import Problem
-from components.gke_ranges import overlaps, subnet_ranges
-from components.spec import ClusterSpec, DriverMode, GpuOperatorSpec, NodePoolSpec, Provider, ReleaseChannel
-from components.validation_common import CLUSTER, POOLS, check_cidr
+from gpukit.components.catalog.instances import UnknownInstanceTypeError
+from gpukit.components.errors import Problem
+from gpukit.components.gke_ranges import overlaps, subnet_ranges
+from gpukit.components.spec import (
+    ClusterSpec,
+    DriverMode,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    Provider,
+    ReleaseChannel,
+)
+from gpukit.components.validation_common import CLUSTER, POOLS, check_cidr
 
 _PROJECT_RE = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
 

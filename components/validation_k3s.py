@@ -5,12 +5,12 @@ import re
 from collections import Counter
 from typing import Any
 
-from components.catalog.gpus import UnknownGpuModelError, gpu_model
-from components.catalog.k3s import K3S_VERSIONS, k3s_minor
-from components.errors import Problem
-from components.k3s_names import node_name
-from components.spec import ClusterSpec, NodePoolSpec, NodeRole, Provider
-from components.validation_common import CLUSTER, POOLS
+from gpukit.components.catalog.gpus import UnknownGpuModelError, gpu_model
+from gpukit.components.catalog.k3s import K3S_VERSIONS, k3s_minor
+from gpukit.components.errors import Problem
+from gpukit.components.k3s_names import node_name
+from gpukit.components.spec import ClusterSpec, NodePoolSpec, NodeRole, Provider
+from gpukit.components.validation_common import CLUSTER, POOLS
 
 _HOSTNAME_RE = re.compile(
     r"^(?=.{1,253}$)([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$"

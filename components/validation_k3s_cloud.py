@@ -3,16 +3,16 @@
 import ipaddress
 from typing import Any
 
-from components.api_access import public_cidrs
-from components.catalog.clouds import instance_type, instance_types
-from components.catalog.gcp_machines import region_zones
-from components.catalog.instances import CpuArch, UnknownInstanceTypeError
-from components.errors import Problem
-from components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole, Provider
-from components.validation_common import CLUSTER, POOLS, check_cidr
-from components.validation_eks import validate_aws_network
-from components.validation_gke import validate_gcp_project, validate_gke_pool
-from components.validation_k3s import validate_k3s_versions
+from gpukit.components.api_access import public_cidrs
+from gpukit.components.catalog.clouds import instance_type, instance_types
+from gpukit.components.catalog.gcp_machines import region_zones
+from gpukit.components.catalog.instances import CpuArch, UnknownInstanceTypeError
+from gpukit.components.errors import Problem
+from gpukit.components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole, Provider
+from gpukit.components.validation_common import CLUSTER, POOLS, check_cidr
+from gpukit.components.validation_eks import validate_aws_network
+from gpukit.components.validation_gke import validate_gcp_project, validate_gke_pool
+from gpukit.components.validation_k3s import validate_k3s_versions
 
 # k3s's own networks (its defaults, which gpukit keeps: `cluster-cidr`, `service-cidr`, gpu-facts.md
 # §4.2). Flannel routes 10.42.0.0/16 over VXLAN between nodes, so a VPC that overlaps either range

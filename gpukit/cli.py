@@ -5,8 +5,8 @@ import json
 import sys
 from pathlib import Path
 
-from components.errors import ConfigError
-from components.spec import DriverMode
+from gpukit.components.errors import ConfigError
+from gpukit.components.spec import DriverMode
 from gpukit.plan.stack_file import StackFileError, find_project_root, load_stack_file, stack_file_path
 
 DEFAULT_STACK = "eks-dev"
@@ -90,9 +90,9 @@ def plan_command(args: argparse.Namespace) -> int:
 
 
 def doctor_command(args: argparse.Namespace) -> int:
-    from components.catalog.drivers import CUDA_MIN_DRIVER
-    from components.catalog.gpus import GPU_MODELS
     from gpukit import doctor
+    from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
+    from gpukit.components.catalog.gpus import GPU_MODELS
 
     expect, model = doctor.ANY_GPUS, ""
     if args.cpu:

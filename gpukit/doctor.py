@@ -10,9 +10,9 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
-from components.k3s_scripts import preflight_script
-from components.spec import DriverMode
+from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
+from gpukit.components.k3s_scripts import preflight_script
+from gpukit.components.spec import DriverMode
 
 ANY_GPUS = -1
 MARKS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}

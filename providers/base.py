@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 import pulumi
 
-from components.gpu_operator_values import GpuNodeSoftware
+from gpukit.components.gpu_operator_values import GpuNodeSoftware
 
 
 @dataclass

@@ -16,8 +16,8 @@ Sources:
   instance type requires NVIDIA driver version 595 or later").
 """
 
-from components.catalog.instances import CpuArch, InstanceType, UnknownInstanceTypeError
-from components.catalog.lookup import lookup
+from gpukit.components.catalog.instances import CpuArch, InstanceType, UnknownInstanceTypeError
+from gpukit.components.catalog.lookup import lookup
 
 PRICE_REGION = "us-east-1"
 PRICE_DATE = "2026-02-09"

@@ -3,13 +3,13 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from components.catalog import aws_instances as aws
-from components.catalog import gcp_machines as gcp
-from components.catalog.aws_instances import AWS_INSTANCE_TYPES
-from components.catalog.gcp_machines import ATTACHABLE_GPUS, GCP_MACHINE_TYPES, GPU_ATTACH_FAMILIES
-from components.catalog.instances import InstanceType, UnknownInstanceTypeError
-from components.catalog.lookup import lookup
-from components.spec import GpuSpec, Provider
+from gpukit.components.catalog import aws_instances as aws
+from gpukit.components.catalog import gcp_machines as gcp
+from gpukit.components.catalog.aws_instances import AWS_INSTANCE_TYPES
+from gpukit.components.catalog.gcp_machines import ATTACHABLE_GPUS, GCP_MACHINE_TYPES, GPU_ATTACH_FAMILIES
+from gpukit.components.catalog.instances import InstanceType, UnknownInstanceTypeError
+from gpukit.components.catalog.lookup import lookup
+from gpukit.components.spec import GpuSpec, Provider
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ Sources:
 from dataclasses import dataclass
 from enum import Enum
 
-from components.catalog.gpus import Architecture
+from gpukit.components.catalog.gpus import Architecture
 
 # CUDA toolkit (major.minor, GA build) -> oldest Linux driver that runs it with every feature.
 CUDA_MIN_DRIVER: dict[str, str] = {

@@ -12,8 +12,8 @@ Sources:
 
 from dataclasses import dataclass
 
-from components.catalog.instances import CpuArch
-from components.spec import NodeImage
+from gpukit.components.catalog.instances import CpuArch
+from gpukit.components.spec import NodeImage
 
 
 @dataclass(frozen=True)

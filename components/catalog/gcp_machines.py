@@ -17,7 +17,7 @@ Sources:
   not available. No zone list was found for nvidia-rtx-pro-6000: G4 pools must name their zones.
 """
 
-from components.catalog.instances import InstanceType
+from gpukit.components.catalog.instances import InstanceType
 
 PRICE_REGION = "us-central1"
 PRICE_SOURCE = "skypilot-org/skypilot-catalog catalogs/v8/gcp/vms.csv @006059e0"

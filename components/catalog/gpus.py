@@ -16,7 +16,7 @@ Sources:
 from dataclasses import dataclass
 from enum import Enum
 
-from components.catalog.lookup import UnknownNameError, lookup
+from gpukit.components.catalog.lookup import UnknownNameError, lookup
 
 
 class Architecture(str, Enum):

@@ -7,8 +7,8 @@ AWS calls them instance types, Google Cloud machine types; gpukit's config calls
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from components.catalog.gpus import GPU_MODELS, GpuModel
-from components.catalog.lookup import UnknownNameError
+from gpukit.components.catalog.gpus import GPU_MODELS, GpuModel
+from gpukit.components.catalog.lookup import UnknownNameError
 
 
 class CpuArch(str, Enum):

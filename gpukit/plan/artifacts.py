@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from components.catalog.clouds import PRICE_BASIS
-from components.spec import cloud_of
+from gpukit.components.catalog.clouds import PRICE_BASIS
+from gpukit.components.spec import cloud_of
 from gpukit.plan.boot_files import boot_files
 from gpukit.plan.engine import PlanResult, mask_secrets
 from gpukit.plan.fakes import Recorded

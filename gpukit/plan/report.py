@@ -2,10 +2,10 @@
 
 from collections import defaultdict
 
-from components.catalog.clouds import PRICE_BASIS
-from components.costs import PoolCost
-from components.node_pools import OWN_HOSTS_NOTE
-from components.spec import Provider, cloud_of
+from gpukit.components.catalog.clouds import PRICE_BASIS
+from gpukit.components.costs import PoolCost
+from gpukit.components.node_pools import OWN_HOSTS_NOTE
+from gpukit.components.spec import Provider, cloud_of
 from gpukit.plan.engine import PlanResult
 from gpukit.plan.fakes import Recorded
 

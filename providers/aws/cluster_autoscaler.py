@@ -6,7 +6,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from providers.aws.autoscaler_values import (
+from gpukit.providers.aws.autoscaler_values import (
     CHART,
     CHART_REPOSITORY,
     CHART_VERSION,
@@ -15,8 +15,8 @@ from providers.aws.autoscaler_values import (
     SERVICE_ACCOUNT,
     cluster_autoscaler_values,
 )
-from providers.aws.iam_policies import cluster_autoscaler_policy
-from providers.aws.pod_identity_role import pod_identity_role
+from gpukit.providers.aws.iam_policies import cluster_autoscaler_policy
+from gpukit.providers.aws.pod_identity_role import pod_identity_role
 
 TYPE_TOKEN = "gpukit:index:ClusterAutoscaler"
 

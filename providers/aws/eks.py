@@ -6,12 +6,12 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.gpu_operator_values import GpuNodeSoftware
-from components.kubeconfig import eks_kubeconfig
-from components.node_pools import PoolFacts, cluster_pool_facts
-from components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways, NodeImage
-from providers.aws.cluster_autoscaler import ClusterAutoscaler
-from providers.aws.iam_policies import (
+from gpukit.components.gpu_operator_values import GpuNodeSoftware
+from gpukit.components.kubeconfig import eks_kubeconfig
+from gpukit.components.node_pools import PoolFacts, cluster_pool_facts
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways, NodeImage
+from gpukit.providers.aws.cluster_autoscaler import ClusterAutoscaler
+from gpukit.providers.aws.iam_policies import (
     CLUSTER_ADMIN_ACCESS_POLICY,
     CLUSTER_ROLE_POLICIES,
     NODE_ROLE_POLICIES,
@@ -19,11 +19,11 @@ from providers.aws.iam_policies import (
     kms_key_policy,
     secrets_encryption_policy,
 )
-from providers.aws.network import AwsNetwork
-from providers.aws.node_group import EksNodePool
-from providers.aws.provider import cluster_provider
-from providers.aws.storage import DEFAULT_STORAGE_CLASS, EksStorage
-from providers.base import ClusterHandle
+from gpukit.providers.aws.network import AwsNetwork
+from gpukit.providers.aws.node_group import EksNodePool
+from gpukit.providers.aws.provider import cluster_provider
+from gpukit.providers.aws.storage import DEFAULT_STORAGE_CLASS, EksStorage
+from gpukit.providers.base import ClusterHandle
 
 TYPE_TOKEN = "gpukit:index:EksCluster"
 CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]

@@ -15,21 +15,21 @@ from typing import Any, Optional, TypedDict
 
 import pulumi
 
-from components.catalog.k3s import k3s_version_for
-from components.k3s_cloud_access import K3sCloudAccess
-from components.k3s_pki import K3sPki
-from components.k3s_scripts import API_PORT, secrets_bundle
-from components.node_pools import PoolFacts, cluster_pool_facts
-from components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, DriverMode, NatGateways, NodeRole
-from providers.aws.k3s_agent_pool import K3sEc2AgentPool
-from providers.aws.k3s_api_lb import K3sEc2ApiLoadBalancer
-from providers.aws.k3s_iam import K3sEc2NodeRole
-from providers.aws.k3s_security import Group, K3sEc2SecurityGroups
-from providers.aws.k3s_servers import K3sEc2Servers
-from providers.aws.network import AwsNetwork
-from providers.aws.provider import cluster_provider, cluster_tags
-from providers.base import ClusterHandle
-from providers.ssh.hosts import min_driver_branch
+from gpukit.components.catalog.k3s import k3s_version_for
+from gpukit.components.k3s_cloud_access import K3sCloudAccess
+from gpukit.components.k3s_pki import K3sPki
+from gpukit.components.k3s_scripts import API_PORT, secrets_bundle
+from gpukit.components.node_pools import PoolFacts, cluster_pool_facts
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, DriverMode, NatGateways, NodeRole
+from gpukit.providers.aws.k3s_agent_pool import K3sEc2AgentPool
+from gpukit.providers.aws.k3s_api_lb import K3sEc2ApiLoadBalancer
+from gpukit.providers.aws.k3s_iam import K3sEc2NodeRole
+from gpukit.providers.aws.k3s_security import Group, K3sEc2SecurityGroups
+from gpukit.providers.aws.k3s_servers import K3sEc2Servers
+from gpukit.providers.aws.network import AwsNetwork
+from gpukit.providers.aws.provider import cluster_provider, cluster_tags
+from gpukit.providers.base import ClusterHandle
+from gpukit.providers.ssh.hosts import min_driver_branch
 
 TYPE_TOKEN = "gpukit:index:K3sEc2Cluster"
 

@@ -10,11 +10,11 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
-from components.node_pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
-from components.spec import Capacity, DriverMode
-from providers.aws.k3s_images import k3s_image
-from providers.aws.k3s_launch import ec2_user_data, node_launch_template
+from gpukit.components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
+from gpukit.components.node_pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.components.spec import Capacity, DriverMode
+from gpukit.providers.aws.k3s_images import k3s_image
+from gpukit.providers.aws.k3s_launch import ec2_user_data, node_launch_template
 
 TYPE_TOKEN = "gpukit:index:K3sEc2AgentPool"
 # Spot: the cheapest pools least likely to be reclaimed soon (EC2 Auto Scaling user guide,

@@ -6,8 +6,8 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.api_access import needs_public_endpoint
-from components.k3s_scripts import API_PORT
+from gpukit.components.api_access import needs_public_endpoint
+from gpukit.components.k3s_scripts import API_PORT
 
 TYPE_TOKEN = "gpukit:index:K3sEc2ApiLoadBalancer"
 

@@ -14,8 +14,8 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.spec import NodeRole
-from providers.aws.iam_policies import assume_role_policy
+from gpukit.components.spec import NodeRole
+from gpukit.providers.aws.iam_policies import assume_role_policy
 
 TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
 # The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the

@@ -19,8 +19,8 @@ change, and one table serves every region.
 from dataclasses import dataclass
 from enum import Enum
 
-from components.catalog.instances import CpuArch
-from components.spec import DriverMode
+from gpukit.components.catalog.instances import CpuArch
+from gpukit.components.spec import DriverMode
 
 UBUNTU_ROOT_DEVICE = "/dev/sda1"  # Canonical's images and the Ubuntu DLAMIs both boot from it
 

@@ -8,8 +8,8 @@ from typing import Optional
 import pulumi
 import pulumi_aws as aws
 
-from components.k3s_cloud_init import EC2_USER_DATA_LIMIT
-from providers.aws.k3s_images import Ec2Image
+from gpukit.components.k3s_cloud_init import EC2_USER_DATA_LIMIT
+from gpukit.providers.aws.k3s_images import Ec2Image
 
 
 def ec2_user_data(text: str) -> str:

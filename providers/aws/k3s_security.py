@@ -14,7 +14,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.k3s_scripts import API_PORT
+from gpukit.components.k3s_scripts import API_PORT
 
 TYPE_TOKEN = "gpukit:index:K3sEc2SecurityGroups"
 

@@ -12,13 +12,13 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
-from components.k3s_names import url_host
-from components.k3s_scripts import API_PORT
-from components.node_pools import PoolFacts
-from components.spec import DriverMode
-from providers.aws.k3s_images import k3s_image
-from providers.aws.k3s_launch import ec2_user_data, node_launch_template
+from gpukit.components.k3s_cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
+from gpukit.components.k3s_names import url_host
+from gpukit.components.k3s_scripts import API_PORT
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import DriverMode
+from gpukit.providers.aws.k3s_images import k3s_image
+from gpukit.providers.aws.k3s_launch import ec2_user_data, node_launch_template
 
 TYPE_TOKEN = "gpukit:index:K3sEc2Servers"
 

@@ -5,8 +5,8 @@ from typing import NotRequired, Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.spec import NatGateways
-from providers.aws.subnets import subnet_layout
+from gpukit.components.spec import NatGateways
+from gpukit.providers.aws.subnets import subnet_layout
 
 TYPE_TOKEN = "gpukit:index:AwsNetwork"
 

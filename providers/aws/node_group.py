@@ -6,9 +6,9 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from components.catalog.eks_images import eks_image
-from components.node_pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
-from components.spec import Capacity, NodeImage
+from gpukit.components.catalog.eks_images import eks_image
+from gpukit.components.node_pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.components.spec import Capacity, NodeImage
 
 TYPE_TOKEN = "gpukit:index:EksNodePool"
 

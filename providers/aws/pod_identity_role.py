@@ -3,7 +3,7 @@
 import pulumi
 import pulumi_aws as aws
 
-from providers.aws.iam_policies import pod_identity_trust_policy
+from gpukit.providers.aws.iam_policies import pod_identity_trust_policy
 
 
 def pod_identity_role(

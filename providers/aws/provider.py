@@ -3,7 +3,7 @@
 import pulumi
 import pulumi_aws as aws
 
-from components.spec import ClusterSpec
+from gpukit.components.spec import ClusterSpec
 
 
 def cluster_tags(spec: ClusterSpec) -> dict[str, str]:

@@ -6,8 +6,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from providers.aws.iam_policies import EBS_CSI_POLICIES
-from providers.aws.pod_identity_role import pod_identity_role
+from gpukit.providers.aws.iam_policies import EBS_CSI_POLICIES
+from gpukit.providers.aws.pod_identity_role import pod_identity_role
 
 TYPE_TOKEN = "gpukit:index:EksStorage"
 EBS_CSI_ADDON = "aws-ebs-csi-driver"

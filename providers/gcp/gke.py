@@ -6,19 +6,19 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.gke_ranges import subnet_ranges
-from components.gpu_operator_values import GpuNodeSoftware
-from components.kubeconfig import gke_kubeconfig
-from components.node_pools import PoolFacts, cluster_pool_facts
-from components.spec import ClusterSpec, DriverMode, GkeDriverVersion, GpuOperatorSpec, ReleaseChannel
-from providers.base import ClusterHandle
-from providers.gcp.gpu_software import gke_gpu_node_software
-from providers.gcp.iam import NODE_ROLES, node_service_account_id
-from providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
-from providers.gcp.node_pool import GkeNodePool
-from providers.gcp.placement import cluster_location, pool_zones
-from providers.gcp.provider import cluster_provider
-from providers.gcp.storage import GkeStorage
+from gpukit.components.gke_ranges import subnet_ranges
+from gpukit.components.gpu_operator_values import GpuNodeSoftware
+from gpukit.components.kubeconfig import gke_kubeconfig
+from gpukit.components.node_pools import PoolFacts, cluster_pool_facts
+from gpukit.components.spec import ClusterSpec, DriverMode, GkeDriverVersion, GpuOperatorSpec, ReleaseChannel
+from gpukit.providers.base import ClusterHandle
+from gpukit.providers.gcp.gpu_software import gke_gpu_node_software
+from gpukit.providers.gcp.iam import NODE_ROLES, node_service_account_id
+from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
+from gpukit.providers.gcp.node_pool import GkeNodePool
+from gpukit.providers.gcp.placement import cluster_location, pool_zones
+from gpukit.providers.gcp.provider import cluster_provider
+from gpukit.providers.gcp.storage import GkeStorage
 
 TYPE_TOKEN = "gpukit:index:GkeCluster"
 

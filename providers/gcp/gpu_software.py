@@ -10,9 +10,9 @@
   and MIG manager, as on every other platform (NVIDIA's GKE guide, google-gke.rst).
 """
 
-from components.catalog.drivers import GKE_DRIVER_BRANCH_FLOOR
-from components.gpu_operator_values import GpuNodeSoftware, Operand
-from components.spec import DriverMode, GkeDriverVersion
+from gpukit.components.catalog.drivers import GKE_DRIVER_BRANCH_FLOOR
+from gpukit.components.gpu_operator_values import GpuNodeSoftware, Operand
+from gpukit.components.spec import DriverMode, GkeDriverVersion
 
 # NVIDIA's GKE guide: on GKE 1.33+ the toolkit misconfigures containerd's config.toml unless it reads
 # the file (NVIDIA/cloud-native-docs#312). Every GKE version gpukit accepts is 1.34 or newer.

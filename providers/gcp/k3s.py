@@ -11,22 +11,22 @@ from typing import Any, Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from components.api_access import needs_public_endpoint
-from components.catalog.k3s import k3s_version_for
-from components.k3s_cloud_access import K3sCloudAccess
-from components.k3s_cloud_init import pool_node
-from components.k3s_pki import K3sPki
-from components.node_pools import PoolFacts, cluster_pool_facts
-from components.spec import ClusterSpec, GpuOperatorSpec, NodeRole
-from providers.base import ClusterHandle
-from providers.gcp.k3s_agent_pool import K3sGceAgentPool
-from providers.gcp.k3s_firewall import firewall_rules, node_tag, server_tag
-from providers.gcp.k3s_iam import K3sGceJoinSecrets
-from providers.gcp.k3s_servers import K3sGceServers, server_zones
-from providers.gcp.network import GcpNetwork
-from providers.gcp.placement import pool_zones
-from providers.gcp.provider import cluster_provider
-from providers.ssh.hosts import min_driver_branch
+from gpukit.components.api_access import needs_public_endpoint
+from gpukit.components.catalog.k3s import k3s_version_for
+from gpukit.components.k3s_cloud_access import K3sCloudAccess
+from gpukit.components.k3s_cloud_init import pool_node
+from gpukit.components.k3s_pki import K3sPki
+from gpukit.components.node_pools import PoolFacts, cluster_pool_facts
+from gpukit.components.spec import ClusterSpec, GpuOperatorSpec, NodeRole
+from gpukit.providers.base import ClusterHandle
+from gpukit.providers.gcp.k3s_agent_pool import K3sGceAgentPool
+from gpukit.providers.gcp.k3s_firewall import firewall_rules, node_tag, server_tag
+from gpukit.providers.gcp.k3s_iam import K3sGceJoinSecrets
+from gpukit.providers.gcp.k3s_servers import K3sGceServers, server_zones
+from gpukit.providers.gcp.network import GcpNetwork
+from gpukit.providers.gcp.placement import pool_zones
+from gpukit.providers.gcp.provider import cluster_provider
+from gpukit.providers.ssh.hosts import min_driver_branch
 
 TYPE_TOKEN = "gpukit:index:K3sGceCluster"
 

@@ -12,11 +12,11 @@ from typing import Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from components.k3s_cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
-from components.node_pools import PoolFacts
-from components.spec import Capacity
-from providers.gcp.k3s_images import boot_image
-from providers.gcp.k3s_machine import (
+from gpukit.components.k3s_cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import Capacity
+from gpukit.providers.gcp.k3s_images import boot_image
+from gpukit.providers.gcp.k3s_machine import (
     CLOUD_PLATFORM_SCOPE,
     gce_labels,
     guest_accelerators,
@@ -25,7 +25,7 @@ from providers.gcp.k3s_machine import (
     scheduling,
     shielded_instance_config,
 )
-from providers.gcp.node_pool import disk_type
+from gpukit.providers.gcp.node_pool import disk_type
 
 TYPE_TOKEN = "gpukit:index:K3sGceAgentPool"
 # Instance template name prefixes: longer ones get a shorter random suffix (Google provider docs).

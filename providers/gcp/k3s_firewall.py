@@ -11,7 +11,7 @@ reached through OS Login by whoever adds one (or through the serial console). Po
 
 from dataclasses import dataclass
 
-from components.k3s_scripts import API_PORT
+from gpukit.components.k3s_scripts import API_PORT
 
 FLANNEL_VXLAN_PORT = 8472
 KUBELET_PORT = 10250

@@ -11,8 +11,8 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from components.k3s_scripts import secrets_bundle
-from components.spec import NodeRole
+from gpukit.components.k3s_scripts import secrets_bundle
+from gpukit.components.spec import NodeRole
 
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
 SECRET_ACCESSOR = "roles/secretmanager.secretAccessor"

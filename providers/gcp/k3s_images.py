@@ -14,8 +14,8 @@ arrive with each new machine without a config change (a family is a path, so no 
   or the NVIDIA container toolkit, so a family that changes what it ships fails loudly, not silently.
 """
 
-from components.node_pools import PoolFacts
-from components.spec import DriverMode
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import DriverMode
 
 UBUNTU_PROJECT = "ubuntu-os-cloud"
 UBUNTU_FAMILY = "ubuntu-2404-lts-amd64"

@@ -7,8 +7,8 @@ from typing import Any
 
 import pulumi
 
-from components.node_pools import PoolFacts
-from components.spec import Capacity
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import Capacity
 
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 

@@ -13,14 +13,14 @@ from typing import Any, Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from components.catalog.gcp_machines import region_zones
-from components.k3s_cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
-from components.k3s_names import url_host
-from components.k3s_scripts import API_PORT
-from components.node_pools import PoolFacts
-from components.spec import ClusterSpec
-from providers.gcp.k3s_images import boot_image
-from providers.gcp.k3s_machine import (
+from gpukit.components.catalog.gcp_machines import region_zones
+from gpukit.components.k3s_cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
+from gpukit.components.k3s_names import url_host
+from gpukit.components.k3s_scripts import API_PORT
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import ClusterSpec
+from gpukit.providers.gcp.k3s_images import boot_image
+from gpukit.providers.gcp.k3s_machine import (
     CLOUD_PLATFORM_SCOPE,
     gce_labels,
     guest_accelerators,
@@ -29,8 +29,8 @@ from providers.gcp.k3s_machine import (
     scheduling,
     shielded_instance_config,
 )
-from providers.gcp.node_pool import disk_type
-from providers.gcp.placement import pool_zones
+from gpukit.providers.gcp.node_pool import disk_type
+from gpukit.providers.gcp.placement import pool_zones
 
 TYPE_TOKEN = "gpukit:index:K3sGceServers"
 

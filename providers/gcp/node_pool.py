@@ -5,8 +5,8 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from components.node_pools import PoolFacts
-from components.spec import Capacity, DriverMode, GkeDriverVersion
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import Capacity, DriverMode, GkeDriverVersion
 
 TYPE_TOKEN = "gpukit:index:GkeNodePool"
 

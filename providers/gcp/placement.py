@@ -1,8 +1,8 @@
 """Where a GKE cluster and its pools live: the cluster's location and each pool's zones."""
 
-from components.catalog.gcp_machines import accelerator_zones
-from components.node_pools import PoolFacts
-from components.spec import ClusterSpec
+from gpukit.components.catalog.gcp_machines import accelerator_zones
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import ClusterSpec
 
 
 def cluster_location(cluster: ClusterSpec) -> str:

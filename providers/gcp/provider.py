@@ -3,7 +3,7 @@
 import pulumi
 import pulumi_gcp as gcp
 
-from components.spec import ClusterSpec
+from gpukit.components.spec import ClusterSpec
 
 
 def cluster_provider(name: str, spec: ClusterSpec, parent: pulumi.Resource) -> gcp.Provider:

@@ -4,11 +4,11 @@ from typing import Any
 
 import pulumi
 
-from components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
-from components.k3s import K3sHostArgs
-from components.k3s_names import node_name
-from components.node_pools import PoolFacts
-from components.spec import HostSpec, NodePoolSpec, NodeRole
+from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
+from gpukit.components.k3s import K3sHostArgs
+from gpukit.components.k3s_names import node_name
+from gpukit.components.node_pools import PoolFacts
+from gpukit.components.spec import HostSpec, NodePoolSpec, NodeRole
 
 
 def connection(host: HostSpec, private_key: pulumi.Input[str]) -> dict[str, Any]:

@@ -4,12 +4,12 @@ from typing import Any
 
 import pulumi
 
-from components.catalog.k3s import k3s_version_for
-from components.k3s import K3sCluster
-from components.k3s_software import k3s_cluster_handle
-from components.node_pools import cluster_pool_facts
-from providers.base import ClusterHandle
-from providers.ssh.hosts import k3s_hosts, min_driver_branch
+from gpukit.components.catalog.k3s import k3s_version_for
+from gpukit.components.k3s import K3sCluster
+from gpukit.components.k3s_software import k3s_cluster_handle
+from gpukit.components.node_pools import cluster_pool_facts
+from gpukit.providers.base import ClusterHandle
+from gpukit.providers.ssh.hosts import k3s_hosts, min_driver_branch
 
 
 def build_k3s_ssh(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:

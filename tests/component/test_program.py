@@ -79,7 +79,7 @@ def test_an_invoke_the_plan_engine_does_not_know_fails_loudly() -> None:
     ],
 )
 def test_next_steps_name_the_platforms_own_credential_command(platform: str, expected: str | None) -> None:
-    from components.spec import Platform
+    from gpukit.components.spec import Platform
     from gpukit.program import next_steps
 
     spec: Any = {

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from pulumi.runtime import settings as runtime_settings
 
-from components.errors import ConfigError
 from gpukit.cli import EXIT_INVALID, main
+from gpukit.components.errors import ConfigError
 from gpukit.plan.fakes import PlanMocks, RecordingMonitor
 from gpukit.program import build
 from harness import eks_config, record

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 import yaml
 
-from components.errors import ConfigError
 from gpukit.cli import EXIT_INVALID, EXIT_OK, main
+from gpukit.components.errors import ConfigError
 from gpukit.program import build
 from harness import eks_config, example_config, record
 from tests.program.test_bad_configs import (

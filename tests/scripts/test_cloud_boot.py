@@ -10,7 +10,7 @@ import pytest
 import yaml
 from scripts.stubs import FakeHost
 
-from components.k3s_cloud_init import (
+from gpukit.components.k3s_cloud_init import (
     BOOTSTRAP_DIR,
     EC2_USER_DATA_LIMIT,
     CloudNode,
@@ -21,8 +21,8 @@ from components.k3s_cloud_init import (
     node_scripts,
     node_user_data,
 )
-from components.k3s_scripts import render_script
-from components.spec import DriverMode, NodeRole
+from gpukit.components.k3s_scripts import render_script
+from gpukit.components.spec import DriverMode, NodeRole
 from tools import cloud_init_schema_problems, shellcheck_problems
 
 VERSION = "v1.35.8+k3s1"

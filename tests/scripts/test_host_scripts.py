@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from scripts.stubs import FakeHost
 
-from components.k3s_scripts import (
+from gpukit.components.k3s_scripts import (
     KUBELET_DROP_IN,
     TOKEN_FILE,
     drain_script,
@@ -17,7 +17,7 @@ from components.k3s_scripts import (
     secrets_bundle,
     uninstall_script,
 )
-from components.spec import DriverMode, NodeRole
+from gpukit.components.spec import DriverMode, NodeRole
 from tools import shellcheck_problems
 
 L40S = "NVIDIA L40S, 46068, 580.95.05, [N/A]"

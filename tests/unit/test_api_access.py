@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.api_access import is_internal, needs_public_endpoint, public_cidrs
+from gpukit.components.api_access import is_internal, needs_public_endpoint, public_cidrs
 
 
 @pytest.mark.parametrize(

@@ -1,18 +1,17 @@
 """The GPU, instance-type and EKS image catalogs: the facts plans and preflight are built on."""
 
-
 import pytest
 import yaml
 
-from components.catalog.aws_instances import (
+from gpukit.components.catalog.aws_instances import (
     AWS_INSTANCE_TYPES,
     CpuArch,
     UnknownInstanceTypeError,
     aws_instance_type,
 )
-from components.catalog.eks_images import EKS_IMAGES, eks_image
-from components.catalog.gpus import GPU_MODELS, Architecture, UnknownGpuModelError, gpu_model
-from components.spec import NodeImage
+from gpukit.components.catalog.eks_images import EKS_IMAGES, eks_image
+from gpukit.components.catalog.gpus import GPU_MODELS, Architecture, UnknownGpuModelError, gpu_model
+from gpukit.components.spec import NodeImage
 from harness import GPU_OPERATOR_REFERENCE
 
 MIG_CONFIG = GPU_OPERATOR_REFERENCE / "mig-parted-default-config.yaml"

@@ -8,10 +8,9 @@ import pulumi
 import pytest
 from pulumi.provider.experimental.component import ComponentProvider
 
-import components
-import providers
-from components.cluster import GpuCluster
-from components.gpu_operator import GpuOperator
+from gpukit import components, providers
+from gpukit.components.cluster import GpuCluster
+from gpukit.components.gpu_operator import GpuOperator
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.catalog.drivers import (
+from gpukit.components.catalog.drivers import (
     CUDA_MIN_DRIVER,
     CudaSupport,
     branch_drives,
@@ -11,7 +11,7 @@ from components.catalog.drivers import (
     cuda_targets,
     newest_full_cuda,
 )
-from components.catalog.gpus import Architecture
+from gpukit.components.catalog.gpus import Architecture
 
 
 @pytest.mark.parametrize(

@@ -4,20 +4,20 @@ import ipaddress
 
 import pytest
 
-from components.catalog.clouds import instance_type, pool_instance
-from components.catalog.gcp_machines import (
+from gpukit.components.catalog.clouds import instance_type, pool_instance
+from gpukit.components.catalog.gcp_machines import (
     ACCELERATOR_ZONES,
     GCP_MACHINE_TYPES,
     accelerator_zones,
 )
-from components.catalog.gpus import GPU_MODELS
-from components.gke_ranges import overlaps, subnet_ranges
-from components.node_pools import pool_facts
-from components.preflight import driver_branch_for
-from components.spec import DriverMode, GkeDriverVersion, Platform, Provider
-from providers.gcp.gpu_software import gke_gpu_node_software
-from providers.gcp.node_pool import disk_type, gpu_driver_version, image_type, pool_labels, secure_boot
-from providers.gcp.placement import cluster_location, pool_zones
+from gpukit.components.catalog.gpus import GPU_MODELS
+from gpukit.components.gke_ranges import overlaps, subnet_ranges
+from gpukit.components.node_pools import pool_facts
+from gpukit.components.preflight import driver_branch_for
+from gpukit.components.spec import DriverMode, GkeDriverVersion, Platform, Provider
+from gpukit.providers.gcp.gpu_software import gke_gpu_node_software
+from gpukit.providers.gcp.node_pool import disk_type, gpu_driver_version, image_type, pool_labels, secure_boot
+from gpukit.providers.gcp.placement import cluster_location, pool_zones
 
 
 def test_every_gpu_machine_names_a_known_gpu_and_an_accelerator_with_a_zone_table_or_none() -> None:

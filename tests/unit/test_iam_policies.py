@@ -2,7 +2,7 @@
 
 import json
 
-from providers.aws.iam_policies import (
+from gpukit.providers.aws.iam_policies import (
     NODE_ROLE_POLICIES,
     cluster_autoscaler_policy,
     pod_identity_trust_policy,

@@ -4,15 +4,23 @@ from typing import Any
 
 import pytest
 
-from components.api_access import needs_public_endpoint
-from components.catalog.gcp_machines import region_zones
-from components.node_pools import PoolFacts, pool_facts
-from components.spec import Capacity, ClusterSpec, DriverMode, NodePoolSpec, NodeRole, Platform, Provider
-from providers.gcp.k3s_agent_pool import target_shape, update_policy
-from providers.gcp.k3s_firewall import firewall_rules, node_tag, server_tag
-from providers.gcp.k3s_iam import account_id, secret_id
-from providers.gcp.k3s_images import boot_image
-from providers.gcp.k3s_machine import (
+from gpukit.components.api_access import needs_public_endpoint
+from gpukit.components.catalog.gcp_machines import region_zones
+from gpukit.components.node_pools import PoolFacts, pool_facts
+from gpukit.components.spec import (
+    Capacity,
+    ClusterSpec,
+    DriverMode,
+    NodePoolSpec,
+    NodeRole,
+    Platform,
+    Provider,
+)
+from gpukit.providers.gcp.k3s_agent_pool import target_shape, update_policy
+from gpukit.providers.gcp.k3s_firewall import firewall_rules, node_tag, server_tag
+from gpukit.providers.gcp.k3s_iam import account_id, secret_id
+from gpukit.providers.gcp.k3s_images import boot_image
+from gpukit.providers.gcp.k3s_machine import (
     gce_label_value,
     gce_labels,
     guest_accelerators,
@@ -20,7 +28,7 @@ from providers.gcp.k3s_machine import (
     scheduling,
     shielded_instance_config,
 )
-from providers.gcp.k3s_servers import server_zones
+from gpukit.providers.gcp.k3s_servers import server_zones
 
 UBUNTU = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"
 DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"

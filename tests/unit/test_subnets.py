@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from providers.aws.subnets import subnet_layout
+from gpukit.providers.aws.subnets import subnet_layout
 
 ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d", "us-west-2e", "us-west-2f", "us-west-2g"]
 
