@@ -6,8 +6,8 @@ from typing import Any, NotRequired, Optional, TypedDict
 import pulumi
 
 from gpukit.components.errors import ConfigError
-from gpukit.components.gpu_operator import GpuOperator
-from gpukit.components.node_pools import cluster_pool_facts, tolerations_for
+from gpukit.components.gpu_operator.component import GpuOperator
+from gpukit.components.pools import cluster_pool_facts, tolerations_for
 from gpukit.components.spec import (
     ClusterSpec,
     GpuOperatorSpec,
@@ -17,19 +17,19 @@ from gpukit.components.spec import (
     WorkloadsSpec,
     cloud_of,
 )
-from gpukit.components.validation import validate_cluster_args
-from gpukit.providers.base import ClusterHandle
+from gpukit.components.substrate import ClusterHandle
+from gpukit.components.validate.cluster import validate_cluster_args
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
 
 # Backends are imported only when a stack uses them, so an EKS stack never pays for (or needs)
 # pulumi_gcp, and a GKE stack never imports pulumi_aws.
 BACKENDS: dict[tuple[Platform, Provider], str] = {
-    (Platform.EKS, Provider.AWS): "gpukit.providers.aws.eks:build_eks",
-    (Platform.GKE, Provider.GCP): "gpukit.providers.gcp.gke:build_gke",
-    (Platform.K3S, Provider.SSH): "gpukit.providers.ssh.k3s:build_k3s_ssh",
-    (Platform.K3S, Provider.AWS): "gpukit.providers.aws.k3s:build_k3s_ec2",
-    (Platform.K3S, Provider.GCP): "gpukit.providers.gcp.k3s:build_k3s_gce",
+    (Platform.EKS, Provider.AWS): "gpukit.providers.aws.eks.cluster:build_eks",
+    (Platform.GKE, Provider.GCP): "gpukit.providers.gcp.gke.cluster:build_gke",
+    (Platform.K3S, Provider.SSH): "gpukit.providers.ssh.k3s.cluster:build_k3s_ssh",
+    (Platform.K3S, Provider.AWS): "gpukit.providers.aws.k3s.cluster:build_k3s_ec2",
+    (Platform.K3S, Provider.GCP): "gpukit.providers.gcp.k3s.cluster:build_k3s_gce",
 }
 
 

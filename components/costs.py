@@ -9,19 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpukit.components.api_access import needs_public_endpoint
-from gpukit.components.catalog.aws_instances import (
-    EKS_CONTROL_PLANE_PER_HOUR,
-    NAT_GATEWAY_PER_HOUR,
-    NETWORK_LOAD_BALANCER_PER_HOUR,
-    SECRET_PER_HOUR,
-)
-from gpukit.components.catalog.gcp_machines import (
-    CLOUD_NAT_MAX_BILLED_VMS,
-    CLOUD_NAT_PER_VM_HOUR,
-    EXTERNAL_IP_PER_HOUR,
-    GKE_MANAGEMENT_PER_HOUR,
-)
-from gpukit.components.node_pools import PoolFacts, cluster_pool_facts
+from gpukit.components.pools import PoolFacts, cluster_pool_facts
 from gpukit.components.spec import (
     DEFAULT_ZONE_COUNT,
     Capacity,
@@ -30,6 +18,18 @@ from gpukit.components.spec import (
     NodeRole,
     Platform,
     Provider,
+)
+from gpukit.providers.aws.catalog import (
+    EKS_CONTROL_PLANE_PER_HOUR,
+    NAT_GATEWAY_PER_HOUR,
+    NETWORK_LOAD_BALANCER_PER_HOUR,
+    SECRET_PER_HOUR,
+)
+from gpukit.providers.gcp.catalog import (
+    CLOUD_NAT_MAX_BILLED_VMS,
+    CLOUD_NAT_PER_VM_HOUR,
+    EXTERNAL_IP_PER_HOUR,
+    GKE_MANAGEMENT_PER_HOUR,
 )
 
 

@@ -18,9 +18,9 @@ from gpukit.components.catalog.drivers import (
     cuda_targets,
     newest_full_cuda,
 )
-from gpukit.components.catalog.eks_images import eks_image
-from gpukit.components.node_pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
+from gpukit.components.pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
 from gpukit.components.spec import DriverMode, GkeDriverVersion, NodeRole, Platform, Provider
+from gpukit.providers.aws.eks.images import eks_image
 
 
 class Severity(str, Enum):

@@ -1,6 +1,6 @@
 """`gpukit doctor`: the host preflight k3s nodes run before joining, run here by hand.
 
-It renders the very script gpukit runs on SSH hosts (components/scripts/preflight.sh), runs it with
+It renders the very script gpukit runs on SSH hosts (components/k3s/scripts/preflight.sh), runs it with
 bash on this machine, and reports what it found. Exit status 0: ready to join as asked; 1: not.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
-from gpukit.components.k3s_scripts import preflight_script
+from gpukit.components.k3s.host_scripts import preflight_script
 from gpukit.components.spec import DriverMode
 
 ANY_GPUS = -1

@@ -11,10 +11,10 @@ from typing import Any
 import pulumi
 
 from gpukit.components.cluster import GpuCluster, GpuClusterArgs
+from gpukit.components.config.stack import cluster_args_from_config
 from gpukit.components.errors import ConfigError
 from gpukit.components.preflight import Finding, Severity, preflight
 from gpukit.components.spec import ClusterSpec, Platform, Provider
-from gpukit.components.stack_config import cluster_args_from_config
 
 NAMESPACES = ("gpukit", "aws", "gcp")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from harness import ROOT
 
-SCRIPT_SOURCES = ROOT / "components" / "scripts"
+SCRIPT_SOURCES = ROOT / "components" / "k3s" / "scripts"
 SCRIPTS_DIR = "scripts"
 
 

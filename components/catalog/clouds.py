@@ -3,13 +3,13 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gpukit.components.catalog import aws_instances as aws
-from gpukit.components.catalog import gcp_machines as gcp
-from gpukit.components.catalog.aws_instances import AWS_INSTANCE_TYPES
-from gpukit.components.catalog.gcp_machines import ATTACHABLE_GPUS, GCP_MACHINE_TYPES, GPU_ATTACH_FAMILIES
 from gpukit.components.catalog.instances import InstanceType, UnknownInstanceTypeError
 from gpukit.components.catalog.lookup import lookup
 from gpukit.components.spec import GpuSpec, Provider
+from gpukit.providers.aws import catalog as aws
+from gpukit.providers.aws.catalog import AWS_INSTANCE_TYPES
+from gpukit.providers.gcp import catalog as gcp
+from gpukit.providers.gcp.catalog import ATTACHABLE_GPUS, GCP_MACHINE_TYPES, GPU_ATTACH_FAMILIES
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ def can_attach_gpus(cloud: Provider, machine: InstanceType) -> bool:
 def pool_instance(cloud: Provider, name: str, gpu: GpuSpec | None = None) -> InstanceType:
     """The machine a pool runs, with `gpu` attached where the machine accepts attached GPUs.
 
-    Assumes validated input (components/validation.py reports a mismatched or unattachable `gpu`).
+    Assumes validated input (components/validate/cluster.py reports a mismatched or unattachable `gpu`).
     """
     machine = instance_type(cloud, name)
     if gpu is not None and can_attach_gpus(cloud, machine):

@@ -114,7 +114,7 @@ GPU_OPERATOR_DRIVER_BRANCH = {"v26.7.0": 595}
 GKE_DRIVER_BRANCH_FLOOR = {"default": 535, "latest": 580}
 
 # k3s on cloud VMs with `driver: preinstalled` boots a GPU image that ships the driver
-# (providers/aws/k3s_images.py, providers/gcp/k3s_images.py):
+# (providers/aws/k3s/images.py, providers/gcp/k3s/images.py):
 # - EC2: the Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04), driver 595.91.07 in its
 #   2026-10 releases (AWS DLAMI release notes, "aws-deep-learning-ami-gpubaseoss..." 2026-10-08);
 #   AWS moves it to newer branches over time (R580 in 2025-12), never back.

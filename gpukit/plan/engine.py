@@ -8,12 +8,12 @@ from pulumi.runtime import settings as runtime_settings
 
 from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.cluster import GpuClusterArgs
+from gpukit.components.config.stack import cluster_args_from_config
 from gpukit.components.costs import CostEstimate, estimate
-from gpukit.components.gpu_operator_values import Operand, operands
-from gpukit.components.node_pools import cluster_pool_facts
+from gpukit.components.gpu_operator.values import Operand, operands
+from gpukit.components.pools import cluster_pool_facts
 from gpukit.components.preflight import Finding, Severity, preflight
 from gpukit.components.spec import is_ssh
-from gpukit.components.stack_config import cluster_args_from_config
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 from gpukit.plan.stack_file import LoadedStack
 from gpukit.program import build, read_stack_config
@@ -36,7 +36,7 @@ def planned_hosts(args: GpuClusterArgs) -> list[PlannedHost]:
     """The hosts of a k3s-over-SSH stack, as the backend will join them."""
     if not is_ssh(args["cluster"]):
         return []
-    from gpukit.providers.ssh.hosts import k3s_hosts
+    from gpukit.providers.ssh.k3s.hosts import k3s_hosts
 
     version = k3s_version_for(args["cluster"]["kubernetes_version"], args["cluster"].get("k3s_version"))
     return [

@@ -4,7 +4,7 @@ from collections import defaultdict
 
 from gpukit.components.catalog.clouds import PRICE_BASIS
 from gpukit.components.costs import PoolCost
-from gpukit.components.node_pools import OWN_HOSTS_NOTE
+from gpukit.components.pools import OWN_HOSTS_NOTE
 from gpukit.components.spec import Provider, cloud_of
 from gpukit.plan.engine import PlanResult
 from gpukit.plan.fakes import Recorded

@@ -9,7 +9,7 @@ from typing import NotRequired, Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.gke_ranges import SubnetRanges
+from gpukit.providers.gcp.gke.ranges import SubnetRanges
 
 TYPE_TOKEN = "gpukit:index:GcpNetwork"
 PODS_RANGE = "pods"

@@ -1,8 +1,8 @@
 """Where a GKE cluster and its pools live: the cluster's location and each pool's zones."""
 
-from gpukit.components.catalog.gcp_machines import accelerator_zones
-from gpukit.components.node_pools import PoolFacts
+from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import ClusterSpec
+from gpukit.providers.gcp.catalog import accelerator_zones
 
 
 def cluster_location(cluster: ClusterSpec) -> str:

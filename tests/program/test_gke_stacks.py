@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from gpukit.cli import main
-from gpukit.components.catalog.gcp_machines import GCP_MACHINE_TYPES
+from gpukit.providers.gcp.catalog import GCP_MACHINE_TYPES
 from harness import ROOT, cloud_sdks_after_plan
 
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from scripts.stubs import FakeHost
 
-from gpukit.components.k3s_cloud_init import (
+from gpukit.components.k3s.cloud_init import (
     BOOTSTRAP_DIR,
     EC2_USER_DATA_LIMIT,
     CloudNode,
@@ -21,7 +21,7 @@ from gpukit.components.k3s_cloud_init import (
     node_scripts,
     node_user_data,
 )
-from gpukit.components.k3s_scripts import render_script
+from gpukit.components.k3s.host_scripts import render_script
 from gpukit.components.spec import DriverMode, NodeRole
 from tools import cloud_init_schema_problems, shellcheck_problems
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from scripts.stubs import FakeHost
 
-from gpukit.components.k3s_scripts import (
+from gpukit.components.k3s.host_scripts import (
     KUBELET_DROP_IN,
     TOKEN_FILE,
     drain_script,

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from gpukit.providers.aws.autoscaler_values import SERVICE_ACCOUNT, cluster_autoscaler_values
+from gpukit.providers.aws.eks.autoscaler_values import SERVICE_ACCOUNT, cluster_autoscaler_values
 
 # Key paths of the chart's values, from kubernetes/autoscaler charts/cluster-autoscaler/values.yaml,
 # chart 9.5x. extraArgs is a free-form map of autoscaler flags: any key under it is allowed.

@@ -3,15 +3,15 @@
 import pytest
 import yaml
 
-from gpukit.components.catalog.aws_instances import (
+from gpukit.components.catalog.gpus import GPU_MODELS, Architecture, UnknownGpuModelError, gpu_model
+from gpukit.components.spec import NodeImage
+from gpukit.providers.aws.catalog import (
     AWS_INSTANCE_TYPES,
     CpuArch,
     UnknownInstanceTypeError,
     aws_instance_type,
 )
-from gpukit.components.catalog.eks_images import EKS_IMAGES, eks_image
-from gpukit.components.catalog.gpus import GPU_MODELS, Architecture, UnknownGpuModelError, gpu_model
-from gpukit.components.spec import NodeImage
+from gpukit.providers.aws.eks.images import EKS_IMAGES, eks_image
 from harness import GPU_OPERATOR_REFERENCE
 
 MIG_CONFIG = GPU_OPERATOR_REFERENCE / "mig-parted-default-config.yaml"

@@ -10,7 +10,7 @@ from pulumi.provider.experimental.component import ComponentProvider
 
 from gpukit import components, providers
 from gpukit.components.cluster import GpuCluster
-from gpukit.components.gpu_operator import GpuOperator
+from gpukit.components.gpu_operator.component import GpuOperator
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 import pytest
 
+from gpukit.components.config.stack import cluster_args_from_config
 from gpukit.components.costs import estimate
-from gpukit.components.stack_config import cluster_args_from_config
 from harness import eks_config, example_config
 
 EKS = 0.10

@@ -5,18 +5,24 @@ import ipaddress
 import pytest
 
 from gpukit.components.catalog.clouds import instance_type, pool_instance
-from gpukit.components.catalog.gcp_machines import (
+from gpukit.components.catalog.gpus import GPU_MODELS
+from gpukit.components.pools import pool_facts
+from gpukit.components.preflight import driver_branch_for
+from gpukit.components.spec import DriverMode, GkeDriverVersion, Platform, Provider
+from gpukit.providers.gcp.catalog import (
     ACCELERATOR_ZONES,
     GCP_MACHINE_TYPES,
     accelerator_zones,
 )
-from gpukit.components.catalog.gpus import GPU_MODELS
-from gpukit.components.gke_ranges import overlaps, subnet_ranges
-from gpukit.components.node_pools import pool_facts
-from gpukit.components.preflight import driver_branch_for
-from gpukit.components.spec import DriverMode, GkeDriverVersion, Platform, Provider
-from gpukit.providers.gcp.gpu_software import gke_gpu_node_software
-from gpukit.providers.gcp.node_pool import disk_type, gpu_driver_version, image_type, pool_labels, secure_boot
+from gpukit.providers.gcp.gke.gpu_software import gke_gpu_node_software
+from gpukit.providers.gcp.gke.node_pool import (
+    disk_type,
+    gpu_driver_version,
+    image_type,
+    pool_labels,
+    secure_boot,
+)
+from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 
 

@@ -5,8 +5,7 @@ from typing import Any
 import pytest
 
 from gpukit.components.api_access import needs_public_endpoint
-from gpukit.components.catalog.gcp_machines import region_zones
-from gpukit.components.node_pools import PoolFacts, pool_facts
+from gpukit.components.pools import PoolFacts, pool_facts
 from gpukit.components.spec import (
     Capacity,
     ClusterSpec,
@@ -16,11 +15,12 @@ from gpukit.components.spec import (
     Platform,
     Provider,
 )
-from gpukit.providers.gcp.k3s_agent_pool import target_shape, update_policy
-from gpukit.providers.gcp.k3s_firewall import firewall_rules, node_tag, server_tag
-from gpukit.providers.gcp.k3s_iam import account_id, secret_id
-from gpukit.providers.gcp.k3s_images import boot_image
-from gpukit.providers.gcp.k3s_machine import (
+from gpukit.providers.gcp.catalog import region_zones
+from gpukit.providers.gcp.k3s.agent_pool import target_shape, update_policy
+from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
+from gpukit.providers.gcp.k3s.iam import account_id, secret_id
+from gpukit.providers.gcp.k3s.images import boot_image
+from gpukit.providers.gcp.k3s.machine import (
     gce_label_value,
     gce_labels,
     guest_accelerators,
@@ -28,7 +28,7 @@ from gpukit.providers.gcp.k3s_machine import (
     scheduling,
     shielded_instance_config,
 )
-from gpukit.providers.gcp.k3s_servers import server_zones
+from gpukit.providers.gcp.k3s.servers import server_zones
 
 UBUNTU = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"
 DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"

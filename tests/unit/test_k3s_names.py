@@ -1,7 +1,7 @@
 """k3s node names and API URLs from host addresses."""
 
 from gpukit.components.catalog.k3s import K3S_VERSIONS, k3s_minor, k3s_version_for
-from gpukit.components.k3s_names import node_name, url_host
+from gpukit.components.k3s.names import node_name, url_host
 
 
 def test_node_names_are_stable_valid_and_fold_case() -> None:

@@ -1,13 +1,13 @@
 """Pool facts: labels, taints, disk defaults, tolerations and the autoscaler's scale-from-zero tags."""
 
-from gpukit.components.node_pools import (
+from gpukit.components.pools import (
     GPU_TAINT,
     autoscaler_node_template_tags,
     pool_facts,
     tolerations_for,
 )
 from gpukit.components.spec import Capacity, NodeImage, Provider
-from gpukit.providers.aws.node_group import pool_labels
+from gpukit.providers.aws.eks.node_group import pool_labels
 
 PREFIX = "k8s.io/cluster-autoscaler/node-template"
 

@@ -1,10 +1,10 @@
 """Preflight findings: what would break on real GPUs although the config is well-formed."""
 
-from gpukit.components.catalog.aws_instances import InstanceType
-from gpukit.components.node_pools import PoolFacts
+from gpukit.components.config.stack import cluster_args_from_config
+from gpukit.components.pools import PoolFacts
 from gpukit.components.preflight import Finding, Severity, _pool_findings, preflight
 from gpukit.components.spec import Capacity, NodeImage
-from gpukit.components.stack_config import cluster_args_from_config
+from gpukit.providers.aws.catalog import InstanceType
 from harness import eks_config, example_config
 
 SYSTEM_POOL = {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3}

@@ -2,7 +2,7 @@
 
 import yaml
 
-from gpukit.components.config_schema import TOP_LEVEL_FIELDS
+from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 from harness import ROOT
 
 PROJECT = yaml.safe_load((ROOT / "Pulumi.yaml").read_text())

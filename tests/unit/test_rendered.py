@@ -2,12 +2,12 @@
 
 import yaml
 
-from gpukit.components.gpu_operator_values import GpuNodeSoftware, gpu_operator_values
+from gpukit.components.gpu_operator.values import GpuNodeSoftware, gpu_operator_values
 from gpukit.components.kubeconfig import eks_kubeconfig
-from gpukit.components.node_pools import GPU_TAINT, pool_facts
+from gpukit.components.pools import GPU_TAINT, pool_facts
 from gpukit.components.spec import NodeImage, Provider
-from gpukit.providers.aws.autoscaler_values import cluster_autoscaler_values
-from gpukit.providers.aws.eks import gpu_node_software
+from gpukit.providers.aws.eks.autoscaler_values import cluster_autoscaler_values
+from gpukit.providers.aws.eks.cluster import gpu_node_software
 from harness import CHART_VALUES, chart_has, key_paths
 
 EKS_SOFTWARE = GpuNodeSoftware(driver_preinstalled=True, toolkit_preinstalled=True, summary="EKS")

@@ -1,0 +1,252 @@
+"""EksCluster: an EKS control plane, its node pools and the AWS-side add-ons, for GpuCluster."""
+
+from typing import Any, Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.kubeconfig import eks_kubeconfig
+from gpukit.components.pools import PoolFacts, cluster_pool_facts
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways, NodeImage
+from gpukit.components.substrate import ClusterHandle
+from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
+from gpukit.providers.aws.eks.node_group import EksNodePool
+from gpukit.providers.aws.eks.storage import DEFAULT_STORAGE_CLASS, EksStorage
+from gpukit.providers.aws.iam_policies import (
+    CLUSTER_ADMIN_ACCESS_POLICY,
+    CLUSTER_ROLE_POLICIES,
+    NODE_ROLE_POLICIES,
+    assume_role_policy,
+    kms_key_policy,
+    secrets_encryption_policy,
+)
+from gpukit.providers.aws.network import AwsNetwork
+from gpukit.providers.aws.provider import cluster_provider
+
+TYPE_TOKEN = "gpukit:index:EksCluster"
+CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+
+
+class EksClusterArgs(TypedDict):
+    cluster: ClusterSpec
+    pools: list[PoolFacts]
+    """Pool facts from components.node_pools (this component is built by GpuCluster, in Python)."""
+
+
+def gpu_node_software(pools: list[PoolFacts]) -> GpuNodeSoftware:
+    """Both EKS NVIDIA images (AL2023 and Bottlerocket) ship driver R580 and the container toolkit."""
+    images = sorted({p.node_image.value for p in pools if p.is_gpu}) or [NodeImage.AL2023.value]
+    return GpuNodeSoftware(
+        driver_preinstalled=True,
+        toolkit_preinstalled=True,
+        summary=f"EKS {'/'.join(images)} NVIDIA AMI: driver R580 and container toolkit preinstalled",
+    )
+
+
+class EksCluster(pulumi.ComponentResource):
+    cluster_name: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    handle: ClusterHandle
+
+    def __init__(self, name: str, args: EksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        spec = args["cluster"]
+        cluster_name = spec["name"]
+        region = spec["region"]
+        version = spec["kubernetes_version"]
+
+        provider = cluster_provider(name, spec, self)
+        child = pulumi.ResourceOptions(parent=self, provider=provider)
+        invoke = pulumi.InvokeOptions(parent=self, provider=provider)
+        identity = aws.get_caller_identity(opts=invoke)
+        partition = aws.get_partition(opts=invoke).partition
+
+        # --- network
+        network = spec["network"]
+        if "vpc_id" in network:
+            subnet_ids: pulumi.Input[list[str]] = network["subnet_ids"]
+        else:
+            vpc = AwsNetwork(
+                f"{name}-network",
+                {
+                    "cluster_name": cluster_name,
+                    "cidr": network["cidr"],
+                    "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
+                    "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
+                },
+                opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),
+            )
+            subnet_ids = vpc.private_subnet_ids
+
+        # --- envelope encryption of Secrets
+        key = aws.kms.Key(
+            f"{name}-secrets-key",
+            description=f"EKS Secrets envelope encryption for {cluster_name}",
+            enable_key_rotation=True,
+            deletion_window_in_days=30,
+            policy=kms_key_policy(identity.account_id, partition),
+            opts=child,
+        )
+        aws.kms.Alias(
+            f"{name}-secrets-key-alias",
+            name=f"alias/eks/{cluster_name}",
+            target_key_id=key.key_id,
+            opts=child,
+        )
+
+        # --- control plane role
+        cluster_role = aws.iam.Role(
+            f"{name}-cluster-role",
+            assume_role_policy=assume_role_policy("eks.amazonaws.com", tag_session=True),
+            description=f"EKS control plane of {cluster_name}",
+            opts=child,
+        )
+        cluster_grants: list[pulumi.Resource] = [
+            aws.iam.RolePolicyAttachment(
+                f"{name}-cluster-{arn.rsplit('/', 1)[-1]}", role=cluster_role.name, policy_arn=arn, opts=child
+            )
+            for arn in CLUSTER_ROLE_POLICIES
+        ]
+        cluster_grants.append(
+            aws.iam.RolePolicy(
+                f"{name}-cluster-kms",
+                role=cluster_role.id,
+                policy=key.arn.apply(secrets_encryption_policy),
+                opts=child,
+            )
+        )
+
+        public_cidrs = spec["api_access_cidrs"]
+        cluster = aws.eks.Cluster(
+            f"{name}-eks",
+            name=cluster_name,  # fixed: IAM conditions and autoscaler discovery are keyed on it
+            role_arn=cluster_role.arn,
+            version=version,
+            vpc_config={
+                "subnet_ids": subnet_ids,
+                "endpoint_private_access": True,
+                "endpoint_public_access": bool(public_cidrs),
+                "public_access_cidrs": public_cidrs or None,
+            },
+            access_config={
+                "authentication_mode": "API",
+                "bootstrap_cluster_creator_admin_permissions": True,
+            },
+            enabled_cluster_log_types=CONTROL_PLANE_LOGS,
+            encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=cluster_grants),
+        )
+
+        for i, principal in enumerate(spec.get("admin_principal_arns", [])):
+            entry = aws.eks.AccessEntry(
+                f"{name}-admin-{i}",
+                cluster_name=cluster.name,
+                principal_arn=principal,
+                type="STANDARD",
+                opts=child,
+            )
+            aws.eks.AccessPolicyAssociation(
+                f"{name}-admin-{i}-policy",
+                cluster_name=cluster.name,
+                principal_arn=entry.principal_arn,
+                policy_arn=CLUSTER_ADMIN_ACCESS_POLICY,
+                access_scope={"type": "cluster"},
+                opts=child,
+            )
+
+        # --- nodes
+        node_role = aws.iam.Role(
+            f"{name}-node-role",
+            assume_role_policy=assume_role_policy("ec2.amazonaws.com"),
+            description=f"EKS nodes of {cluster_name}",
+            opts=child,
+        )
+        node_grants = [
+            aws.iam.RolePolicyAttachment(
+                f"{name}-node-{arn.rsplit('/', 1)[-1]}", role=node_role.name, policy_arn=arn, opts=child
+            )
+            for arn in NODE_ROLE_POLICIES
+        ]
+        system_pools: list[pulumi.Resource] = []
+        for pool in args["pools"]:
+            node_pool = EksNodePool(
+                f"{name}-{pool.name}",
+                {
+                    "cluster_name": cluster.name,
+                    "autoscaler_cluster_name": cluster_name,
+                    "node_role_arn": node_role.arn,
+                    "subnet_ids": subnet_ids,
+                    "kubernetes_version": version,
+                    "pool": pool,
+                },
+                opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}, depends_on=node_grants),
+            )
+            if not pool.is_gpu and pool.min_nodes >= 1:
+                system_pools.append(node_pool)
+
+        # --- access from Pulumi
+        rendered: pulumi.Output[str] = pulumi.Output.all(
+            cluster.name, cluster.endpoint, cluster.certificate_authority.data
+        ).apply(lambda a: eks_kubeconfig(a[0], a[1], a[2], region))
+        kubeconfig: pulumi.Output[str] = pulumi.Output.secret(rendered)
+        kubernetes = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=kubeconfig,
+            # Never fall back to the operator's ~/.kube/config or $KUBECONFIG.
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+
+        # --- add-ons on the system pools
+        pod_identity_agent = aws.eks.Addon(
+            f"{name}-pod-identity-agent",
+            cluster_name=cluster.name,
+            addon_name="eks-pod-identity-agent",
+            resolve_conflicts_on_create="OVERWRITE",
+            resolve_conflicts_on_update="PRESERVE",
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=system_pools),
+        )
+        in_cluster = pulumi.ResourceOptions(
+            parent=self,
+            providers={"aws": provider, "kubernetes": kubernetes},
+            depends_on=[pod_identity_agent, *system_pools],
+        )
+        storage = EksStorage(f"{name}-storage", {"cluster_name": cluster.name}, opts=in_cluster)
+        ClusterAutoscaler(
+            f"{name}-autoscaler",
+            {"cluster_name": cluster_name, "region": region, "kubernetes_version": version},
+            opts=in_cluster,
+        )
+
+        self.cluster_name = cluster.name
+        self.endpoint = cluster.endpoint
+        self.kubeconfig = kubeconfig
+        self.handle = ClusterHandle(
+            name=cluster.name,
+            kubeconfig=kubeconfig,
+            kubernetes=kubernetes,
+            gpu_node_software=gpu_node_software(args["pools"]),
+            system_ready=system_pools,
+            storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
+            "default)",
+        )
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "endpoint": self.endpoint,
+                "kubeconfig": self.kubeconfig,
+                "storage_class": storage.storage_class,
+            }
+        )
+
+
+def build_eks(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:
+    """providers.base.ClusterBackend for platform eks."""
+    eks = EksCluster(
+        name,
+        {"cluster": args["cluster"], "pools": cluster_pool_facts(args)},
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+    return eks.handle

@@ -1,0 +1,65 @@
+"""ClusterAutoscaler: the Kubernetes Cluster Autoscaler for EKS with its own Pod Identity role."""
+
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from gpukit.providers.aws.eks.autoscaler_values import (
+    CHART,
+    CHART_REPOSITORY,
+    CHART_VERSION,
+    NAMESPACE,
+    RELEASE_NAME,
+    SERVICE_ACCOUNT,
+    cluster_autoscaler_values,
+)
+from gpukit.providers.aws.eks.pod_identity_role import pod_identity_role
+from gpukit.providers.aws.iam_policies import cluster_autoscaler_policy
+
+TYPE_TOKEN = "gpukit:index:ClusterAutoscaler"
+
+
+class ClusterAutoscalerArgs(TypedDict):
+    cluster_name: str
+    """The EKS cluster's name, known up front: it scopes both IAM and auto-discovery."""
+    region: str
+    kubernetes_version: str
+
+
+class ClusterAutoscaler(pulumi.ComponentResource):
+    """Needs `opts.providers` with the cluster's aws and kubernetes providers."""
+
+    release_name: pulumi.Output[Optional[str]]
+
+    def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        role, grants = pod_identity_role(
+            name,
+            description="Cluster Autoscaler (EKS Pod Identity), scoped to this cluster's groups",
+            parent=self,
+            inline_policy=cluster_autoscaler_policy(args["cluster_name"]),
+        )
+        association = aws.eks.PodIdentityAssociation(
+            f"{name}-identity",
+            cluster_name=args["cluster_name"],
+            namespace=NAMESPACE,
+            service_account=SERVICE_ACCOUNT,
+            role_arn=role.arn,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
+        )
+        release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=RELEASE_NAME,
+            chart=CHART,
+            version=CHART_VERSION,
+            repository_opts={"repo": CHART_REPOSITORY},
+            namespace=NAMESPACE,
+            values=cluster_autoscaler_values(
+                args["cluster_name"], args["region"], args["kubernetes_version"]
+            ),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[association]),
+        )
+        self.release_name = release.name
+        self.register_outputs({"release_name": self.release_name})

@@ -1,0 +1,150 @@
+"""EksNodePool: one EKS managed node group with its launch template and scale-from-zero tags."""
+
+from collections.abc import Sequence
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+
+from gpukit.components.pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.components.spec import Capacity, NodeImage
+from gpukit.providers.aws.eks.images import eks_image
+
+TYPE_TOKEN = "gpukit:index:EksNodePool"
+
+# Bottlerocket NVIDIA images run their own NVIDIA device plugin; this label keeps the GPU Operator's
+# device plugin off those nodes so the two never both advertise nvidia.com/gpu (GPU Operator docs,
+# "nvidia.com/gpu.deploy.<operand>=false" per-node opt-out).
+BOTTLEROCKET_GPU_LABELS = {"nvidia.com/gpu.deploy.device-plugin": "false"}
+
+_TAINT_EFFECTS = {
+    "NoSchedule": "NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+}
+
+
+def pool_labels(pool: PoolFacts) -> dict[str, str]:
+    """Node labels for a pool on EKS: gpukit's scheduling labels plus image-specific opt-outs."""
+    labels = dict(pool.labels)
+    if pool.is_gpu and pool.node_image == NodeImage.BOTTLEROCKET:
+        labels.update(BOTTLEROCKET_GPU_LABELS)
+    return labels
+
+
+class EksNodePoolArgs(TypedDict):
+    cluster_name: pulumi.Input[str]
+    autoscaler_cluster_name: str
+    """The cluster's name as a plain string: it is part of tag keys, which cannot wait on outputs."""
+    node_role_arn: pulumi.Input[str]
+    subnet_ids: pulumi.Input[list[str]]
+    kubernetes_version: str
+    pool: PoolFacts
+    """Pool facts from components.node_pools (Python-only: this component is internal to EksCluster)."""
+
+
+class EksNodePool(pulumi.ComponentResource):
+    node_group_name: pulumi.Output[str]
+    autoscaling_group_name: pulumi.Output[str]
+
+    def __init__(self, name: str, args: EksNodePoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        pool = args["pool"]
+        image = eks_image(pool.node_image, pool.instance.arch, pool.is_gpu)
+        labels = pool_labels(pool)
+
+        launch_template = aws.ec2.LaunchTemplate(
+            f"{name}-lt",
+            description=f"gpukit node pool {pool.name}",
+            # IMDSv2 only, and a hop limit of 1 so pods cannot reach the node role's credentials
+            # through the metadata service; in-cluster AWS access goes through EKS Pod Identity.
+            metadata_options={
+                "http_endpoint": "enabled",
+                "http_tokens": "required",
+                "http_put_response_hop_limit": 1,
+            },
+            block_device_mappings=[
+                {
+                    "device_name": image.data_device,
+                    "ebs": {
+                        "volume_size": pool.disk_size_gb,
+                        "volume_type": "gp3",
+                        "encrypted": "true",
+                        "delete_on_termination": "true",
+                    },
+                }
+            ],
+            tag_specifications=[
+                {"resource_type": "instance", "tags": {"Name": f"{pool.name}", "gpukit:pool": pool.name}},
+                {"resource_type": "volume", "tags": {"gpukit:pool": pool.name}},
+            ],
+            update_default_version=True,
+            opts=child,
+        )
+
+        node_group = aws.eks.NodeGroup(
+            f"{name}-ng",
+            cluster_name=args["cluster_name"],
+            node_group_name_prefix=f"{pool.name}-",
+            node_role_arn=args["node_role_arn"],
+            subnet_ids=args["subnet_ids"],
+            version=args["kubernetes_version"],
+            ami_type=image.ami_type,
+            capacity_type="SPOT" if pool.capacity == Capacity.SPOT else "ON_DEMAND",
+            instance_types=[pool.instance.name],
+            # Created at min size; afterwards the Cluster Autoscaler owns desired size (ignored below).
+            scaling_config={
+                "min_size": pool.min_nodes,
+                "max_size": pool.max_nodes,
+                "desired_size": pool.min_nodes,
+            },
+            update_config={"max_unavailable": 1},
+            labels=labels,
+            taints=[
+                {"key": t.key, "value": t.value, "effect": _TAINT_EFFECTS[t.effect]} for t in pool.taints
+            ],
+            launch_template={"id": launch_template.id, "version": launch_template.latest_version.apply(str)},
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                ignore_changes=["scalingConfig.desiredSize"],
+            ),
+        )
+        # Managed node groups do not copy their tags to the autoscaling group behind them; the
+        # autoscaler reads scale-from-zero templates from the group itself, so tag it directly.
+        asg_name = node_group.resources.apply(_autoscaling_group_name)
+        discovery = autoscaler_discovery_tags(args["autoscaler_cluster_name"])
+        named_tags = [
+            # Stable resource names: the owner tag's key contains the cluster name.
+            *zip(("discovery-enabled", "discovery-owner"), discovery.items(), strict=True),
+            *((_slug(k), (k, v)) for k, v in autoscaler_node_template_tags(labels, pool).items()),
+        ]
+        for suffix, (key, value) in named_tags:
+            aws.autoscaling.Tag(
+                f"{name}-asg-tag-{suffix}",
+                autoscaling_group_name=asg_name,
+                tag={"key": key, "value": value, "propagate_at_launch": False},
+                opts=child,
+            )
+
+        self.node_group_name = node_group.node_group_name
+        self.autoscaling_group_name = asg_name
+        self.register_outputs(
+            {
+                "node_group_name": self.node_group_name,
+                "autoscaling_group_name": self.autoscaling_group_name,
+            }
+        )
+
+
+def _autoscaling_group_name(resources: Sequence[aws.eks.outputs.NodeGroupResource] | None) -> str:
+    groups = [asg for r in resources or [] for asg in (r.autoscaling_groups or [])]
+    if not groups or not groups[0].name:
+        raise pulumi.RunError("EKS reported no autoscaling group for a node group")
+    return str(groups[0].name)
+
+
+def _slug(tag_key: str) -> str:
+    """A resource-name-safe, unique suffix for an autoscaler tag key."""
+    tail = tag_key.removeprefix("k8s.io/cluster-autoscaler/node-template/")
+    return tail.replace("/", "-").replace(".", "-")

@@ -1,0 +1,137 @@
+"""K3sEc2AgentPool: one k3s agent pool on EC2, a launch template and the Auto Scaling group it feeds.
+
+Every machine of a pool is alike, so the group starts them all from one user data; each joins the
+first server at first boot with the agents' join secret. The group carries Cluster Autoscaler
+discovery and scale-from-zero tags, so an autoscaler can own its size later.
+"""
+
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+
+from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
+from gpukit.components.pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.components.spec import Capacity, DriverMode
+from gpukit.providers.aws.k3s.images import k3s_image
+from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
+
+TYPE_TOKEN = "gpukit:index:K3sEc2AgentPool"
+# Spot: the cheapest pools least likely to be reclaimed soon (EC2 Auto Scaling user guide,
+# "Allocation strategies for multiple instance types"), never an on-demand instance.
+SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
+
+
+class K3sEc2AgentPoolArgs(TypedDict):
+    cluster_name: str
+    pool: PoolFacts
+    """Pool facts (Python-only: this component is internal to K3sEc2Cluster)."""
+    k3s_version: str
+    driver: DriverMode
+    min_driver_branch: int
+    cuda_version: str
+    region: str
+    server_url: pulumi.Input[str]
+    """https://<first server>:6443."""
+    secret_arn: pulumi.Input[str]
+    instance_profile_arn: pulumi.Input[str]
+    security_group_id: pulumi.Input[str]
+    subnet_ids: pulumi.Input[list[str]]
+    tags: dict[str, str]
+    """Put on the instances and their volumes."""
+    boot_after: list[pulumi.Resource]
+    """What must exist before a machine boots: the join secret's value and the grant to read it."""
+
+
+def agent_node(args: K3sEc2AgentPoolArgs) -> CloudNode:
+    return pool_node(
+        args["pool"],
+        k3s_version=args["k3s_version"],
+        driver=args["driver"],
+        min_driver_branch=args["min_driver_branch"],
+        cuda_version=args["cuda_version"],
+        traefik=False,  # a server setting
+    )
+
+
+def group_tags(cluster_name: str, pool: PoolFacts) -> list[aws.autoscaling.GroupTagArgsDict]:
+    """The group's own tags: autoscaler discovery and scale-from-zero hints stay on the group; the
+    Name goes to every instance it launches."""
+    hints = {**autoscaler_discovery_tags(cluster_name), **autoscaler_node_template_tags(pool.labels, pool)}
+    tags: list[aws.autoscaling.GroupTagArgsDict] = [
+        {"key": k, "value": v, "propagate_at_launch": False} for k, v in hints.items()
+    ]
+    tags.append({"key": "Name", "value": f"{cluster_name}-{pool.name}", "propagate_at_launch": True})
+    return tags
+
+
+class K3sEc2AgentPool(pulumi.ComponentResource):
+    group_name: pulumi.Output[str]
+
+    def __init__(self, name: str, args: K3sEc2AgentPoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        pool = args["pool"]
+        cluster = args["cluster_name"]
+        node = agent_node(args)
+        region = args["region"]
+        user_data = pulumi.Output.all(
+            pulumi.Output.from_input(args["server_url"]), pulumi.Output.from_input(args["secret_arn"])
+        ).apply(lambda a: ec2_user_data(node_user_data(node, a[0], aws_fetch_secrets_script(region, a[1]))))
+
+        template = node_launch_template(
+            f"{name}-lt",
+            description=f"gpukit k3s agent pool {pool.name} of {cluster}",
+            image=k3s_image(pool.instance.arch, pool.is_gpu, args["driver"]),
+            instance_type=pool.instance.name,
+            disk_size_gb=pool.disk_size_gb,
+            instance_profile_arn=args["instance_profile_arn"],
+            security_group_ids=[args["security_group_id"]],
+            user_data=user_data,
+            tags=args["tags"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        version = template.latest_version.apply(str)
+        spot = pool.capacity == Capacity.SPOT
+        group = aws.autoscaling.Group(
+            f"{name}-asg",
+            name_prefix=f"{cluster}-{pool.name}-",
+            min_size=pool.min_nodes,
+            max_size=pool.max_nodes,
+            # Created at min size; afterwards the Cluster Autoscaler owns it (ignored below).
+            desired_capacity=pool.min_nodes,
+            vpc_zone_identifiers=args["subnet_ids"],
+            launch_template=None if spot else {"id": template.id, "version": version},
+            mixed_instances_policy=(
+                {
+                    "instances_distribution": {
+                        "on_demand_base_capacity": 0,
+                        "on_demand_percentage_above_base_capacity": 0,
+                        "spot_allocation_strategy": SPOT_ALLOCATION_STRATEGY,
+                    },
+                    "launch_template": {
+                        "launch_template_specification": {
+                            "launch_template_id": template.id,
+                            "version": version,
+                        },
+                        # Every type has the pool's GPUs (validated): more spot capacity pools, same node.
+                        "overrides": [
+                            {"instance_type": t.name} for t in (pool.instance, *pool.alternative_instances)
+                        ],
+                    },
+                }
+                if spot
+                else None
+            ),
+            # Spot: start a replacement when EC2 signals a raised interruption risk, before the
+            # two-minute notice.
+            capacity_rebalance=True if spot else None,
+            tags=group_tags(cluster, pool),
+            # Machines join k3s minutes after EC2 reports them running; nothing here waits on that.
+            wait_for_capacity_timeout="0",
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=args["boot_after"], ignore_changes=["desiredCapacity"]
+            ),
+        )
+
+        self.group_name = group.name
+        self.register_outputs({"group_name": self.group_name})

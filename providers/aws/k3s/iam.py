@@ -1,0 +1,95 @@
+"""K3sEc2NodeRole: the join secrets of one kind of k3s node (servers or agents) and the only
+identity that can read them.
+
+A node's user data names its secret but never holds it (any process on the machine can read user
+data from the metadata service); the node reads the secret at first boot with its instance role
+(components/k3s/scripts/fetch-secrets-aws.sh). Each role may call secretsmanager:GetSecretValue on its
+own secret and nothing else: agents never see the CA keys that servers hold, and no node gets
+Systems Manager, ECR or any wildcard permission.
+"""
+
+import json
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+
+from gpukit.components.spec import NodeRole
+from gpukit.providers.aws.iam_policies import assume_role_policy
+
+TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
+# The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the
+# stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
+# secrets are named by prefix, so a new stack never collides with one still pending deletion.
+RECOVERY_WINDOW_DAYS = 7
+
+
+def secret_read_policy(secret_arn: str) -> str:
+    """Read one secret: the only permission a k3s node's instance role has."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "ReadOwnJoinSecret",
+                    "Effect": "Allow",
+                    "Action": "secretsmanager:GetSecretValue",
+                    "Resource": secret_arn,
+                }
+            ],
+        }
+    )
+
+
+class K3sEc2NodeRoleArgs(TypedDict):
+    cluster_name: str
+    role: NodeRole
+    bundle: pulumi.Input[str]
+    """Secret: what install.sh reads on stdin (components/k3s/host_scripts.py `secrets_bundle`)."""
+
+
+class K3sEc2NodeRole(pulumi.ComponentResource):
+    """Instances depend on this component: they boot once the secret has its value and the role
+    may read it."""
+
+    secret_arn: pulumi.Output[str]
+    instance_profile_arn: pulumi.Output[str]
+
+    def __init__(self, name: str, args: K3sEc2NodeRoleArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        cluster = args["cluster_name"]
+        kind = args["role"].value
+
+        secret = aws.secretsmanager.Secret(
+            f"{name}-secret",
+            name_prefix=f"gpukit/{cluster}/k3s-{kind}-join-",
+            description=f"k3s join secrets of the {kind}s of {cluster} (read at first boot)",
+            recovery_window_in_days=RECOVERY_WINDOW_DAYS,
+            opts=child,
+        )
+        aws.secretsmanager.SecretVersion(
+            f"{name}-secret-version",
+            secret_id=secret.id,
+            secret_string=pulumi.Output.secret(args["bundle"]),
+            opts=child,
+        )
+        role = aws.iam.Role(
+            f"{name}-role",
+            assume_role_policy=assume_role_policy("ec2.amazonaws.com"),
+            description=f"k3s {kind}s of {cluster}: read their join secret, nothing else",
+            opts=child,
+        )
+        aws.iam.RolePolicy(
+            f"{name}-read-secret",
+            role=role.id,
+            policy=secret.arn.apply(secret_read_policy),
+            opts=child,
+        )
+        profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, opts=child)
+
+        self.secret_arn = secret.arn
+        self.instance_profile_arn = profile.arn
+        self.register_outputs(
+            {"secret_arn": self.secret_arn, "instance_profile_arn": self.instance_profile_arn}
+        )

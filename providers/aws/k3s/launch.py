@@ -1,0 +1,76 @@
+"""The launch template every k3s machine on EC2 starts from (servers and agent pools alike), and
+user data in the form EC2 takes it."""
+
+import base64
+import gzip
+from typing import Optional
+
+import pulumi
+import pulumi_aws as aws
+
+from gpukit.components.k3s.cloud_init import EC2_USER_DATA_LIMIT
+from gpukit.providers.aws.k3s.images import Ec2Image
+
+
+def ec2_user_data(text: str) -> str:
+    """Base64 user data; gzipped first only when the text is over EC2's limit (cloud-init reads gzip).
+
+    mtime=0 keeps the bytes, and so the launch template, the same for the same text.
+    """
+    data = text.encode()
+    if len(data) > EC2_USER_DATA_LIMIT:
+        data = gzip.compress(data, mtime=0)
+        if len(data) > EC2_USER_DATA_LIMIT:
+            raise ValueError(f"user data is {len(data)} bytes gzipped; EC2 takes {EC2_USER_DATA_LIMIT}")
+    return base64.b64encode(data).decode()
+
+
+def node_launch_template(
+    name: str,
+    *,
+    description: str,
+    image: Ec2Image,
+    disk_size_gb: int,
+    instance_profile_arn: pulumi.Input[str],
+    tags: dict[str, str],
+    instance_type: Optional[str] = None,
+    security_group_ids: Optional[list[pulumi.Input[str]]] = None,
+    user_data: Optional[pulumi.Input[str]] = None,
+    opts: Optional[pulumi.ResourceOptions] = None,
+) -> aws.ec2.LaunchTemplate:
+    """`security_group_ids` None where the instance brings its own network interface (servers)."""
+    return aws.ec2.LaunchTemplate(
+        name,
+        description=description,
+        image_id=image.image_id,
+        instance_type=instance_type,
+        # IMDSv2 only, one hop: containers (one hop further) cannot reach the metadata service, so
+        # pods cannot take the instance role's credentials, which can read the cluster's join
+        # token. Host-network pods still can; gpukit deploys none that need AWS access.
+        metadata_options={
+            "http_endpoint": "enabled",
+            "http_tokens": "required",
+            "http_put_response_hop_limit": 1,
+        },
+        block_device_mappings=[
+            {
+                "device_name": image.root_device,
+                "ebs": {
+                    "volume_size": disk_size_gb,
+                    "volume_type": "gp3",
+                    "encrypted": "true",
+                    "delete_on_termination": "true",
+                },
+            }
+        ],
+        iam_instance_profile={"arn": instance_profile_arn},
+        vpc_security_group_ids=security_group_ids,
+        user_data=user_data,
+        # The provider's default tags reach the template, not what it launches: tag those here.
+        tag_specifications=[
+            {"resource_type": "instance", "tags": tags},
+            {"resource_type": "volume", "tags": tags},
+        ],
+        update_default_version=True,
+        opts=opts,
+    )

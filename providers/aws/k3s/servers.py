@@ -1,0 +1,142 @@
+"""K3sEc2Servers: the k3s servers of a cluster on EC2, fixed instances behind the API load balancer.
+
+Each server owns a network interface that is a resource of its own, so its private address (which
+the other nodes join and which is in the API certificate) stays the same when the instance is
+replaced. Servers are not in an autoscaling group: their number is the etcd quorum (1 or 3), and
+each one's user data differs (the first starts the cluster, the others join it).
+"""
+
+import functools
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_aws as aws
+
+from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
+from gpukit.components.k3s.host_scripts import API_PORT
+from gpukit.components.k3s.names import url_host
+from gpukit.components.pools import PoolFacts
+from gpukit.components.spec import DriverMode
+from gpukit.providers.aws.k3s.images import k3s_image
+from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
+
+TYPE_TOKEN = "gpukit:index:K3sEc2Servers"
+
+
+class K3sEc2ServersArgs(TypedDict):
+    cluster_name: str
+    pool: PoolFacts
+    """The server pool (Python-only: this component is internal to K3sEc2Cluster)."""
+    k3s_version: str
+    driver: DriverMode
+    traefik: bool
+    region: str
+    subnet_ids: pulumi.Input[list[str]]
+    """Private subnets: server i gets subnet i mod n, so three servers spread over the zones."""
+    security_group_ids: list[pulumi.Input[str]]
+    instance_profile_arn: pulumi.Input[str]
+    secret_arn: pulumi.Input[str]
+    api_dns_name: pulumi.Input[str]
+    target_group_arn: pulumi.Input[str]
+    tags: dict[str, str]
+    """Put on the instances and their volumes."""
+    boot_after: list[pulumi.Resource]
+    """What must exist before a server boots: its join secret's value and the grant to read it."""
+
+
+def server_node(args: K3sEc2ServersArgs, index: int, tls_sans: tuple[str, ...]) -> CloudNode:
+    """Servers have no GPUs (validated), so no driver or CUDA floor to check."""
+    return pool_node(
+        args["pool"],
+        k3s_version=args["k3s_version"],
+        driver=args["driver"],
+        min_driver_branch=0,
+        cuda_version="",
+        traefik=args["traefik"],
+        cluster_init=index == 0 and args["pool"].min_nodes > 1,
+        tls_sans=tls_sans,
+    )
+
+
+class K3sEc2Servers(pulumi.ComponentResource):
+    instances: list[aws.ec2.Instance]
+    join_url: pulumi.Output[str]
+    """https://<first server's private address>:6443, what every other node registers with."""
+
+    def __init__(self, name: str, args: K3sEc2ServersArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        pool = args["pool"]
+        cluster = args["cluster_name"]
+        count = pool.min_nodes
+        subnets = pulumi.Output.from_input(args["subnet_ids"])
+
+        template = node_launch_template(
+            f"{name}-lt",
+            description=f"gpukit k3s servers of {cluster}",
+            image=k3s_image(pool.instance.arch, pool.is_gpu, args["driver"]),
+            disk_size_gb=pool.disk_size_gb,
+            instance_profile_arn=args["instance_profile_arn"],
+            tags=args["tags"],  # the instances add their Name; the same keys keep them free of drift
+            opts=child,
+        )
+        interfaces = [
+            aws.ec2.NetworkInterface(
+                f"{name}-{i}-eni",
+                subnet_id=subnets.apply(functools.partial(_pick, i)),
+                security_groups=args["security_group_ids"],
+                description=f"k3s server {i} of {cluster}: its address outlives the instance",
+                tags={"Name": f"{cluster}-{pool.name}-{i}"},
+                opts=child,
+            )
+            for i in range(count)
+        ]
+        addresses = [eni.private_ip for eni in interfaces]
+        self.join_url = addresses[0].apply(lambda ip: f"https://{url_host(ip)}:{API_PORT}")
+
+        self.instances = []
+        for i, eni in enumerate(interfaces):
+            user_data = pulumi.Output.all(
+                pulumi.Output.from_input(args["api_dns_name"]),
+                pulumi.Output.from_input(args["secret_arn"]),
+                *addresses,
+            ).apply(functools.partial(_server_user_data, args, i))
+            instance = aws.ec2.Instance(
+                f"{name}-{i}",
+                instance_type=pool.instance.name,
+                launch_template={"id": template.id, "version": template.latest_version.apply(str)},
+                primary_network_interface={"network_interface_id": eni.id},
+                user_data_base64=user_data,
+                tags={**args["tags"], "Name": f"{cluster}-{pool.name}-{i}"},
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=args["boot_after"],
+                    # cloud-init runs the bootstrap at first boot only, so new user data would do
+                    # nothing on a running server, and a new template version would replace it (its
+                    # disk holds the cluster's datastore). Both apply to servers created later; k3s
+                    # upgrades of running servers are a separate, later step.
+                    ignore_changes=["userDataBase64", "launchTemplate"],
+                ),
+            )
+            aws.lb.TargetGroupAttachment(
+                f"{name}-{i}-api",
+                target_group_arn=args["target_group_arn"],
+                target_id=instance.id,
+                port=API_PORT,
+                opts=child,
+            )
+            self.instances.append(instance)
+
+        self.register_outputs({"join_url": self.join_url})
+
+
+def _pick(index: int, subnet_ids: list[str]) -> str:
+    return subnet_ids[index % len(subnet_ids)]
+
+
+def _server_user_data(args: K3sEc2ServersArgs, index: int, values: list[str]) -> str:
+    dns_name, secret_arn, *addresses = values
+    node = server_node(args, index, (dns_name, *addresses))
+    server_url = None if index == 0 else f"https://{url_host(addresses[0])}:{API_PORT}"
+    fetch = aws_fetch_secrets_script(args["region"], secret_arn)
+    return ec2_user_data(node_user_data(node, server_url, fetch))

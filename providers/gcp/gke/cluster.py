@@ -1,0 +1,195 @@
+"""GkeCluster: a GKE Standard cluster, its node pools, storage and a Kubernetes provider, for GpuCluster."""
+
+from typing import Any, Optional, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.kubeconfig import gke_kubeconfig
+from gpukit.components.pools import PoolFacts, cluster_pool_facts
+from gpukit.components.spec import ClusterSpec, DriverMode, GkeDriverVersion, GpuOperatorSpec, ReleaseChannel
+from gpukit.components.substrate import ClusterHandle
+from gpukit.providers.gcp.gke.gpu_software import gke_gpu_node_software
+from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
+from gpukit.providers.gcp.gke.node_pool import GkeNodePool
+from gpukit.providers.gcp.gke.ranges import subnet_ranges
+from gpukit.providers.gcp.gke.storage import GkeStorage
+from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
+from gpukit.providers.gcp.placement import cluster_location, pool_zones
+from gpukit.providers.gcp.provider import cluster_provider
+
+TYPE_TOKEN = "gpukit:index:GkeCluster"
+
+
+class GkeClusterArgs(TypedDict):
+    cluster: ClusterSpec
+    pools: list[PoolFacts]
+    gpu_operator: GpuOperatorSpec
+
+
+class GkeCluster(pulumi.ComponentResource):
+    cluster_name: pulumi.Output[str]
+    endpoint: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    handle: ClusterHandle
+
+    def __init__(self, name: str, args: GkeClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        spec = args["cluster"]
+        cluster_name, project, region = spec["name"], spec.get("project", ""), spec["region"]
+        location = cluster_location(spec)
+        operator = args["gpu_operator"]
+        driver = operator["driver"]
+        driver_version = operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)
+
+        provider = cluster_provider(name, spec, self)
+        child = pulumi.ResourceOptions(parent=self, provider=provider)
+
+        network = spec["network"]
+        if "network_id" in network:
+            network_id: pulumi.Input[str] = network["network_id"]
+            subnetwork_id: pulumi.Input[str] = network["subnetwork_id"]
+            pods_range, services_range = network["pods_range_name"], network["services_range_name"]
+        else:
+            vpc = GcpNetwork(
+                f"{name}-network",
+                {
+                    "cluster_name": cluster_name,
+                    "region": region,
+                    "ranges": subnet_ranges(
+                        network["cidr"], network.get("pods_cidr"), network.get("services_cidr")
+                    ),
+                },
+                opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
+            )
+            network_id, subnetwork_id = vpc.network_id, vpc.subnetwork_id
+            pods_range, services_range = PODS_RANGE, SERVICES_RANGE
+
+        node_sa = gcp.serviceaccount.Account(
+            f"{name}-nodes",
+            account_id=node_service_account_id(cluster_name),
+            display_name=f"GKE nodes of {cluster_name} (gpukit)",
+            opts=child,
+        )
+        grants = [
+            gcp.projects.IAMMember(
+                f"{name}-nodes-{role.rsplit('/', 1)[-1].replace('.', '-')}",
+                project=project,
+                role=role,
+                member=node_sa.email.apply(lambda email: f"serviceAccount:{email}"),
+                opts=child,
+            )
+            for role in NODE_ROLES
+        ]
+
+        cidrs = spec["api_access_cidrs"]
+        cluster = gcp.container.Cluster(
+            f"{name}-gke",
+            name=cluster_name,
+            location=location,
+            network=network_id,
+            subnetwork=subnetwork_id,
+            min_master_version=spec["kubernetes_version"],
+            release_channel={"channel": spec.get("release_channel", ReleaseChannel.REGULAR).value.upper()},
+            # The default pool is removed once the cluster exists; it still boots briefly, so it uses
+            # the same locked-down service account as every other pool.
+            remove_default_node_pool=True,
+            initial_node_count=1,
+            node_config={
+                "service_account": node_sa.email,
+                "oauth_scopes": ["https://www.googleapis.com/auth/cloud-platform"],
+                "workload_metadata_config": {"mode": "GKE_METADATA"},
+            },
+            ip_allocation_policy={
+                "cluster_secondary_range_name": pods_range,
+                "services_secondary_range_name": services_range,
+            },
+            private_cluster_config={
+                "enable_private_nodes": True,  # nodes have internal addresses only
+                "enable_private_endpoint": not cidrs,  # no CIDRs: the API is reachable only inside the VPC
+            },
+            master_authorized_networks_config={
+                "cidr_blocks": [
+                    {"cidr_block": c, "display_name": f"gpukit-{i}"} for i, c in enumerate(cidrs)
+                ],
+            },
+            workload_identity_config={"workload_pool": f"{project}.svc.id.goog"},
+            datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2 (eBPF, network policy built in)
+            enable_shielded_nodes=True,
+            addons_config={"gce_persistent_disk_csi_driver_config": {"enabled": True}},
+            # GKE-managed GPU nodes export DCGM metrics only when the cluster asks for them.
+            monitoring_config=(
+                {"enable_components": ["SYSTEM_COMPONENTS", "DCGM"], "managed_prometheus": {"enabled": True}}
+                if driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in args["pools"])
+                else None
+            ),
+            deletion_protection=spec.get("deletion_protection", True),
+            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=grants),
+        )
+
+        system_pools: list[pulumi.Resource] = []
+        for pool in args["pools"]:
+            node_pool = GkeNodePool(
+                f"{name}-{pool.name}",
+                {
+                    "cluster": cluster.id,
+                    "location": location,
+                    "service_account": node_sa.email,
+                    "pool": pool,
+                    "zones": pool_zones(spec, pool),
+                    "driver": driver,
+                    "gke_driver_version": driver_version,
+                },
+                opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
+            )
+            if not pool.is_gpu and pool.min_nodes >= 1:
+                system_pools.append(node_pool)
+
+        context = f"gke_{project}_{location}_{cluster_name}"
+        rendered: pulumi.Output[str] = pulumi.Output.all(
+            cluster.endpoint, cluster.master_auth.cluster_ca_certificate
+        ).apply(lambda a: gke_kubeconfig(context, a[0], a[1]))
+        kubeconfig: pulumi.Output[str] = pulumi.Output.secret(rendered)
+        kubernetes = k8s.Provider(
+            f"{name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=self)
+        )
+
+        storage = GkeStorage(
+            f"{name}-storage",
+            {"hyperdisk": any(p.instance.hyperdisk_only for p in args["pools"])},
+            opts=pulumi.ResourceOptions(
+                parent=self, providers={"kubernetes": kubernetes}, depends_on=system_pools
+            ),
+        )
+
+        software: GpuNodeSoftware = gke_gpu_node_software(driver, driver_version)
+        self.cluster_name = cluster.name
+        self.endpoint = cluster.endpoint
+        self.kubeconfig = kubeconfig
+        self.handle = ClusterHandle(
+            name=cluster.name,
+            kubeconfig=kubeconfig,
+            kubernetes=kubernetes,
+            gpu_node_software=software,
+            system_ready=system_pools,
+            storage_summary=storage.summary,
+        )
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "endpoint": self.endpoint,
+                "kubeconfig": self.kubeconfig,
+            }
+        )
+
+
+def build_gke(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:
+    """providers.base.ClusterBackend for platform gke."""
+    gke = GkeCluster(
+        name,
+        {"cluster": args["cluster"], "pools": cluster_pool_facts(args), "gpu_operator": args["gpu_operator"]},
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+    return gke.handle

@@ -1,0 +1,129 @@
+"""K3sGceAgentPool: one pool of k3s agents on Compute Engine, an instance template and a regional
+managed instance group (MIG) that keeps `minNodes` machines running.
+
+Agents are anonymous: each boots, runs gpukit's first-boot script (preflight, join secrets, k3s
+agent) and registers under its instance name. The group starts at minNodes; its size then belongs
+to the cluster autoscaler. maxNodes has no MIG field: it is recorded in the group's description, and
+the autoscaler work (its node-group bounds per MIG) consumes it from the pool facts.
+"""
+
+from typing import Optional, TypedDict, cast
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
+from gpukit.components.pools import PoolFacts
+from gpukit.components.spec import Capacity
+from gpukit.providers.gcp.gke.node_pool import disk_type
+from gpukit.providers.gcp.k3s.images import boot_image
+from gpukit.providers.gcp.k3s.machine import (
+    CLOUD_PLATFORM_SCOPE,
+    gce_labels,
+    guest_accelerators,
+    instance_metadata,
+    machine_type,
+    scheduling,
+    shielded_instance_config,
+)
+
+TYPE_TOKEN = "gpukit:index:K3sGceAgentPool"
+# Instance template name prefixes: longer ones get a shorter random suffix (Google provider docs).
+NAME_PREFIX_MAX = 37
+
+
+def update_policy() -> gcp.compute.RegionInstanceGroupManagerUpdatePolicyArgsDict:
+    """Template changes reach machines only as they are created (OPPORTUNISTIC): a running GPU
+    machine is never replaced or moved behind its workload's back. No proactive redistribution
+    either: the group never deletes a machine just to even out zones (and the ANY shape of spot
+    pools works only with it off)."""
+    return {"type": "OPPORTUNISTIC", "minimal_action": "REPLACE", "instance_redistribution_type": "NONE"}
+
+
+def target_shape(pool: PoolFacts) -> str:
+    """Spot: ANY zone with capacity (lowest preemption risk); on demand: BALANCED, which creates
+    machines where capacity is and stays as even as that allows (GPUs are often short in a zone)."""
+    return "ANY" if pool.capacity == Capacity.SPOT else "BALANCED"
+
+
+class K3sGceAgentPoolArgs(TypedDict):
+    cluster_name: str
+    region: str
+    pool: PoolFacts
+    """Pool facts (Python-only: built by K3sGceCluster)."""
+    node: CloudNode
+    """What every machine of the pool runs at first boot."""
+    zones: list[str]
+    """Zones for the group (empty: the region's, picked by Compute Engine)."""
+    subnetwork: pulumi.Input[str]
+    service_account: pulumi.Input[str]
+    server_url: pulumi.Input[str]
+    secret_version: pulumi.Input[str]
+    tags: list[str]
+    waits: list[pulumi.Resource]
+    """What must exist before a machine boots (its secret and grant, the servers)."""
+
+
+class K3sGceAgentPool(pulumi.ComponentResource):
+    group: gcp.compute.RegionInstanceGroupManager
+
+    def __init__(self, name: str, args: K3sGceAgentPoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        cluster, pool = args["cluster_name"], args["pool"]
+        group_name = f"{cluster}-{pool.name}"
+        script = pulumi.Output.all(args["server_url"], args["secret_version"]).apply(
+            lambda a: gce_startup_script(args["node"], a[0], gcp_fetch_secrets_script(a[1]))
+        )
+        template = gcp.compute.InstanceTemplate(
+            f"{name}-template",
+            name_prefix=f"{group_name}-"[:NAME_PREFIX_MAX],
+            description=f"k3s agents of pool {pool.name} of {cluster} (gpukit)",
+            machine_type=machine_type(pool),
+            guest_accelerators=cast(
+                list[gcp.compute.InstanceTemplateGuestAcceleratorArgsDict], guest_accelerators(pool)
+            ),
+            scheduling=cast(gcp.compute.InstanceTemplateSchedulingArgsDict, scheduling(pool)),
+            disks=[
+                {
+                    "boot": True,
+                    "auto_delete": True,
+                    "source_image": boot_image(pool, args["node"].driver),
+                    "disk_type": disk_type(pool),
+                    "disk_size_gb": pool.disk_size_gb,
+                }
+            ],
+            network_interfaces=[{"subnetwork": args["subnetwork"]}],  # no external address: Cloud NAT
+            shielded_instance_config=cast(
+                gcp.compute.InstanceTemplateShieldedInstanceConfigArgsDict, shielded_instance_config(pool)
+            ),
+            metadata=instance_metadata(script),
+            # Access is narrowed by the account's IAM roles, not by scopes.
+            service_account={"email": args["service_account"], "scopes": [CLOUD_PLATFORM_SCOPE]},
+            tags=args["tags"],
+            labels=gce_labels(pool),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.group = gcp.compute.RegionInstanceGroupManager(
+            f"{name}-group",
+            name=group_name,
+            region=args["region"],
+            base_instance_name=group_name,
+            description=(
+                f"k3s agents of pool {pool.name} of {cluster} (gpukit): "
+                f"minNodes {pool.min_nodes}, maxNodes {pool.max_nodes}"
+            ),
+            versions=[{"name": "gpukit", "instance_template": template.self_link_unique}],
+            distribution_policy_zones=args["zones"] or None,
+            distribution_policy_target_shape=target_shape(pool),
+            target_size=pool.min_nodes,
+            update_policy=update_policy(),
+            wait_for_instances=False,  # machines join k3s minutes after they exist; nothing waits here
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=args["waits"],
+                # The cluster autoscaler owns the size after creation: a later `pulumi up` must not
+                # reset it to minNodes.
+                ignore_changes=["targetSize"],
+            ),
+        )
+        self.register_outputs({"group": self.group.self_link})

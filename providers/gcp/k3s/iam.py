@@ -1,0 +1,111 @@
+"""K3sGceJoinSecrets: the service accounts of a k3s cluster's machines, and the join secrets each
+kind of machine (servers, agents) reads at first boot with its own account, and only its own.
+
+The secrets (token; for servers also the cluster CAs) live in Secret Manager, never in instance
+metadata, which every process on a machine can read. Servers and agents get separate accounts and
+separate secrets: an agent's account can read the agent token only, never the CA keys.
+"""
+
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpukit.components.k3s.host_scripts import secrets_bundle
+from gpukit.components.spec import NodeRole
+
+TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
+SECRET_ACCESSOR = "roles/secretmanager.secretAccessor"
+# What the machines' own agents write: the guest agent sends the startup script's output (gpukit's
+# bootstrap log) to Cloud Logging, and the Ops Agent, where installed, logs and metrics. Nothing else:
+# k3s pulls public images, so no Artifact Registry role (add one with the registry you use).
+NODE_ROLES = ("roles/logging.logWriter", "roles/monitoring.metricWriter")
+# Enabled once and left on: disabling an API on `pulumi destroy` would break whatever else in the
+# project uses it. Compute Engine itself must be on already (it is, in any project that runs VMs).
+SECRET_MANAGER_API = "secretmanager.googleapis.com"
+_KIND = {NodeRole.SERVER: "server", NodeRole.AGENT: "agent"}
+
+
+def account_id(cluster_name: str, role: NodeRole) -> str:
+    """A 6-30 character account id: `<cluster>-k3s-server|agent`, the cluster name cut to fit."""
+    suffix = f"-k3s-{_KIND[role]}"
+    return f"{cluster_name[: 30 - len(suffix)]}{suffix}"
+
+
+def secret_id(cluster_name: str, role: NodeRole) -> str:
+    return f"{cluster_name}-k3s-{_KIND[role]}-join"
+
+
+def latest_version(secret: pulumi.Input[str]) -> pulumi.Output[str]:
+    """`projects/P/secrets/S` -> the path fetch-secrets-gcp.sh reads (the newest version)."""
+    return pulumi.Output.from_input(secret).apply(lambda s: f"{s}/versions/latest")
+
+
+class K3sGceJoinSecretsArgs(TypedDict):
+    cluster_name: str
+    project: str
+    server_files: pulumi.Input[dict[str, str]]
+    """Secret: K3sPki.server_files."""
+    agent_files: pulumi.Input[dict[str, str]]
+    """Secret: K3sPki.agent_files."""
+
+
+class K3sGceJoinSecrets(pulumi.ComponentResource):
+    service_accounts: dict[NodeRole, pulumi.Output[str]]
+    """Role -> the email of the account its machines run as."""
+    secret_versions: dict[NodeRole, pulumi.Output[str]]
+    """Role -> `projects/P/secrets/S/versions/latest`, what its machines fetch."""
+    ready: list[pulumi.Resource]
+    """Secret versions and read grants: machines are created after them, so the first fetch works."""
+
+    def __init__(self, name: str, args: K3sGceJoinSecretsArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        cluster, project = args["cluster_name"], args["project"]
+        api = gcp.projects.Service(
+            f"{name}-secretmanager-api", service=SECRET_MANAGER_API, disable_on_destroy=False, opts=child
+        )
+        files = {NodeRole.SERVER: args["server_files"], NodeRole.AGENT: args["agent_files"]}
+        self.service_accounts, self.secret_versions, self.ready = {}, {}, []
+        for role, role_files in files.items():
+            kind = _KIND[role]
+            account = gcp.serviceaccount.Account(
+                f"{name}-{kind}",
+                account_id=account_id(cluster, role),
+                display_name=f"k3s {kind}s of {cluster} (gpukit)",
+                opts=child,
+            )
+            for node_role in NODE_ROLES:
+                gcp.projects.IAMMember(
+                    f"{name}-{kind}-{node_role.rsplit('/', 1)[-1].replace('.', '-')}",
+                    project=project,
+                    role=node_role,
+                    member=account.member,
+                    opts=child,
+                )
+            secret = gcp.secretmanager.Secret(
+                f"{name}-{kind}-secret",
+                secret_id=secret_id(cluster, role),
+                replication={"auto": {}},
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[api]),
+            )
+            bundle: pulumi.Output[str] = pulumi.Output.from_input(role_files).apply(secrets_bundle)
+            data: pulumi.Output[str] = pulumi.Output.secret(bundle)
+            version = gcp.secretmanager.SecretVersion(
+                f"{name}-{kind}-version",
+                secret=secret.id,
+                secret_data=data,
+                opts=child,
+            )
+            # On the secret, not the project: each account reads its own secret and nothing else.
+            grant = gcp.secretmanager.SecretIamMember(
+                f"{name}-{kind}-reader",
+                secret_id=secret.id,
+                role=SECRET_ACCESSOR,
+                member=account.member,
+                opts=child,
+            )
+            self.service_accounts[role] = account.email
+            self.secret_versions[role] = latest_version(secret.id)
+            self.ready += [version, grant]
+        self.register_outputs({})

@@ -1,0 +1,165 @@
+"""K3sGceServers: the k3s servers of a cluster on Compute Engine, one VM each at a static address.
+
+Servers are individual VMs, not a managed group: each keeps its internal address (and, when clients
+outside the VPC may reach the API, an external one) for life, so the TLS SANs, the agents' join URL
+and the kubeconfig never go stale. With 3 servers the first starts embedded etcd (`cluster-init`)
+and the others join it; they are spread over the region's zones.
+"""
+
+from dataclasses import replace
+from functools import partial
+from typing import Any, Optional, TypedDict, cast
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
+from gpukit.components.k3s.host_scripts import API_PORT
+from gpukit.components.k3s.names import url_host
+from gpukit.components.pools import PoolFacts
+from gpukit.components.spec import ClusterSpec
+from gpukit.providers.gcp.catalog import region_zones
+from gpukit.providers.gcp.gke.node_pool import disk_type
+from gpukit.providers.gcp.k3s.images import boot_image
+from gpukit.providers.gcp.k3s.machine import (
+    CLOUD_PLATFORM_SCOPE,
+    gce_labels,
+    guest_accelerators,
+    instance_metadata,
+    machine_type,
+    scheduling,
+    shielded_instance_config,
+)
+from gpukit.providers.gcp.placement import pool_zones
+
+TYPE_TOKEN = "gpukit:index:K3sGceServers"
+
+
+def server_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
+    """Configured zones, else the region's zones that offer a GPU server's accelerator, else every
+    zone of the region gpukit knows. Servers are placed round-robin over them."""
+    zones = pool_zones(cluster, pool) or region_zones(cluster["region"])
+    if not zones:  # validation refuses this (validation_k3s_cloud.py); kept for use from Python
+        raise ValueError(
+            f"no zone known for region {cluster['region']}: set the server pool's `zones` "
+            f"(e.g. [{cluster['region']}-a, {cluster['region']}-b, {cluster['region']}-c])"
+        )
+    return zones
+
+
+def api_url(address: str) -> str:
+    return f"https://{url_host(address)}:{API_PORT}"
+
+
+class K3sGceServersArgs(TypedDict):
+    cluster_name: str
+    region: str
+    pool: PoolFacts
+    """The server pool (Python-only: built by K3sGceCluster)."""
+    node: CloudNode
+    """What every server runs; cluster-init and TLS SANs are set here per server."""
+    zones: list[str]
+    subnetwork: pulumi.Input[str]
+    external: bool
+    """Give each server a static external address (some API client range is public)."""
+    service_account: pulumi.Input[str]
+    secret_version: pulumi.Input[str]
+    tags: list[str]
+    waits: list[pulumi.Resource]
+    """What must exist before a server boots (its secret and the grant to read it)."""
+
+
+class K3sGceServers(pulumi.ComponentResource):
+    instances: list[gcp.compute.Instance]
+    api_url: pulumi.Output[str]
+    """https://<first server's external address, else its internal one>:6443."""
+    join_url: pulumi.Output[str]
+    """https://<first server's internal address>:6443: what other servers and agents join."""
+
+    def __init__(self, name: str, args: K3sGceServersArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        cluster, pool, region = args["cluster_name"], args["pool"], args["region"]
+        count, zones = pool.min_nodes, args["zones"]
+        prefix = f"{cluster}-{pool.name}"
+        internal = [
+            gcp.compute.Address(
+                f"{name}-{i}-internal",
+                name=f"{prefix}-{i}-internal",
+                address_type="INTERNAL",
+                subnetwork=args["subnetwork"],
+                region=region,
+                description=f"k3s server {i} of {cluster} (gpukit)",
+                opts=child,
+            )
+            for i in range(count)
+        ]
+        external = [
+            gcp.compute.Address(
+                f"{name}-{i}-external",
+                name=f"{prefix}-{i}-external",
+                address_type="EXTERNAL",
+                region=region,
+                description=f"Kubernetes API of k3s server {i} of {cluster} (gpukit)",
+                opts=child,
+            )
+            for i in range(count if args["external"] else 0)
+        ]
+        # Every server answers for every address (clients may use any), in a stable order.
+        tls_sans = pulumi.Output.all(*[a.address for a in internal + external]).apply(
+            lambda ips: tuple(sorted(set(ips)))
+        )
+        self.join_url = internal[0].address.apply(api_url)
+        # The kubeconfig names the first server; the others' addresses are in the SANs too, so it can
+        # be pointed at any of them.
+        self.api_url = (external or internal)[0].address.apply(api_url)
+
+        def startup_script(i: int, values: list[Any]) -> str:
+            """The first server starts the cluster (embedded etcd when there are 3); the others join it."""
+            sans, join_url, secret_version = values
+            node = replace(args["node"], cluster_init=i == 0 and count > 1, tls_sans=sans)
+            fetch = gcp_fetch_secrets_script(secret_version)
+            return gce_startup_script(node, None if i == 0 else join_url, fetch)
+
+        self.instances = []
+        for i in range(count):
+            script = pulumi.Output.all(tls_sans, self.join_url, args["secret_version"]).apply(
+                partial(startup_script, i)
+            )
+            interface: gcp.compute.InstanceNetworkInterfaceArgsDict = {
+                "subnetwork": args["subnetwork"],
+                "network_ip": internal[i].address,
+            }
+            if external:
+                interface["access_configs"] = [{"nat_ip": external[i].address}]
+            self.instances.append(
+                gcp.compute.Instance(
+                    f"{name}-{i}",
+                    name=f"{prefix}-{i}",
+                    zone=zones[i % len(zones)],
+                    machine_type=machine_type(pool),
+                    boot_disk={
+                        "initialize_params": {
+                            "image": boot_image(pool, args["node"].driver),
+                            "size": pool.disk_size_gb,
+                            "type": disk_type(pool),
+                        },
+                    },
+                    network_interfaces=[interface],
+                    guest_accelerators=cast(
+                        list[gcp.compute.InstanceGuestAcceleratorArgsDict], guest_accelerators(pool)
+                    ),
+                    scheduling=cast(gcp.compute.InstanceSchedulingArgsDict, scheduling(pool)),
+                    shielded_instance_config=cast(
+                        gcp.compute.InstanceShieldedInstanceConfigArgsDict, shielded_instance_config(pool)
+                    ),
+                    metadata=instance_metadata(script),
+                    # Access is narrowed by the account's IAM roles, not by scopes.
+                    service_account={"email": args["service_account"], "scopes": [CLOUD_PLATFORM_SCOPE]},
+                    tags=args["tags"],
+                    labels=gce_labels(pool),
+                    allow_stopping_for_update=True,  # a machine type change stops and restarts it
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=args["waits"]),
+                )
+            )
+        self.register_outputs({"api_url": self.api_url, "join_url": self.join_url})

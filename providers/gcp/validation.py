@@ -1,0 +1,235 @@
+"""Meaning checks that only apply to GKE: location, release channel, network ranges, GPU placement."""
+
+import re
+
+from gpukit.components.catalog.clouds import can_attach_gpus, instance_type
+from gpukit.components.catalog.instances import UnknownInstanceTypeError
+from gpukit.components.errors import Problem
+from gpukit.components.spec import (
+    ClusterSpec,
+    DriverMode,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    Provider,
+    ReleaseChannel,
+)
+from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr
+from gpukit.providers.gcp.catalog import (
+    ACCELERATOR_ZONES,
+    ATTACHABLE_COUNTS,
+    ATTACHABLE_GPUS,
+    accelerator_zones,
+)
+from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
+
+_PROJECT_RE = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+
+# Kubernetes minors GKE offers for new clusters per release channel (GKE release notes, "Current
+# versions", about 2026-09: Rapid 1.34-1.37, Regular 1.34-1.36, Stable 1.34-1.35). The channels move
+# about every four months: update with the GKE release notes.
+GKE_CHANNEL_VERSIONS: dict[ReleaseChannel, tuple[str, ...]] = {
+    ReleaseChannel.RAPID: ("1.34", "1.35", "1.36", "1.37"),
+    ReleaseChannel.REGULAR: ("1.34", "1.35", "1.36"),
+    ReleaseChannel.STABLE: ("1.34", "1.35"),
+}
+
+
+def validate_gcp_project(cluster: ClusterSpec, problems: list[Problem]) -> None:
+    project = cluster.get("project")
+    if project is not None and not _PROJECT_RE.match(project):
+        problems.append(
+            Problem(
+                "gcp:project", f"must be a project id (6-30 lowercase letters, digits, '-'); got {project!r}"
+            )
+        )
+
+
+def validate_gke_cluster(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+    validate_gcp_project(cluster, problems)
+    region, zone = cluster["region"], cluster.get("zone")
+    if zone is not None and not re.fullmatch(rf"{re.escape(region)}-[a-z]", zone):
+        problems.append(
+            Problem(f"{CLUSTER}.zone", f"must be a zone of region {region} ({region}-a ...); got {zone!r}")
+        )
+    channel = cluster.get("release_channel", ReleaseChannel.REGULAR)
+    versions = GKE_CHANNEL_VERSIONS[channel]
+    if cluster["kubernetes_version"] not in versions:
+        problems.append(
+            Problem(
+                f"{CLUSTER}.kubernetesVersion",
+                f"must be one of {', '.join(versions)} in GKE's {channel.value} channel; "
+                f"got {cluster['kubernetes_version']!r}",
+            )
+        )
+    _validate_network(cluster, pools, problems)
+
+
+def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+    network = cluster["network"]
+    key = f"{CLUSTER}.network"
+    reuse = ("network_id", "subnetwork_id", "pods_range_name", "services_range_name")
+    if "cidr" in network and "network_id" in network:
+        problems.append(
+            Problem(key, "set either cidr (new network) or networkId + subnetworkId (reuse), not both")
+        )
+        return
+    if "network_id" in network:
+        for attr in reuse:
+            if attr not in network:
+                problems.append(
+                    Problem(f"{key}.{_camel(attr)}", "required when reusing a network (networkId)")
+                )
+        for attr in ("pods_cidr", "services_cidr"):
+            if attr in network:
+                problems.append(
+                    Problem(
+                        f"{key}.{_camel(attr)}",
+                        "only for a new network (cidr); a reused subnetwork keeps its own ranges "
+                        "(podsRangeName, servicesRangeName)",
+                    )
+                )
+        return
+    if "cidr" not in network:
+        problems.append(
+            Problem(key, "needs cidr (new network) or networkId + subnetworkId + range names (reuse)")
+        )
+        return
+    nodes = check_cidr(f"{key}.cidr", network["cidr"], problems, prefixes=(16, 20))
+    pods = network.get("pods_cidr")
+    services = network.get("services_cidr")
+    ok = nodes is not None
+    for camel, value in (("podsCidr", pods), ("servicesCidr", services)):
+        if value is not None and check_cidr(f"{key}.{camel}", value, problems) is None:
+            ok = False
+    if not ok:
+        return
+    ranges = subnet_ranges(network["cidr"], pods, services)
+    named = {"nodes": ranges.nodes, "pods": ranges.pods, "services": ranges.services}
+    for a, b in overlaps(ranges):
+        problems.append(Problem(key, f"the {a} range {named[a]} and the {b} range {named[b]} overlap"))
+    wanted = sum(p["max_nodes"] for p in pools)
+    if wanted > ranges.max_nodes:
+        problems.append(
+            Problem(
+                f"{key}.podsCidr" if pods else f"{key}.cidr",
+                f"the pod range {ranges.pods} holds {ranges.max_nodes} nodes (a /24 each) "
+                "but the pools' maxNodes "
+                f"add up to {wanted}; use a larger range",
+            )
+        )
+
+
+def _camel(attr: str) -> str:
+    return re.sub(r"_(.)", lambda m: m.group(1).upper(), attr)
+
+
+def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
+    key = f"{POOLS}[{i}]"
+    region, cluster_zone = cluster["region"], cluster.get("zone")
+    if not region:
+        return  # the missing or malformed gcp:region is reported already; zones cannot be checked
+    if cluster_zone is not None and not cluster_zone.startswith(f"{region}-"):
+        cluster_zone = None  # reported as gpukit:cluster.zone; do not judge pools against it
+    zones = pool.get("zones", [])
+    for zone in sorted({z for z in zones if zones.count(z) > 1}):
+        problems.append(Problem(f"{key}.zones", f"{zone!r} is listed {zones.count(zone)} times"))
+    for j, zone in enumerate(zones):
+        if not zone.startswith(f"{region}-"):
+            problems.append(
+                Problem(f"{key}.zones[{j}]", f"must be a zone of the cluster's region {region}; got {zone!r}")
+            )
+        elif cluster_zone is not None and zone != cluster_zone:
+            problems.append(
+                Problem(
+                    f"{key}.zones[{j}]",
+                    f"the cluster is zonal in {cluster_zone}: pools can only use it; got {zone!r}",
+                )
+            )
+    try:
+        machine = instance_type(Provider.GCP, pool["instance_type"])
+    except UnknownInstanceTypeError:
+        return  # reported by the common pool checks
+    gpu = pool.get("gpu")
+    if gpu is not None and can_attach_gpus(Provider.GCP, machine):
+        if gpu["count"] < 1:
+            return  # reported by the common pool checks
+        if gpu["model"] not in ATTACHABLE_GPUS:
+            problems.append(
+                Problem(
+                    f"{key}.gpu.model",
+                    f"{machine.name} takes attached {', '.join(ATTACHABLE_GPUS)} GPUs; got {gpu['model']!r}",
+                )
+            )
+            return
+        if gpu["count"] not in ATTACHABLE_COUNTS:
+            problems.append(
+                Problem(
+                    f"{key}.gpu.count",
+                    f"{gpu['model']} attaches in counts of {', '.join(map(str, ATTACHABLE_COUNTS))}; "
+                    f"got {gpu['count']}",
+                )
+            )
+            return
+        accelerator = ATTACHABLE_GPUS[gpu["model"]][0]
+    elif machine.accelerator_type:
+        accelerator = machine.accelerator_type
+    else:
+        return
+    _validate_gpu_zones(key, pool, accelerator, region, cluster_zone, problems)
+
+
+def _validate_gpu_zones(  # noqa: PLR0917 (a private helper of validate_gke_pool)
+    key: str,
+    pool: NodePoolSpec,
+    accelerator: str,
+    region: str,
+    cluster_zone: str | None,
+    problems: list[Problem],
+) -> None:
+    offered = accelerator_zones(accelerator, region)
+    if offered is None:
+        if not pool.get("zones"):
+            problems.append(
+                Problem(
+                    f"{key}.zones",
+                    f"gpukit has no zone list for {accelerator} in {region}; name the zones that offer it",
+                )
+            )
+        return
+    if not offered:
+        regions = sorted(ACCELERATOR_ZONES.get(accelerator, {}))
+        problems.append(
+            Problem(
+                f"{key}.instanceType",
+                f"{pool['instance_type']} ({accelerator}) is not offered in {region}; regions that offer it: "
+                f"{', '.join(regions)}",
+            )
+        )
+        return
+    for j, zone in enumerate(pool.get("zones", [])):
+        if zone.startswith(f"{region}-") and zone not in offered:
+            problems.append(
+                Problem(
+                    f"{key}.zones[{j}]",
+                    f"{zone} does not offer {accelerator}; zones that do: {', '.join(offered)}",
+                )
+            )
+    if cluster_zone is not None and not pool.get("zones") and cluster_zone not in offered:
+        problems.append(
+            Problem(
+                f"{CLUSTER}.zone",
+                f"{cluster_zone} does not offer {accelerator} (pool {pool['name']!r}); "
+                f"zones that do: {', '.join(offered)}",
+            )
+        )
+
+
+def validate_gke_operator(operator: GpuOperatorSpec, problems: list[Problem]) -> None:
+    if "gke_driver_version" in operator and operator["driver"] == DriverMode.OPERATOR:
+        problems.append(
+            Problem(
+                "gpukit:gpuOperator.gkeDriverVersion",
+                "only with driver: preinstalled (GKE installs that driver); with driver: operator the GPU "
+                "Operator installs it",
+            )
+        )
