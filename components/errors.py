@@ -20,3 +20,7 @@ class ConfigError(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+class MissingExtraError(Exception):
+    """A substrate's cloud SDK is not installed: `str()` is one line naming the gpukit extra to install."""

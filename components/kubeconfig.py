@@ -1,4 +1,8 @@
-"""Kubeconfig documents, rendered from plain values (called inside `.apply`, never formatted there)."""
+"""Kubeconfig documents, rendered from plain values (called inside `.apply`, never formatted there).
+
+The clouds' exec credentials live with their substrate (providers/aws/eks/kubeconfig.py,
+providers/gcp/gke/kubeconfig.py); k3s uses the client certificate below.
+"""
 
 import base64
 from typing import Any
@@ -8,7 +12,8 @@ import yaml
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 
-def _kubeconfig(name: str, server: str, ca_data: str, exec_config: dict[str, Any]) -> str:
+def exec_kubeconfig(name: str, server: str, ca_data: str, exec_config: dict[str, Any]) -> str:
+    """A kubeconfig whose user runs a credential plugin (no static credentials inside)."""
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
@@ -19,45 +24,6 @@ def _kubeconfig(name: str, server: str, ca_data: str, exec_config: dict[str, Any
         "users": [{"name": name, "user": {"exec": {"apiVersion": EXEC_API_VERSION, **exec_config}}}],
     }
     return yaml.safe_dump(doc, sort_keys=False)
-
-
-def eks_kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> str:
-    """A kubeconfig that authenticates with `aws eks get-token` (no static credentials inside)."""
-    return _kubeconfig(
-        cluster_name,
-        endpoint,
-        ca_data,
-        {
-            "command": "aws",
-            "args": [
-                "eks",
-                "get-token",
-                "--cluster-name",
-                cluster_name,
-                "--region",
-                region,
-                "--output",
-                "json",
-            ],
-            "interactiveMode": "Never",
-        },
-    )
-
-
-def gke_kubeconfig(context: str, endpoint: str, ca_data: str) -> str:
-    """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the caller's gcloud identity)."""
-    return _kubeconfig(
-        context,
-        f"https://{endpoint}",
-        ca_data,
-        {
-            "command": "gke-gcloud-auth-plugin",
-            "installHint": "Install gke-gcloud-auth-plugin for kubectl: "
-            "https://cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl#install_plugin",
-            "provideClusterInfo": True,
-            "interactiveMode": "Never",
-        },
-    )
 
 
 def _b64(text: str) -> str:

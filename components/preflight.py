@@ -6,21 +6,18 @@ exit 1 and stops `pulumi up` before any resource is created.
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 from gpukit.components.catalog.drivers import (
-    GKE_DRIVER_BRANCH_FLOOR,
     GPU_OPERATOR_DRIVER_BRANCH,
-    K3S_CLOUD_IMAGE_DRIVER_BRANCH,
     CudaSupport,
     branch_drives,
     cuda_support,
     cuda_targets,
     newest_full_cuda,
 )
-from gpukit.components.pools import OWN_HOSTS_NOTE, PoolFacts, cluster_pool_facts
-from gpukit.components.spec import DriverMode, GkeDriverVersion, NodeRole, Platform, Provider
-from gpukit.providers.aws.eks.images import eks_image
+from gpukit.components.pools import PoolFacts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import DriverMode
 
 
 class Severity(str, Enum):
@@ -39,20 +36,11 @@ class Finding:
         return f"{self.severity.value}: {self.key}: {self.message}"
 
 
-def driver_branch_for(args: Any, pool: PoolFacts) -> int | None:
+def driver_branch_for(cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
     """The driver branch a GPU pool's nodes will run (a floor where the platform picks the patch)."""
-    platform: Platform = args["cluster"]["platform"]
-    operator = args["gpu_operator"]
-    if operator["driver"] == DriverMode.OPERATOR:
-        return GPU_OPERATOR_DRIVER_BRANCH[operator["chart_version"]]
-    if platform == Platform.EKS:
-        return eks_image(pool.node_image, pool.instance.arch, pool.is_gpu).driver_branch
-    if platform == Platform.GKE:
-        return GKE_DRIVER_BRANCH_FLOOR[operator.get("gke_driver_version", GkeDriverVersion.DEFAULT).value]
-    provider = args["cluster"].get("provider")
-    if provider in (Provider.AWS, Provider.GCP):
-        return K3S_CLOUD_IMAGE_DRIVER_BRANCH[provider.value]
-    return None  # k3s on your own hosts: each host's preflight checks the driver it has
+    if cluster.driver == DriverMode.OPERATOR:
+        return GPU_OPERATOR_DRIVER_BRANCH[cluster.operator["chart_version"]]
+    return cluster.substrate.preinstalled_driver_branch(cluster, pool)
 
 
 def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -> list[Finding]:
@@ -116,35 +104,17 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
     return findings
 
 
-def _k3s_cloud_scaling(args: Any) -> list[Finding]:
-    """k3s on cloud VMs has no cluster autoscaler yet: say what minNodes and maxNodes do today."""
-    cluster = args["cluster"]
-    if cluster["platform"] != Platform.K3S or cluster.get("provider") == Provider.SSH:
-        return []
-    return [
-        Finding(
-            Severity.INFO,
-            f"gpukit:nodePools[{i}].minNodes",
-            f"pool {pool.name!r} starts with {pool.min_nodes} node(s) and stays there: k3s on "
-            f"{cluster['provider'].value} has no cluster autoscaler in gpukit yet (maxNodes {pool.max_nodes} "
-            "bounds the group; resize its desired capacity to scale by hand)",
-        )
-        for i, pool in enumerate(cluster_pool_facts(args))
-        if pool.role == NodeRole.AGENT and pool.min_nodes < pool.max_nodes
-    ]
-
-
-def preflight(args: Any) -> list[Finding]:
-    """Findings for validated GpuClusterArgs, errors first."""
-    cuda: str | None = args.get("workloads", {}).get("cuda_version")
+def preflight(cluster: ResolvedCluster) -> list[Finding]:
+    """Findings for a validated cluster, errors first."""
+    cuda = cluster.cuda_version
     findings: list[Finding] = []
-    for i, pool in enumerate(cluster_pool_facts(args)):
+    for i, pool in enumerate(cluster.pools):
         if not pool.is_gpu:
             continue
-        branch = driver_branch_for(args, pool)
+        branch = driver_branch_for(cluster, pool)
         if branch is not None:
             findings.extend(_pool_findings(i, pool, branch, cuda))
-        if pool.instance.price_per_hour is None and pool.instance.price_note != OWN_HOSTS_NOTE:
+        if pool.instance.price_per_hour is None and not pool.instance.own_host:
             findings.append(
                 Finding(
                     Severity.INFO,
@@ -161,8 +131,8 @@ def preflight(args: Any) -> list[Finding]:
                 "not set: the CUDA version of your images is not checked against the pools' drivers",
             )
         )
-    findings.extend(_k3s_cloud_scaling(args))
-    for i, cidr in enumerate(args["cluster"].get("api_access_cidrs", [])):
+    findings.extend(cluster.substrate.findings(cluster))
+    for i, cidr in enumerate(cluster.spec.get("api_access_cidrs", [])):
         if cidr == "0.0.0.0/0":
             findings.append(
                 Finding(

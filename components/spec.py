@@ -116,8 +116,9 @@ class ClusterSpec(TypedDict):
     name: str
     """Cluster name: lowercase letters, digits and hyphens, at most 32 characters."""
     platform: Platform
-    region: str
-    """Cloud region (from `aws:region`)."""
+    region: NotRequired[str]
+    """The cloud region, from the substrate's provider key (`aws:region`, `gcp:region`); "" on existing
+    hosts."""
     kubernetes_version: str
     """Kubernetes minor version, quoted: "1.35"."""
     network: NotRequired[NetworkSpec]
@@ -133,7 +134,7 @@ class ClusterSpec(TypedDict):
     provider: NotRequired[Provider]
     """Only for `platform: k3s`; implied for eks (aws) and gke (gcp)."""
     project: NotRequired[str]
-    """GCP project (from `gcp:project`)."""
+    """Google Cloud project (from `gcp:project`)."""
     zone: NotRequired[str]
     """GKE: a zonal cluster in this zone of `region` (default: a regional cluster)."""
     release_channel: NotRequired[ReleaseChannel]
@@ -192,17 +193,3 @@ class GpuOperatorSpec(TypedDict):
 class WorkloadsSpec(TypedDict):
     cuda_version: NotRequired[str]
     """Newest CUDA version the cluster's images are built for; checked against each pool's driver."""
-
-
-IMPLIED_PROVIDER = {Platform.EKS: Provider.AWS, Platform.GKE: Provider.GCP}
-
-
-def is_ssh(cluster: ClusterSpec) -> bool:
-    return cluster.get("platform") == Platform.K3S and cluster.get("provider") == Provider.SSH
-
-
-def cloud_of(cluster: ClusterSpec) -> Provider:
-    """The provider whose machines the pools run on: implied by eks/gke, explicit for k3s."""
-    implied = IMPLIED_PROVIDER.get(cluster["platform"])
-    # eks/gke: always their cloud, also when a mismatched provider is configured (that is reported).
-    return implied or cluster["provider"]

@@ -1,29 +1,214 @@
-"""What every substrate hands back to GpuCluster, so the in-cluster GPU stack is built the same way
-on EKS, GKE or k3s."""
+"""The seam between gpukit's provider-neutral components and the places it builds clusters.
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+A substrate is one place gpukit builds a cluster: a platform on a provider (EKS on AWS, GKE on Google
+Cloud, k3s on EC2, on Compute Engine, or on existing hosts over SSH). Everything gpukit knows about one
+substrate sits behind the `Substrate` protocol, in its package under providers/: its config keys, its
+machine catalog, its validation, the driver branch its GPU nodes run, what it charges beyond its
+machines, its next steps, its plan fakes, and `build`, which imports its cloud SDK only then.
 
-import pulumi
+The registry (gpukit.providers.REGISTRY) maps (platform, provider) to a substrate. components/ never
+imports providers/: gpukit/__init__.py, the composition root, hands the registry to `use_registry`.
+This module stays light (no Pulumi import), so `import gpukit` does too.
+"""
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
+import importlib.util
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gpukit.components.catalog.instances import MachineCatalog
+from gpukit.components.errors import MissingExtraError, Problem
+from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpukit.components.cluster import GpuClusterArgs
+    from gpukit.components.costs import Charge
+    from gpukit.components.gpu_operator.values import GpuNodeSoftware
+    from gpukit.components.handle import ClusterHandle
+    from gpukit.components.plan_fakes import PlanFakes
+    from gpukit.components.pools import PoolFacts
+    from gpukit.components.preflight import Finding
+    from gpukit.components.resolved import ResolvedCluster
 
 
-@dataclass
-class ClusterHandle:
-    name: pulumi.Output[str]
-    kubeconfig: pulumi.Output[str]
-    """Secret."""
-    kubernetes: pulumi.ProviderResource
-    """A Kubernetes provider built from `kubeconfig` explicitly (never the ambient KUBECONFIG)."""
-    gpu_node_software: GpuNodeSoftware
-    system_ready: list[pulumi.Resource] = field(default_factory=list)
-    """What in-cluster releases wait for: the pools that host system pods."""
-    storage_summary: str = ""
-    """The default StorageClass, in words, for plans and outputs."""
+@dataclass(frozen=True)
+class ProviderSetting:
+    """A provider config key a substrate reads (`aws:region`), and the ClusterSpec field it fills."""
+
+    key: str
+    attr: str
+    """`region` or `project`: where the value goes in ClusterSpec."""
+    what: str
+    """What it is, for the message when it is missing: "the region to build in"."""
+    example: str
+    pattern: re.Pattern[str] | None = None
+    """The shape a valid value has (None: any string)."""
+    shape: str = ""
+    """The shape in words, for the message when the value does not match `pattern`."""
 
 
-class ClusterBackend(Protocol):
-    """Builds network, control plane and node pools for validated GpuClusterArgs."""
+@dataclass(frozen=True)
+class SdkExtra:
+    """The cloud SDK a substrate builds with, and the gpukit extra that installs it."""
 
-    def __call__(self, name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle: ...
+    module: str
+    """`pulumi_aws`."""
+    extra: str
+    """`aws`: pip install 'gpukit[aws]'."""
+
+
+@dataclass(frozen=True)
+class PlannedHost:
+    """An existing machine a plan joins (k3s over SSH), as the report lists it."""
+
+    node: str
+    role: str
+    address: str
+    k3s_version: str
+    labels: list[str]
+    taints: list[str]
+
+
+class Substrate(Protocol):
+    """One (platform, provider): everything gpukit knows about building clusters there.
+
+    Implementations subclass this protocol explicitly (class EksSubstrate(Substrate)) to inherit the
+    defaults below, set the attributes as class attributes, and are registered once in
+    gpukit.providers.REGISTRY.
+    """
+
+    platform: Platform
+    provider: Provider
+    name: str
+    """Its id in docs and key declarations: `eks`, `k3s-aws`."""
+    title: str
+    """What a cluster here is, in messages: "this cluster is k3s on aws"."""
+    where: str
+    """How messages name it in "only for ..." lists: "platform eks", "k3s on aws"."""
+    builds_machines: bool
+    """True where gpukit creates the machines from `catalog`; False for existing hosts."""
+    sdk: SdkExtra | None
+    """The cloud SDK `build` imports (None: only the SDKs every gpukit install has)."""
+    settings: tuple[ProviderSetting, ...]
+    """Provider config keys read into ClusterSpec (region, project)."""
+    accepts: frozenset[str]
+    """The substrate-specific gpukit keys it takes (components/config/schema.py marks which keys are
+    substrate-specific), as schema paths: `cluster.network.vpcId`, `nodePools.nodeImage`."""
+    requires: frozenset[str]
+    """Keys it cannot build without (a subset of `accepts`)."""
+    catalog: MachineCatalog
+    gpu_taint_value: str
+    """The value of the nvidia.com/gpu taint on GPU nodes (GKE sets `present` itself)."""
+
+    def pool_facts(self, pool: NodePoolSpec) -> "PoolFacts":
+        """The facts of one validated pool: its machine from the catalog, its scale bounds."""
+        from gpukit.components.pools import make_pool_facts
+
+        instance = self.catalog.pool_instance(pool["instance_type"], pool.get("gpu"))
+        return make_pool_facts(pool, instance, pool["min_nodes"], pool["max_nodes"], self.gpu_taint_value)
+
+    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+        """Checks only this substrate makes; runs once every key it requires is present."""
+        return []
+
+    def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
+        """`gpukit:gpuOperator` checks only this substrate makes."""
+        return []
+
+    def gpu_node_software(self, cluster: "ResolvedCluster") -> "GpuNodeSoftware":
+        """What the GPU nodes get from the platform, which decides what the GPU Operator runs."""
+        ...
+
+    def preinstalled_driver_branch(self, cluster: "ResolvedCluster", pool: "PoolFacts") -> int | None:
+        """The driver branch a GPU pool's image ships with `driver: preinstalled` (None: unknown until
+        each host's own preflight reads it)."""
+        ...
+
+    def charges(self, cluster: "ResolvedCluster") -> list["Charge"]:
+        """What the cluster costs beyond its pools' machines, per hour."""
+        return []
+
+    def findings(self, cluster: "ResolvedCluster") -> list["Finding"]:
+        """Preflight findings only this substrate has."""
+        return []
+
+    def next_steps(self, cluster: "ResolvedCluster") -> list[str]:
+        """Substrate-specific lines for the `nextSteps` stack output (after getting the kubeconfig)."""
+        return []
+
+    def planned_hosts(self, cluster: "ResolvedCluster") -> list[PlannedHost]:
+        """Existing hosts the cluster joins, for the plan report (none where gpukit makes machines)."""
+        return []
+
+    def plan_fakes(self, config: Mapping[str, Any]) -> "PlanFakes | None":
+        """Fake outputs and invoke results for this substrate's cloud resources under `gpukit plan`, set
+        up from the stack's provider keys (None: it creates no cloud resources)."""
+        ...
+
+    def build(self, name: str, cluster: "ResolvedCluster", parent: "pulumi.Resource") -> "ClusterHandle":
+        """Network, control plane and node pools; imports the cloud SDK here and nowhere earlier."""
+        ...
+
+
+class SubstrateRegistry:
+    """(platform, provider) -> substrate; the one place that knows every substrate."""
+
+    def __init__(self, *substrates: Substrate) -> None:
+        self._by_key = {(s.platform, s.provider): s for s in substrates}
+        if len(self._by_key) != len(substrates):
+            raise ValueError("two substrates for one (platform, provider)")
+
+    def __iter__(self) -> Iterator[Substrate]:
+        return iter(self._by_key.values())
+
+    def get(self, platform: Platform, provider: Provider) -> Substrate | None:
+        return self._by_key.get((platform, provider))
+
+    def providers_of(self, platform: Platform) -> list[Provider]:
+        """The providers a platform runs on, in registry order."""
+        return [provider for p, provider in self._by_key if p == platform]
+
+    def implied_provider(self, platform: Platform) -> Provider | None:
+        """The provider a platform implies where it runs on exactly one (eks: aws)."""
+        providers = self.providers_of(platform)
+        return providers[0] if len(providers) == 1 else None
+
+    def named(self, name: str) -> Substrate:
+        return next(s for s in self if s.name == name)
+
+
+_registry: SubstrateRegistry | None = None
+
+
+def use_registry(registry: SubstrateRegistry | None) -> SubstrateRegistry | None:
+    """Make `registry` the one components look substrates up in; returns the one it replaces."""
+    global _registry
+    previous, _registry = _registry, registry
+    return previous
+
+
+def registry() -> SubstrateRegistry:
+    if _registry is None:
+        raise RuntimeError("no substrate registry: import gpukit (gpukit/__init__.py installs it)")
+    return _registry
+
+
+def require_sdk(substrate: Substrate) -> None:
+    """Raises MissingExtraError, naming the extra to install, where the substrate's SDK is missing.
+
+    Looks the module up without importing it: building imports it, and nothing before needs to.
+    """
+    if substrate.sdk is None:
+        return
+    try:
+        found = importlib.util.find_spec(substrate.sdk.module) is not None
+    except (ImportError, ValueError):  # ValueError: present in sys.modules without a spec
+        found = False
+    if not found:
+        raise MissingExtraError(
+            f"{substrate.title} needs the {substrate.sdk.module} SDK, which is not installed: "
+            f"pip install 'gpukit[{substrate.sdk.extra}]'"
+        )

@@ -1,22 +1,22 @@
 """The Pulumi program: read the stack config once, build GpuCluster, export what users need next.
 
 `__main__.py` calls `main()` under `pulumi up`; `gpukit plan` calls `build()` in-process under the mock
-engine, so both run the very same code.
+engine, so both run the very same code. Each run parses and validates the config, derives the pools'
+facts and runs the preflight exactly once (components/resolved.py).
 """
 
 import json
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 
-from gpukit.components.cluster import GpuCluster, GpuClusterArgs
-from gpukit.components.config.stack import cluster_args_from_config
-from gpukit.components.errors import ConfigError
+from gpukit.components.cluster import GpuCluster
+from gpukit.components.config.resolve import config_namespaces, resolve_config
+from gpukit.components.errors import ConfigError, MissingExtraError
 from gpukit.components.preflight import Finding, Severity, preflight
-from gpukit.components.spec import ClusterSpec, Platform, Provider
-
-NAMESPACES = ("gpukit", "aws", "gcp")
+from gpukit.components.resolved import ResolvedCluster
 
 
 class PreflightError(Exception):
@@ -25,18 +25,28 @@ class PreflightError(Exception):
         super().__init__("\n".join(str(f) for f in findings))
 
 
+@dataclass
+class Built:
+    """What one run of the program declared, for `gpukit plan` and tests."""
+
+    cluster: ResolvedCluster
+    findings: list[Finding]
+    component: GpuCluster
+
+
 def read_stack_config() -> tuple[dict[str, Any], list[str]]:
-    """Every `gpukit:*` and `aws:*` value of the running stack (objects decoded from JSON), and which
-    of those keys hold encrypted values.
+    """Every value of the running stack in the namespaces gpukit reads (objects decoded from JSON), and
+    which of those keys hold encrypted values.
 
     All keys are read (not only the known ones) so that a misspelt key is reported, not ignored.
     """
     from pulumi.runtime import config as runtime_config
 
+    namespaces = config_namespaces()
     keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
     out: dict[str, Any] = {}
     for key in sorted(keys):
-        if key.split(":", 1)[0] not in NAMESPACES:
+        if key.split(":", 1)[0] not in namespaces:
             continue
         raw = runtime_config.get_config(key)
         try:
@@ -46,52 +56,33 @@ def read_stack_config() -> tuple[dict[str, Any], list[str]]:
     return out, [k for k in out if runtime_config.is_config_secret(k)]
 
 
-def next_steps(spec: ClusterSpec) -> list[str]:
-    """What to run after `pulumi up`, for this platform."""
-    name = spec["name"]
-    steps = [
+def next_steps(cluster: ResolvedCluster) -> list[str]:
+    """What to run after `pulumi up`."""
+    return [
         "pulumi stack output kubeconfig --show-secrets > kubeconfig.yaml",
         "export KUBECONFIG=$PWD/kubeconfig.yaml",
-    ]
-    if spec["platform"] == Platform.EKS:
-        steps.append(f"# or: aws eks update-kubeconfig --name {name} --region {spec['region']}")
-    elif spec["platform"] == Platform.GKE:
-        location = spec.get("zone") or spec["region"]
-        steps.append(
-            f"# or: gcloud container clusters get-credentials {name} --location {location} "
-            f"--project {spec.get('project', '')}"
-        )
-    elif spec.get("provider") in (Provider.AWS, Provider.GCP):
-        steps.append(
-            "# the kubeconfig is built from the CA Pulumi made: no SSH to the machines is needed; agents "
-            "join a few minutes after their machines boot"
-        )
-    steps += [
+        *cluster.substrate.next_steps(cluster),
         "kubectl get nodes -L gpukit.dev/pool,gpukit.dev/gpu-model",
         "kubectl get pods -A | grep -i nvidia",
         "# a GPU pod must tolerate nvidia.com/gpu:NoSchedule and request nvidia.com/gpu",
     ]
-    return steps
 
 
 def build(
     config: Mapping[str, Any], secret_keys: Collection[str] = (), *, enforce_preflight: bool = True
-) -> tuple[GpuClusterArgs, GpuCluster]:
-    """Validate, preflight, then declare the cluster and the stack outputs."""
-    args = cluster_args_from_config(config, secret_keys)
-    if "ssh_private_key" in args:
-        # Secret from here on: in state, in every command that uses it, in plans.
-        args["ssh_private_key"] = pulumi.Output.secret(args["ssh_private_key"])
-    errors = [f for f in preflight(args) if f.severity == Severity.ERROR]
+) -> Built:
+    """Resolve (parse, validate, pool facts), preflight, then declare the cluster and the stack outputs."""
+    cluster = resolve_config(config, secret_keys)
+    findings = preflight(cluster)
+    errors = [f for f in findings if f.severity == Severity.ERROR]
     if errors and enforce_preflight:
         raise PreflightError(errors)
-    spec = args["cluster"]
-    cluster = GpuCluster(spec["name"], args)
-    pulumi.export("clusterName", cluster.cluster_name)
-    pulumi.export("kubeconfig", cluster.kubeconfig)
-    pulumi.export("pools", cluster.pools)
-    pulumi.export("nextSteps", next_steps(spec))
-    return args, cluster
+    component = GpuCluster.from_resolved(cluster.name, cluster)
+    pulumi.export("clusterName", component.cluster_name)
+    pulumi.export("kubeconfig", component.kubeconfig)
+    pulumi.export("pools", component.pools)
+    pulumi.export("nextSteps", next_steps(cluster))
+    return Built(cluster, findings, component)
 
 
 def main() -> None:
@@ -104,3 +95,5 @@ def main() -> None:
         raise pulumi.RunError(
             f"gpukit preflight failed (nothing was created):\n{err}\nRun `gpukit plan` to see every finding."
         ) from None
+    except MissingExtraError as err:
+        raise pulumi.RunError(f"gpukit: {err}") from None

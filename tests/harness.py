@@ -17,6 +17,9 @@ import pulumi
 import yaml
 from pulumi.runtime import settings as runtime_settings
 
+from gpukit.components.pools import PoolFacts
+from gpukit.components.spec import Provider
+from gpukit.components.substrate import Substrate, registry
 from gpukit.plan.engine import SECRET_SIG
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 
@@ -88,8 +91,10 @@ def record(
     secret_keys: list[str] | None = None,
     project: str = "gpukit-test",
 ) -> Recording:
-    """Run `program` under the mocks; returns every registration once all outputs have settled."""
-    mocks = PlanMocks(region=region, project=project)
+    """Run `program` under the mocks; returns every registration once all outputs have settled.
+
+    The fakes answer for `region` and `project` whatever `config` says (tests pin the ids they read)."""
+    mocks = PlanMocks.for_config({"aws:region": region, "gcp:region": region, "gcp:project": project})
     monitor = RecordingMonitor(mocks)
     runtime_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
     pulumi.runtime.set_all_config(runtime_config, secret_keys=secret_keys or [])
@@ -174,3 +179,16 @@ def unknown_argument_names(value: object, path: str = "") -> list[str]:
         for item in value:
             found += unknown_argument_names(item, path)
     return found
+
+
+def substrate(name: str) -> "Substrate":
+    """A registered substrate by its name (`eks`, `gke`, `k3s-aws`, `k3s-gcp`, `k3s-ssh`)."""
+    return registry().named(name)
+
+
+_BY_PROVIDER = {Provider.AWS: "eks", Provider.GCP: "gke", Provider.SSH: "k3s-ssh"}
+
+
+def pool_facts(pool: Any, provider: Provider = Provider.AWS) -> PoolFacts:
+    """The facts of one pool spec as the cloud's first substrate computes them (eks, gke, k3s-ssh)."""
+    return substrate(_BY_PROVIDER[provider]).pool_facts(pool)

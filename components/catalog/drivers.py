@@ -85,6 +85,12 @@ def cuda_support(cuda_version: str, branch: int) -> CudaSupport:
     return CudaSupport.UNSUPPORTED
 
 
+def min_driver_branch(cuda_version: str | None) -> int:
+    """The oldest driver branch that runs `cuda_version` with every feature (0 when none is given):
+    what each k3s host's own preflight checks its driver against."""
+    return branch_of(CUDA_MIN_DRIVER[cuda_version]) if cuda_version else 0
+
+
 def newest_full_cuda(branch: int) -> str | None:
     """The newest CUDA release a branch runs with every feature, to suggest in messages."""
     full = [v for v, d in CUDA_MIN_DRIVER.items() if branch_of(d) <= branch]
@@ -104,19 +110,3 @@ def cuda_targets(architecture: Architecture, cuda_version: str) -> bool:
 # The driver the GPU Operator installs when it manages drivers: chart v26.7.0 defaults to
 # driver.version 595.91.07 (NVIDIA/gpu-operator deployments/gpu-operator/values.yaml @v26.7.0).
 GPU_OPERATOR_DRIVER_BRANCH = {"v26.7.0": 595}
-
-# GKE-installed drivers (gpu_driver_version DEFAULT or LATEST) are chosen per COS image and GPU type
-# (GoogleCloudPlatform/professional-services tools/gke-gpu-driver-version), so no exact table per
-# GKE version exists. These are floors for preflight: LATEST has been R580 or newer since early 2026
-# ("Using the `latest` flag ensures that driver version > 580.65 is installed, which is a requirement
-# when using CUDA 13", rapidsai/deployment#659, 2026-02); DEFAULT is older than that, assumed as old
-# as R535 (the LTS branch GKE defaulted to before R580).
-GKE_DRIVER_BRANCH_FLOOR = {"default": 535, "latest": 580}
-
-# k3s on cloud VMs with `driver: preinstalled` boots a GPU image that ships the driver
-# (providers/aws/k3s/images.py, providers/gcp/k3s/images.py):
-# - EC2: the Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04), driver 595.91.07 in its
-#   2026-10 releases (AWS DLAMI release notes, "aws-deep-learning-ami-gpubaseoss..." 2026-10-08);
-#   AWS moves it to newer branches over time (R580 in 2025-12), never back.
-# - Compute Engine: the Deep Learning VM family `common-cu129-ubuntu-2404-nvidia-580` (R580 by name).
-K3S_CLOUD_IMAGE_DRIVER_BRANCH = {"aws": 595, "gcp": 580}

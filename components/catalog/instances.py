@@ -1,14 +1,18 @@
-"""Machine shapes a node pool can use, whichever cloud sells them, and the look-up per cloud.
+"""Machine shapes a node pool can use, whichever cloud sells them, and a substrate's machine catalog.
 
 AWS calls them instance types, Google Cloud machine types; gpukit's config calls both
-`instanceType`. The tables live in aws_instances.py and gcp_machines.py.
+`instanceType`. The tables live with their cloud: providers/aws/catalog.py, providers/gcp/catalog.py.
 """
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from gpukit.components.catalog.gpus import GPU_MODELS, GpuModel
-from gpukit.components.catalog.lookup import UnknownNameError
+from gpukit.components.catalog.lookup import UnknownNameError, lookup
+from gpukit.components.spec import GpuSpec
+
+OWN_HOSTS_NOTE = "your own hosts: no cloud list price"
 
 
 class CpuArch(str, Enum):
@@ -49,6 +53,11 @@ class InstanceType:
     def has_gpu(self) -> bool:
         return self.gpu_count > 0
 
+    @property
+    def own_host(self) -> bool:
+        """An existing machine of the user's (k3s over SSH): no list price, nothing gpukit creates."""
+        return self.price_note == OWN_HOSTS_NOTE
+
     def with_attached_gpus(
         self, model: str, count: int, accelerator_type: str, price_each: float | None
     ) -> "InstanceType":
@@ -70,3 +79,49 @@ class InstanceType:
 
 class UnknownInstanceTypeError(UnknownNameError):
     pass
+
+
+@dataclass(frozen=True)
+class PriceBasis:
+    """Where a catalog's prices come from: region, date and source, as plans print them."""
+
+    region: str
+    as_of: str
+    source: str
+    listed: bool = True
+    """False for machines gpukit knows no price for (existing hosts): no cost totals are printed."""
+
+
+@dataclass(frozen=True)
+class MachineCatalog:
+    """The machines one substrate can put in a pool, with their prices and attachable GPUs."""
+
+    cloud: str
+    """The cloud's name in messages: "unknown aws instance type"."""
+    source: str
+    """Where the table lives, for messages: `providers/aws/catalog.py`."""
+    price_basis: PriceBasis
+    machines: Mapping[str, InstanceType] = field(default_factory=dict)
+    attachable_gpus: Mapping[str, tuple[str, float]] = field(default_factory=dict)
+    """GPU model -> (accelerator type, price per GPU-hour), for machines that take GPUs attached."""
+    attachable_counts: tuple[int, ...] = ()
+    attach_families: frozenset[str] = frozenset()
+    """Machine families that take attached GPUs (Google Cloud N1)."""
+
+    def machine(self, name: str) -> InstanceType:
+        """Raises UnknownInstanceTypeError (with close matches from this table)."""
+        return lookup(self.machines, name, UnknownInstanceTypeError)
+
+    def can_attach_gpus(self, machine: InstanceType) -> bool:
+        return machine.family in self.attach_families and not machine.has_gpu
+
+    def pool_instance(self, name: str, gpu: GpuSpec | None = None) -> InstanceType:
+        """The machine a pool runs, with `gpu` attached where the machine takes attached GPUs.
+
+        Assumes validated input (components/validate/ reports a mismatched or unattachable `gpu`).
+        """
+        machine = self.machine(name)
+        if gpu is not None and self.can_attach_gpus(machine):
+            accelerator, price_each = self.attachable_gpus[gpu["model"]]
+            return machine.with_attached_gpus(gpu["model"], gpu["count"], accelerator, price_each)
+        return machine

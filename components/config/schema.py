@@ -1,8 +1,12 @@
 """The stack config schema, and a parser that turns raw `gpukit:*` values into typed Args.
 
 Structure is checked here (unknown keys, missing keys, types, closed sets, keys of capabilities not
-built yet); meaning is checked in components/validate/cluster.py. Both report `Problem`s naming the exact
-config key, and nothing is raised until every problem is known.
+built yet); meaning is checked in components/validate/. Both report `Problem`s naming the exact config
+key, and nothing is raised until every problem is known.
+
+Keys marked `specific` mean something on some substrates only: each substrate declares the ones it
+takes, and those it requires, in its `accepts` and `requires` (providers/<cloud>/config.py), as the
+paths `schema_paths()` gives (`cluster.network.vpcId`, `nodePools.nodeImage`).
 """
 
 import re
@@ -25,10 +29,11 @@ from gpukit.components.spec import (
     ReleaseChannel,
 )
 
-Kind = Literal["str", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
+Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
 
 _KIND_NAMES: dict[str, str] = {
     "str": "a string",
+    "secret": "a string (from Python: a string or a secret Output)",
     "int": "an integer",
     "bool": "true or false",
     "list[str]": "a list of strings",
@@ -49,10 +54,8 @@ class Field:
     fields: tuple["Field", ...] = ()
     planned: str | None = None
     """Set for keys of capabilities gpukit does not build yet: such a key is rejected, never ignored."""
-    cloud: bool = False
-    """Required for clusters on cloud machines (eks, gke, k3s on aws/gcp), refused for existing SSH hosts."""
-    cloud_only: bool = False
-    """Optional on cloud machines, refused for existing SSH hosts (it would mean nothing there)."""
+    specific: bool = False
+    """Taken by the substrates that declare it only (Substrate.accepts), refused elsewhere."""
 
     @property
     def attr(self) -> str:
@@ -63,19 +66,24 @@ NETWORK_FIELDS = (
     Field("cidr", "str", "CIDR of a new VPC, /16 to /20 (exclusive with vpcId)"),
     # No parser defaults for zoneCount/natGateways: validation must see whether the user set them,
     # since they mean nothing for a reused VPC. Defaults live in components.spec.
-    Field("zoneCount", "int", "availability zones for a new VPC, 2 to 6"),
-    Field("natGateways", "str", "NAT gateway layout of a new VPC", choices=NatGateways),
-    Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)"),
-    Field("subnetIds", "list[str]", "existing private subnets in two zones or more"),
+    Field("zoneCount", "int", "availability zones for a new VPC, 2 to 6", specific=True),
+    Field("natGateways", "str", "NAT gateway layout of a new VPC", choices=NatGateways, specific=True),
+    Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)", specific=True),
+    Field("subnetIds", "list[str]", "existing private subnets in two zones or more", specific=True),
     Field(
-        "publicSubnetIds", "list[str]", "k3s on aws, reused VPC: public subnets for an internet-facing API"
+        "publicSubnetIds",
+        "list[str]",
+        "k3s on aws, reused VPC: public subnets for an internet-facing API",
+        specific=True,
     ),
-    Field("podsCidr", "str", "GKE: secondary range for pods of a new subnet"),
-    Field("servicesCidr", "str", "GKE: secondary range for services of a new subnet"),
-    Field("networkId", "str", "GKE: existing VPC network to reuse (needs subnetworkId)"),
-    Field("subnetworkId", "str", "GKE: existing subnetwork in the cluster's region"),
-    Field("podsRangeName", "str", "GKE: the reused subnetwork's secondary range for pods"),
-    Field("servicesRangeName", "str", "GKE: the reused subnetwork's secondary range for services"),
+    Field("podsCidr", "str", "GKE: secondary range for pods of a new subnet", specific=True),
+    Field("servicesCidr", "str", "GKE: secondary range for services of a new subnet", specific=True),
+    Field("networkId", "str", "GKE: existing VPC network to reuse (needs subnetworkId)", specific=True),
+    Field("subnetworkId", "str", "GKE: existing subnetwork in the cluster's region", specific=True),
+    Field("podsRangeName", "str", "GKE: the reused subnetwork's secondary range for pods", specific=True),
+    Field(
+        "servicesRangeName", "str", "GKE: the reused subnetwork's secondary range for services", specific=True
+    ),
 )
 
 BASTION_FIELDS = (
@@ -100,37 +108,45 @@ CLUSTER_FIELDS = (
     Field("provider", "str", "host provider, only for platform k3s", choices=Provider),
     Field("kubernetesVersion", "str", 'Kubernetes minor version, quoted ("1.35")', required=True),
     Field(
-        "network", "object", "new VPC {cidr} or reuse {vpcId, subnetIds}", fields=NETWORK_FIELDS, cloud=True
+        "network",
+        "object",
+        "new VPC {cidr} or reuse {vpcId, subnetIds}",
+        fields=NETWORK_FIELDS,
+        specific=True,
     ),
     Field(
-        "apiAccessCidrs", "list[str]", "CIDRs allowed to reach the public API ([] = private only)", cloud=True
+        "apiAccessCidrs",
+        "list[str]",
+        "CIDRs allowed to reach the public API ([] = private only)",
+        specific=True,
     ),
-    Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin"),
-    Field("zone", "str", "GKE: a zonal cluster in this zone (default regional)"),
-    Field("releaseChannel", "str", "GKE release channel", choices=ReleaseChannel),
-    Field("deletionProtection", "bool", "GKE: refuse to destroy the cluster"),
-    Field("k3sVersion", "str", "k3s: exact k3s release, e.g. v1.35.7+k3s1"),
-    Field("apiAddress", "str", "k3s: address clients use for the API (default: first server)"),
-    Field("traefik", "bool", "k3s: keep k3s's packaged traefik ingress (default off)"),
-    Field("tags", "map[str]", "extra tags on every cloud resource", cloud_only=True),
+    Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin", specific=True),
+    Field("zone", "str", "GKE: a zonal cluster in this zone (default regional)", specific=True),
+    Field("releaseChannel", "str", "GKE release channel", choices=ReleaseChannel, specific=True),
+    Field("deletionProtection", "bool", "GKE: refuse to destroy the cluster", specific=True),
+    Field("k3sVersion", "str", "k3s: exact k3s release, e.g. v1.35.7+k3s1", specific=True),
+    Field("apiAddress", "str", "k3s: address clients use for the API (default: first server)", specific=True),
+    Field("traefik", "bool", "k3s: keep k3s's packaged traefik ingress (default off)", specific=True),
+    Field("tags", "map[str]", "extra tags on every cloud resource", specific=True),
 )
 
 POOL_FIELDS = (
     Field("name", "str", "pool name", required=True),
-    Field("instanceType", "str", "cloud instance type", cloud=True),
-    Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", cloud=True),
-    Field("maxNodes", "int", "most nodes the autoscaler may start", cloud=True),
-    Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity, cloud_only=True),
+    Field("instanceType", "str", "cloud instance type", specific=True),
+    Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", specific=True),
+    Field("maxNodes", "int", "most nodes the autoscaler may start", specific=True),
+    Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity, specific=True),
     Field(
         "alternativeInstanceTypes",
         "list[str]",
         "k3s on aws: more instance types for the pool's group (same GPUs per node)",
+        specific=True,
     ),
-    Field("diskSizeGb", "int", "root volume size in GiB", cloud_only=True),
+    Field("diskSizeGb", "int", "root volume size in GiB", specific=True),
     # No parser default: the key is EKS-only, so validation must see whether it was set.
-    Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage),
-    Field("role", "str", "k3s node role (default agent)", choices=NodeRole),
-    Field("hosts", "list[object]", "existing SSH hosts", fields=HOST_FIELDS),
+    Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage, specific=True),
+    Field("role", "str", "k3s node role (default agent)", choices=NodeRole, specific=True),
+    Field("hosts", "list[object]", "existing SSH hosts", fields=HOST_FIELDS, specific=True),
     Field("sharing", "object", "", planned="GPU sharing (time-slicing, MPS, MIG)"),
     Field(
         "gpu",
@@ -141,13 +157,19 @@ POOL_FIELDS = (
             Field("count", "int", "GPUs per node", required=True),
         ),
     ),
-    Field("zones", "list[str]", "GKE: zones for this pool"),
+    Field("zones", "list[str]", "GKE: zones for this pool", specific=True),
 )
 
 GPU_OPERATOR_FIELDS = (
     Field("chartVersion", "str", "gpu-operator chart version", default="v26.7.0"),
     Field("driver", "str", "who provides the NVIDIA driver", default="preinstalled", choices=DriverMode),
-    Field("gkeDriverVersion", "str", "GKE-installed driver (preinstalled)", choices=GkeDriverVersion),
+    Field(
+        "gkeDriverVersion",
+        "str",
+        "GKE-installed driver (preinstalled)",
+        choices=GkeDriverVersion,
+        specific=True,
+    ),
 )
 
 WORKLOADS_FIELDS = (Field("cudaVersion", "str", 'newest CUDA version your images use, quoted ("12.8")'),)
@@ -157,11 +179,17 @@ TOP_LEVEL_FIELDS = (
     Field("nodePools", "list[object]", "the node pools", required=True, fields=POOL_FIELDS),
     Field("gpuOperator", "object", "the NVIDIA GPU Operator", default={}, fields=GPU_OPERATOR_FIELDS),
     Field("workloads", "object", "what the cluster's workloads need", default={}, fields=WORKLOADS_FIELDS),
-    Field("sshPrivateKey", "str", "SSH private key for provider ssh (pulumi config set --secret)"),
+    Field(
+        "sshPrivateKey",
+        "secret",
+        "SSH private key for provider ssh (pulumi config set --secret)",
+        specific=True,
+    ),
     Field("storage", "object", "", planned="shared (RWX) storage for datasets and checkpoints"),
 )
 
 NAMESPACE = "gpukit"
+SSH_KEY = f"{NAMESPACE}:sshPrivateKey"
 
 
 def missing_problem(key: str, field: Field) -> Problem:
@@ -196,6 +224,13 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
                 problems.append(Problem(key, f"must be one of {', '.join(allowed)}; got {value!r}"))
                 return None
             return field.choices(value)
+        return value
+    if kind == "secret":
+        # A stack file's value is a string (or a placeholder for an encrypted one); from Python it may
+        # be a pulumi.Output, which stays unread: only the hosts' SSH connections ever see it.
+        if not (isinstance(value, str) or hasattr(value, "apply")):
+            problems.append(_type_problem(field, key, value))
+            return None
         return value
     if kind == "int":
         if not isinstance(value, int) or isinstance(value, bool):
@@ -278,3 +313,30 @@ def parse_namespace(config: Mapping[str, Any], problems: list[Problem]) -> dict[
     """Parse every `gpukit:*` key of a flat stack config into snake_case attrs."""
     own = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
     return parse_object(own, TOP_LEVEL_FIELDS, f"{NAMESPACE}:", problems)
+
+
+# Key groups substrates build their `accepts` and `requires` from (schema paths, see schema_paths).
+CLOUD_MACHINE_REQUIRED = frozenset(
+    {
+        "cluster.network",
+        "cluster.apiAccessCidrs",
+        "nodePools.instanceType",
+        "nodePools.minNodes",
+        "nodePools.maxNodes",
+    }
+)
+"""What every substrate that creates machines from a cloud catalog needs."""
+CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb"}
+"""What every substrate that creates machines from a cloud catalog takes."""
+K3S_KEYS = frozenset({"cluster.k3sVersion", "cluster.traefik", "nodePools.role"})
+"""What every k3s substrate takes."""
+
+
+def schema_paths(fields: tuple[Field, ...] = TOP_LEVEL_FIELDS, prefix: str = "") -> list[tuple[str, Field]]:
+    """Every field with its path: `cluster.network.vpcId`, `nodePools.hosts.bastion.port`."""
+    found: list[tuple[str, Field]] = []
+    for field in fields:
+        path = f"{prefix}{field.key}"
+        found.append((path, field))
+        found += schema_paths(field.fields, f"{path}.")
+    return found

@@ -13,11 +13,10 @@ import pulumi
 import pulumi_command as command
 import pulumi_kubernetes as k8s
 
+from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_init import api_wait_script
+from gpukit.components.k3s.handle import k3s_cluster_handle
 from gpukit.components.k3s.pki import K3sPki
-from gpukit.components.k3s.software import k3s_cluster_handle
-from gpukit.components.spec import DriverMode
-from gpukit.components.substrate import ClusterHandle
 
 TYPE_TOKEN = "gpukit:index:K3sCloudAccess"
 
@@ -28,7 +27,6 @@ class K3sCloudAccessArgs(TypedDict):
     """https://<stable API address>:6443, an address in every server's TLS SANs."""
     pki: K3sPki
     """The cluster's PKI (Python-only, like the rest of this component: built by the k3s backends)."""
-    driver: DriverMode
     servers: list[pulumi.Resource]
     """The server machines: the wait starts once they exist (Python-only: built by the providers)."""
 
@@ -58,6 +56,6 @@ class K3sCloudAccess(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.api_ready]),
         )
         self.handle = k3s_cluster_handle(
-            args["cluster_name"], self.kubeconfig, self.kubernetes, args["driver"], [self.api_ready]
+            args["cluster_name"], self.kubeconfig, self.kubernetes, [self.api_ready]
         )
         self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -52,31 +52,36 @@ class CloudNode:
     traefik: bool = False
 
 
+@dataclass(frozen=True)
+class NodeSettings:
+    """What every machine of a k3s cluster on cloud VMs shares, whatever its pool."""
+
+    k3s_version: str
+    driver: DriverMode
+    min_driver_branch: int
+    """The oldest driver branch that runs `cuda_version` (0: not checked)."""
+    cuda_version: str
+    """The newest CUDA the workloads use ("" when the stack does not say)."""
+    traefik: bool
+
+
 def pool_node(
-    pool: PoolFacts,
-    *,
-    k3s_version: str,
-    driver: DriverMode,
-    min_driver_branch: int,
-    cuda_version: str,
-    traefik: bool,
-    cluster_init: bool = False,
-    tls_sans: tuple[str, ...] = (),
+    pool: PoolFacts, settings: NodeSettings, *, cluster_init: bool = False, tls_sans: tuple[str, ...] = ()
 ) -> CloudNode:
     """What a machine of `pool` runs at first boot."""
     return CloudNode(
         role=pool.role,
-        k3s_version=k3s_version,
-        driver=driver,
+        k3s_version=settings.k3s_version,
+        driver=settings.driver,
         labels=dict(pool.labels),
         taints=tuple(f"{t.key}={t.value}:{t.effect}" for t in pool.taints),
         expect_gpus=pool.gpus_per_node,
         gpu_model=pool.instance.gpu_model or "",
-        min_driver_branch=min_driver_branch,
-        cuda_version=cuda_version,
+        min_driver_branch=settings.min_driver_branch,
+        cuda_version=settings.cuda_version,
         cluster_init=cluster_init and pool.role == NodeRole.SERVER,
         tls_sans=tls_sans,
-        traefik=traefik,
+        traefik=settings.traefik,
     )
 
 

@@ -1,4 +1,4 @@
-"""What k3s GPU nodes get per driver mode, for the GPU Operator (shared by every k3s provider).
+"""What k3s GPU nodes get per driver mode, for the GPU Operator (shared by every k3s substrate).
 
 - `driver: preinstalled`: the hosts have the NVIDIA driver and container toolkit; k3s detects the
   NVIDIA runtime itself when it starts and deploys its own `nvidia` RuntimeClass, so the Operator
@@ -8,11 +8,8 @@
   k3s's containerd, whose socket is not the default one (the RKE2/k3s recipe in gpu-facts.md §1.3).
 """
 
-import pulumi
-
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.spec import DriverMode
-from gpukit.components.substrate import ClusterHandle
 
 K3S_CONTAINERD_SOCKET = "/run/k3s/containerd/containerd.sock"
 # Set in both modes: harmless while the toolkit is off, right the moment it is turned on.
@@ -35,22 +32,4 @@ def k3s_gpu_node_software(driver: DriverMode) -> GpuNodeSoftware:
         toolkit_preinstalled=True,
         summary="driver and container toolkit on the hosts, NVIDIA runtime detected by k3s",
         toolkit_env=K3S_TOOLKIT_ENV,
-    )
-
-
-def k3s_cluster_handle(
-    cluster_name: str,
-    kubeconfig: pulumi.Output[str],
-    kubernetes: pulumi.ProviderResource,
-    driver: DriverMode,
-    ready: list[pulumi.Resource],
-) -> ClusterHandle:
-    """What every k3s backend (ssh, aws, gcp) hands GpuCluster: the same GPU software and storage."""
-    return ClusterHandle(
-        name=pulumi.Output.from_input(cluster_name),
-        kubeconfig=kubeconfig,
-        kubernetes=kubernetes,
-        gpu_node_software=k3s_gpu_node_software(driver),
-        system_ready=ready,
-        storage_summary=LOCAL_PATH_STORAGE,
     )

@@ -1,44 +1,28 @@
-"""Meaning checks for k3s: versions (every provider), and existing hosts (provider ssh)."""
+"""Meaning checks every k3s cluster gets (versions), and those of k3s on cloud VMs whatever the cloud:
+the server pool, the networks k3s keeps for itself, and who may reach the API. The checks of one cloud
+(its network, its pool shapes) and of existing hosts live with their substrate in providers/.
+"""
 
 import ipaddress
 import re
-from collections import Counter
-from typing import Any
 
-from gpukit.components.catalog.gpus import UnknownGpuModelError, gpu_model
+from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.catalog.k3s import K3S_VERSIONS, k3s_minor
 from gpukit.components.errors import Problem
-from gpukit.components.k3s.names import node_name
-from gpukit.components.spec import ClusterSpec, NodePoolSpec, NodeRole, Provider
+from gpukit.components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
 
-_HOSTNAME_RE = re.compile(
-    r"^(?=.{1,253}$)([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$"
-)
-_USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
 _K3S_VERSION_RE = re.compile(r"^v(\d+\.\d+)\.\d+\+k3s\d+$")
-MAX_GPUS_PER_HOST = 16
-SSH_KEY = "gpukit:sshPrivateKey"
-
-
-def _address_ok(address: str) -> bool:
-    try:
-        ipaddress.ip_address(address)
-    except ValueError:
-        return bool(_HOSTNAME_RE.match(address)) and not address.replace(".", "").isdigit()
-    return True
-
-
-def _check_endpoint(key: str, host: dict[str, Any], problems: list[Problem]) -> None:
-    if not _address_ok(host["address"]):
-        problems.append(
-            Problem(f"{key}.address", f"must be an IP address or DNS name; got {host['address']!r}")
-        )
-    if not _USER_RE.match(host["user"]):
-        problems.append(Problem(f"{key}.user", f"must be a Unix user name; got {host['user']!r}"))
-    port = host.get("port", 22)
-    if not 1 <= port <= 65535:
-        problems.append(Problem(f"{key}.port", f"must be 1 to 65535; got {port}"))
+# k3s's own networks (its defaults, which gpukit keeps: `cluster-cidr`, `service-cidr`, gpu-facts.md
+# §4.2). Flannel routes 10.42.0.0/16 over VXLAN between nodes, so a VPC that overlaps either range
+# makes pod or service traffic leave for the wrong place.
+K3S_NETWORKS = {
+    "pod": ipaddress.IPv4Network("10.42.0.0/16"),
+    "service": ipaddress.IPv4Network("10.43.0.0/16"),
+}
+# Embedded etcd needs a majority: 1 server (no HA) or 3 (survives one loss). 2 survives nothing and
+# doubles the chance of losing quorum; more than 3 is beyond what gpukit's examples need.
+SERVER_COUNTS = (1, 3)
 
 
 def validate_k3s_versions(cluster: ClusterSpec, problems: list[Problem]) -> None:
@@ -65,88 +49,97 @@ def validate_k3s_versions(cluster: ClusterSpec, problems: list[Problem]) -> None
             )
 
 
-def validate_k3s_cluster(args: Any, pools_ok: bool, problems: list[Problem]) -> None:
-    """k3s on existing hosts (provider ssh)."""
-    cluster: ClusterSpec = args["cluster"]
-    if cluster.get("provider") != Provider.SSH:
-        return  # provider problems are reported by the common checks
-    validate_k3s_versions(cluster, problems)
-    api_address = cluster.get("api_address")
-    if api_address is not None and not _address_ok(api_address):
-        problems.append(
-            Problem(f"{CLUSTER}.apiAddress", f"must be an IP address or DNS name; got {api_address!r}")
-        )
-    if "ssh_private_key" not in args:
+def validate_k3s_cloud(
+    cluster: ClusterSpec, pools: list[NodePoolSpec] | None, catalog: MachineCatalog, problems: list[Problem]
+) -> None:
+    """k3s on cloud VMs, after the cloud's own network checks; `pools` None when they did not parse."""
+    _validate_against_k3s_networks(cluster, problems)
+    if not cluster["api_access_cidrs"]:
+        # Unlike EKS and GKE, whose private endpoints answer inside the VPC, the k3s API admits only
+        # the nodes and these ranges: with none, nothing outside the cluster (Pulumi, which installs
+        # the GPU Operator, or kubectl) could ever reach it.
         problems.append(
             Problem(
-                SSH_KEY,
-                "required for provider ssh: the private key gpukit logs in with "
-                f"(pulumi config set --secret {SSH_KEY} < ~/.ssh/id_ed25519)",
+                f"{CLUSTER}.apiAccessCidrs",
+                "k3s on cloud VMs needs at least one range: the machines that run pulumi and kubectl "
+                "must reach the API (private ranges such as 10.0.0.0/8 keep it internal)",
             )
         )
-    if pools_ok:
-        _validate_hosts(args["node_pools"], problems)
+    if pools is not None:
+        _validate_servers(pools, catalog, problems)
 
 
-def _validate_hosts(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
-    # DNS names are case-insensitive: `gpu1.lab` and `GPU1.lab` are one host.
-    addresses: Counter[str] = Counter()
-    names: dict[str, str] = {}
-    servers = 0
-    for i, pool in enumerate(pools):
-        key = f"{POOLS}[{i}]"
-        hosts = pool.get("hosts")
-        if not hosts:
+def _validate_against_k3s_networks(cluster: ClusterSpec, problems: list[Problem]) -> None:
+    cidr = cluster["network"].get("cidr")
+    if cidr is None:
+        return
+    try:
+        vpc = ipaddress.ip_network(cidr, strict=True)
+    except ValueError:
+        return  # reported by the CIDR checks
+    for kind, k3s_range in K3S_NETWORKS.items():
+        if vpc.overlaps(k3s_range):
             problems.append(
-                Problem(f"{key}.hosts", "required for provider ssh: one host or more {address, user}")
+                Problem(
+                    f"{CLUSTER}.network.cidr",
+                    f"{cidr} overlaps k3s's {kind} network {k3s_range}; pick a range outside 10.42.0.0/15",
+                )
             )
-            continue
-        for j, host in enumerate(hosts):
-            _check_endpoint(f"{key}.hosts[{j}]", dict(host), problems)
-            bastion = host.get("bastion")
-            if bastion is not None:
-                _check_endpoint(f"{key}.hosts[{j}].bastion", dict(bastion), problems)
-            addresses[host["address"].lower()] += 1
-        if pool.get("role", NodeRole.AGENT) == NodeRole.SERVER:
-            servers += len(hosts)
-        gpu = pool.get("gpu")
-        if gpu is not None:
-            try:
-                gpu_model(gpu["model"])
-            except UnknownGpuModelError as err:
-                hint = f"; did you mean {', '.join(err.suggestions)}?" if err.suggestions else ""
-                problems.append(Problem(f"{key}.gpu.model", f"unknown GPU model {gpu['model']!r}{hint}"))
-            if not 1 <= gpu["count"] <= MAX_GPUS_PER_HOST:
-                problems.append(
-                    Problem(f"{key}.gpu.count", f"must be 1 to {MAX_GPUS_PER_HOST}; got {gpu['count']}")
-                )
-    for i, pool in enumerate(pools):
-        for j, host in enumerate(pool.get("hosts") or []):
-            name = node_name(pool["name"], host["address"])
-            if name in names and addresses[host["address"].lower()] == 1:
-                problems.append(
-                    Problem(
-                        f"{POOLS}[{i}].hosts[{j}].address",
-                        f"{host['address']!r} gives node name {name!r}, as {names[name]!r} does; "
-                        "use addresses that differ in more than case and punctuation",
-                    )
-                )
-            names.setdefault(name, host["address"])
-            if addresses[host["address"].lower()] > 1:
-                problems.append(
-                    Problem(
-                        f"{POOLS}[{i}].hosts[{j}].address",
-                        f"{host['address']!r} is listed {addresses[host['address'].lower()]} times; "
-                        "each host joins once",
-                    )
-                )
-    if servers == 0:
-        problems.append(Problem(POOLS, "no server host: give one pool role: server (1 host, or 3 for HA)"))
-    elif servers % 2 == 0:
+
+
+def _validate_servers(pools: list[NodePoolSpec], catalog: MachineCatalog, problems: list[Problem]) -> None:
+    servers = [(i, p) for i, p in enumerate(pools) if p.get("role") == NodeRole.SERVER]
+    if not servers:
         problems.append(
             Problem(
-                POOLS,
-                f"{servers} server hosts: embedded etcd needs an odd number (1, or 3 or more for HA); "
-                "an even number splits the vote",
+                POOLS, "no server pool: give one pool role: server (minNodes = maxNodes = 1, or 3 for HA)"
             )
         )
+        return
+    if len(servers) > 1:
+        names = ", ".join(repr(p["name"]) for _, p in servers)
+        problems.append(
+            Problem(
+                POOLS, f"one pool role: server, got {len(servers)} ({names}); put every server in one pool"
+            )
+        )
+    for i, pool in servers:
+        key = f"{POOLS}[{i}]"
+        if "min_nodes" not in pool or "max_nodes" not in pool:
+            continue  # reported as missing
+        if pool["min_nodes"] != pool["max_nodes"]:
+            problems.append(
+                Problem(
+                    f"{key}.maxNodes",
+                    f"servers are fixed instances, not an autoscaling group: set minNodes = maxNodes; got "
+                    f"{pool['min_nodes']} and {pool['max_nodes']}",
+                )
+            )
+        elif pool["min_nodes"] not in SERVER_COUNTS:
+            problems.append(
+                Problem(
+                    f"{key}.minNodes",
+                    f"{pool['min_nodes']} servers: embedded etcd needs 1, or 3 for HA (a majority must "
+                    "survive, so 2 servers tolerate no failure)",
+                )
+            )
+        if pool.get("capacity") == Capacity.SPOT:
+            problems.append(
+                Problem(
+                    f"{key}.capacity",
+                    "servers must be on-demand: a spot reclaim would take the control plane (and etcd) away",
+                )
+            )
+        if "gpu" in pool or _has_gpus(pool, catalog):
+            problems.append(
+                Problem(
+                    f"{key}.instanceType",
+                    f"servers run the control plane: use a machine type without GPUs; got "
+                    f"{pool.get('instance_type')!r} (put GPUs in an agent pool)",
+                )
+            )
+
+
+def _has_gpus(pool: NodePoolSpec, catalog: MachineCatalog) -> bool:
+    machine = catalog.machines.get(pool.get("instance_type", ""))
+    return machine is not None and machine.has_gpu

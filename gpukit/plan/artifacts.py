@@ -8,8 +8,6 @@ from typing import Any
 
 import yaml
 
-from gpukit.components.catalog.clouds import PRICE_BASIS
-from gpukit.components.spec import cloud_of
 from gpukit.plan.boot_files import boot_files
 from gpukit.plan.engine import PlanResult, mask_secrets
 from gpukit.plan.fakes import Recorded
@@ -23,7 +21,8 @@ def _provider_urn(provider: str) -> str:
 
 
 def plan_document(plan: PlanResult) -> dict[str, Any]:
-    spec = plan.args["cluster"]
+    spec = plan.cluster.spec
+    basis = plan.cluster.substrate.catalog.price_basis
     return {
         "stack": plan.stack,
         "platform": spec["platform"].value,
@@ -60,9 +59,9 @@ def plan_document(plan: PlanResult) -> dict[str, Any]:
         ],
         "costs": {
             "currency": "USD",
-            "priceRegion": PRICE_BASIS[cloud_of(spec)].region,
-            "priceDate": PRICE_BASIS[cloud_of(spec)].as_of,
-            "priceSource": PRICE_BASIS[cloud_of(spec)].source,
+            "priceRegion": basis.region,
+            "priceDate": basis.as_of,
+            "priceSource": basis.source,
             "clusterCharges": [
                 {"item": c.what, "perHourIdle": c.idle, "perHourMax": c.at_max} for c in plan.costs.charges
             ],

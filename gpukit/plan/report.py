@@ -2,10 +2,7 @@
 
 from collections import defaultdict
 
-from gpukit.components.catalog.clouds import PRICE_BASIS
 from gpukit.components.costs import PoolCost
-from gpukit.components.pools import OWN_HOSTS_NOTE
-from gpukit.components.spec import Provider, cloud_of
 from gpukit.plan.engine import PlanResult
 from gpukit.plan.fakes import Recorded
 
@@ -50,7 +47,7 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
         p = pc.pool
         if p.is_gpu != gpu:
             continue
-        own = p.instance.price_note == OWN_HOSTS_NOTE
+        own = p.instance.own_host
         capacity = "own" if own else p.capacity.value + ("*" if pc.spot_upper_bound else "")
         if gpu:
             assert p.gpu is not None
@@ -83,7 +80,7 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
 
 
 def render_text(plan: PlanResult) -> str:
-    spec = plan.args["cluster"]
+    spec = plan.cluster.spec
     out = [
         f"gpukit plan: stack {plan.stack} ({spec['platform'].value}, {spec['region']}, "
         f"Kubernetes {spec['kubernetes_version']})",
@@ -136,10 +133,10 @@ def render_text(plan: PlanResult) -> str:
                 for h in plan.hosts
             ],
         )
-    if cloud_of(spec) == Provider.SSH:
-        out += ["", "Cost: your own hosts; gpukit adds no cloud charges and knows no price for them."]
+    basis = plan.cluster.substrate.catalog.price_basis
+    if not basis.listed:
+        out += ["", f"Cost: {basis.region}; gpukit adds no cloud charges and knows no price for them."]
         return _closing(out, plan)
-    basis = PRICE_BASIS[cloud_of(spec)]
     out += ["", f"Cost (list prices in {basis.region}, {basis.as_of}; USD per hour):"]
     out += [
         f"  {c.what}: {_money(c.idle)}"

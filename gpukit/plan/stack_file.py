@@ -4,7 +4,6 @@ Encrypted (`secure:`) values cannot be decrypted without the stack's passphrase 
 must not need either: each becomes a secret placeholder, marked secret like the CLI marks it.
 """
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,10 +25,6 @@ class LoadedStack:
     config: dict[str, Any]
     """Full keys (`gpukit:cluster`, `aws:region`) to decoded YAML values."""
     secret_keys: list[str] = field(default_factory=list)
-
-    def runtime_config(self) -> dict[str, str]:
-        """Values as the engine passes them: strings, structured values JSON-encoded."""
-        return {k: v if isinstance(v, str) else json.dumps(v) for k, v in self.config.items()}
 
 
 def find_project_root(start: Path) -> Path:

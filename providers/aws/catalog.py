@@ -1,4 +1,4 @@
-"""AWS EC2 instance types gpukit can put in a node pool: GPUs, size, EFA and list price.
+"""AWS EC2 instance types gpukit can put in a node pool (GPUs, size, EFA, list price), and AWS charges.
 
 Sources:
 - Prices: us-east-1 on-demand Linux list prices, USD per hour, from aws/karpenter-provider-aws
@@ -16,8 +16,7 @@ Sources:
   instance type requires NVIDIA driver version 595 or later").
 """
 
-from gpukit.components.catalog.instances import CpuArch, InstanceType, UnknownInstanceTypeError
-from gpukit.components.catalog.lookup import lookup
+from gpukit.components.catalog.instances import CpuArch, InstanceType, MachineCatalog, PriceBasis
 
 PRICE_REGION = "us-east-1"
 PRICE_DATE = "2026-02-09"
@@ -128,7 +127,9 @@ NETWORK_LOAD_BALANCER_PER_HOUR = 0.0225
 # hour over a 730-hour month; k3s on EC2 keeps two (servers' and agents' join secrets).
 SECRET_PER_HOUR = 0.40 / 730
 
-
-def aws_instance_type(name: str) -> InstanceType:
-    """Look an instance type up; raises UnknownInstanceTypeError carrying close matches."""
-    return lookup(AWS_INSTANCE_TYPES, name, UnknownInstanceTypeError)
+AWS_CATALOG = MachineCatalog(
+    cloud="aws",
+    source="providers/aws/catalog.py",
+    price_basis=PriceBasis(PRICE_REGION, PRICE_DATE, PRICE_SOURCE),
+    machines=AWS_INSTANCE_TYPES,
+)

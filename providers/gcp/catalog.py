@@ -1,4 +1,4 @@
-"""Google Cloud machine types gpukit can put in a GKE node pool, and where their GPUs are offered.
+"""Google Cloud machine types gpukit can put in a node pool (GKE or k3s), and where their GPUs are offered.
 
 Sources:
 - Prices, vCPU, memory, accelerator rows: skypilot-org/skypilot-catalog `catalogs/v8/gcp/vms.csv`
@@ -17,7 +17,7 @@ Sources:
   not available. No zone list was found for nvidia-rtx-pro-6000: G4 pools must name their zones.
 """
 
-from gpukit.components.catalog.instances import InstanceType
+from gpukit.components.catalog.instances import InstanceType, MachineCatalog, PriceBasis
 
 PRICE_REGION = "us-central1"
 PRICE_SOURCE = "skypilot-org/skypilot-catalog catalogs/v8/gcp/vms.csv @006059e0"
@@ -171,6 +171,16 @@ ACCELERATOR_ZONES: dict[str, dict[str, str]] = {
         "asia-southeast1": "abc",
     },
 }
+GCP_CATALOG = MachineCatalog(
+    cloud="gcp",
+    source="providers/gcp/catalog.py",
+    price_basis=PriceBasis(PRICE_REGION, PRICE_DATE, PRICE_SOURCE),
+    machines=GCP_MACHINE_TYPES,
+    attachable_gpus=ATTACHABLE_GPUS,
+    attachable_counts=ATTACHABLE_COUNTS,
+    attach_families=GPU_ATTACH_FAMILIES,
+)
+
 KNOWN_REGIONS = frozenset(r for zones in ACCELERATOR_ZONES.values() for r in zones)
 
 

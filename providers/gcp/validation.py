@@ -1,8 +1,8 @@
-"""Meaning checks that only apply to GKE: location, release channel, network ranges, GPU placement."""
+"""Meaning checks of the Google Cloud substrates: the project, GKE's location, release channel, network
+ranges and driver mode, GPU placement in zones (GKE and k3s), and k3s on Compute Engine's network."""
 
 import re
 
-from gpukit.components.catalog.clouds import can_attach_gpus, instance_type
 from gpukit.components.catalog.instances import UnknownInstanceTypeError
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
@@ -10,7 +10,7 @@ from gpukit.components.spec import (
     DriverMode,
     GpuOperatorSpec,
     NodePoolSpec,
-    Provider,
+    NodeRole,
     ReleaseChannel,
 )
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr
@@ -18,10 +18,15 @@ from gpukit.providers.gcp.catalog import (
     ACCELERATOR_ZONES,
     ATTACHABLE_COUNTS,
     ATTACHABLE_GPUS,
+    GCP_CATALOG,
     accelerator_zones,
+    region_zones,
 )
 from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
 
+# k3s on Compute Engine, new network: the subnet is the whole range (a /29 at the smallest; a /24 is
+# what a cluster can use).
+K3S_SUBNET_PREFIXES = (16, 24)
 _PROJECT_RE = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
 
 # Kubernetes minors GKE offers for new clusters per release channel (GKE release notes, "Current
@@ -146,11 +151,11 @@ def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems
                 )
             )
     try:
-        machine = instance_type(Provider.GCP, pool["instance_type"])
+        machine = GCP_CATALOG.machine(pool["instance_type"])
     except UnknownInstanceTypeError:
         return  # reported by the common pool checks
     gpu = pool.get("gpu")
-    if gpu is not None and can_attach_gpus(Provider.GCP, machine):
+    if gpu is not None and GCP_CATALOG.can_attach_gpus(machine):
         if gpu["count"] < 1:
             return  # reported by the common pool checks
         if gpu["model"] not in ATTACHABLE_GPUS:
@@ -224,7 +229,8 @@ def _validate_gpu_zones(  # noqa: PLR0917 (a private helper of validate_gke_pool
         )
 
 
-def validate_gke_operator(operator: GpuOperatorSpec, problems: list[Problem]) -> None:
+def validate_gke_operator(operator: GpuOperatorSpec) -> list[Problem]:
+    problems: list[Problem] = []
     if "gke_driver_version" in operator and operator["driver"] == DriverMode.OPERATOR:
         problems.append(
             Problem(
@@ -233,3 +239,36 @@ def validate_gke_operator(operator: GpuOperatorSpec, problems: list[Problem]) ->
                 "Operator installs it",
             )
         )
+    return problems
+
+
+def validate_server_zones(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
+    """Servers are spread over the region's zones: gpukit must know them, or the pool must name them."""
+    region = cluster["region"]
+    if pool.get("role") != NodeRole.SERVER or pool.get("zones") or not region or region_zones(region):
+        return
+    problems.append(
+        Problem(
+            f"{POOLS}[{i}].zones",
+            f"gpukit has no zone list for {region}: name the zones to spread the servers over "
+            f"([{region}-a, {region}-b, {region}-c])",
+        )
+    )
+
+
+def validate_k3s_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
+    network = cluster["network"]
+    key = f"{CLUSTER}.network"
+    if "cidr" in network and "network_id" in network:
+        problems.append(
+            Problem(key, "set either cidr (new network) or networkId + subnetworkId (reuse), not both")
+        )
+    elif "network_id" in network:
+        if "subnetwork_id" not in network:
+            problems.append(Problem(f"{key}.subnetworkId", "required when reusing a network (networkId)"))
+    elif "subnetwork_id" in network:
+        problems.append(Problem(f"{key}.subnetworkId", "only valid with networkId"))
+    elif "cidr" not in network:
+        problems.append(Problem(key, "needs cidr (new network) or networkId + subnetworkId (reuse)"))
+    else:
+        check_cidr(f"{key}.cidr", network["cidr"], problems, prefixes=K3S_SUBNET_PREFIXES)

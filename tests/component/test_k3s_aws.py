@@ -13,8 +13,9 @@ from unittest import mock
 import pytest
 import yaml
 
-from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
+from gpukit.plan.fakes import Recorded, RecordingMonitor
 from gpukit.program import build
+from gpukit.providers.aws.fakes import AwsFakes
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 
 STACK: dict[str, Any] = example_config("k3s-aws")
@@ -39,8 +40,10 @@ class Run:
 
     def outputs(self, resource: Recorded) -> dict[str, Any]:
         """The fake outputs the mocks gave `resource` (deterministic from its name and inputs)."""
-        mocks = PlanMocks(self.region)
-        return mocks._outputs(resource.type, resource.name, resource.id, dict(resource.inputs))
+        _, outputs = AwsFakes({"aws:region": self.region}).resource(
+            resource.type, resource.name, dict(resource.inputs)
+        )
+        return outputs
 
 
 def run(config: dict[str, Any]) -> Run:

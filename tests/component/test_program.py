@@ -6,7 +6,7 @@ import pulumi
 import pytest
 
 from gpukit.program import build, main
-from harness import eks_config, is_secret, record, unsecret
+from harness import eks_config, is_secret, record, substrate, unsecret
 
 
 def test_bad_config_fails_pulumi_up_with_every_problem_and_registers_nothing() -> None:
@@ -45,8 +45,8 @@ def test_kubeconfig_stack_output_is_secret() -> None:
     seen: dict[str, bool] = {}
 
     async def program() -> None:
-        _, cluster = build(eks_config())
-        seen["secret"] = await cluster.kubeconfig.is_secret()
+        built = build(eks_config())
+        seen["secret"] = await built.component.kubeconfig.is_secret()
 
     record(program)
     assert seen == {"secret": True}
@@ -71,27 +71,31 @@ def test_an_invoke_the_plan_engine_does_not_know_fails_loudly() -> None:
 
 
 @pytest.mark.parametrize(
-    ("platform", "expected"),
+    ("name", "expected"),
     [
         ("eks", "aws eks update-kubeconfig --name c --region us-west-2"),
         ("gke", "gcloud container clusters get-credentials c --location us-central1-b --project p1"),
-        ("k3s", None),
+        ("k3s-aws", "no SSH to the machines is needed"),
+        ("k3s-ssh", None),
     ],
 )
-def test_next_steps_name_the_platforms_own_credential_command(platform: str, expected: str | None) -> None:
-    from gpukit.components.spec import Platform
+def test_next_steps_name_the_platforms_own_credential_command(name: str, expected: str | None) -> None:
+    from gpukit.components.resolved import ResolvedCluster
     from gpukit.program import next_steps
 
+    on = substrate(name)
     spec: Any = {
         "name": "c",
-        "platform": Platform(platform),
+        "platform": on.platform,
         "region": "us-west-2",
         "zone": "us-central1-b",
         "project": "p1",
     }
-    steps = "\n".join(next_steps(spec))
+    steps = "\n".join(next_steps(ResolvedCluster({"cluster": spec, "node_pools": []}, on, ())))  # type: ignore[typeddict-item]
     assert steps.startswith("pulumi stack output kubeconfig --show-secrets")
     if expected:
         assert expected in steps
-    assert "aws eks" not in steps or platform == "eks"
-    assert "gcloud" not in steps or platform == "gke"
+    else:
+        assert "# " not in steps.split("\n")[2]  # nothing of its own between the kubeconfig and kubectl lines
+    assert "aws eks" not in steps or name == "eks"
+    assert "gcloud" not in steps or name == "gke"

@@ -390,7 +390,7 @@ def has_problem(stderr: str, key: str, fragment: str) -> bool:
 
 def build_recording(config: Config, secret_keys: Collection[str] = ()) -> RecordingMonitor:
     """Run build(config) under the mocks like harness.record, expecting ConfigError; returns the monitor."""
-    mocks = PlanMocks(region="us-west-2")
+    mocks = PlanMocks.for_config({"aws:region": "us-west-2"})
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_all_config({}, secret_keys=[])
     runtime_settings.ROOT.set(None)

@@ -180,6 +180,14 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "only for platform eks; this cluster is gke",
     ),
     (
+        # GKE labels every resource with its cluster itself; tags would be silently dropped there.
+        "aws-only-tags-on-gke",
+        gke_config,
+        cluster_set(tags={"team": "ml"}),
+        f"{CLUSTER}.tags",
+        "only for platform eks and k3s on aws; this cluster is gke",
+    ),
+    (
         "gke-only-release-channel-on-eks",
         eks_config,
         cluster_set(releaseChannel="regular"),

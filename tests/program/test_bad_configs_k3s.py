@@ -101,7 +101,8 @@ def pool_drop(pool: int, key: str) -> Mutation:
 
 HOST = f"{POOLS}[1].hosts[0]"  # the first GPU host, 192.0.2.11
 CLOUD_ONLY = (
-    "only for clusters on cloud machines (eks, gke, k3s on aws or gcp); this cluster is k3s on existing hosts"
+    "only for clusters on cloud machines (eks, gke, k3s on aws, k3s on gcp); "
+    "this cluster is k3s on existing hosts"
 )
 
 # (case id, base config, mutation, exact key, fragment of its message)
@@ -424,7 +425,7 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         k3s_config,
         cluster_set(tags={"team": "ml"}),
         f"{CLUSTER}.tags",
-        "only for clusters on cloud machines",
+        "only for platform eks and k3s on aws",
         "tags ('extra tags on every cloud resource') are accepted for k3s on existing hosts, which "
         "create no cloud resource, and silently ignored; plan exits 0",
     ),

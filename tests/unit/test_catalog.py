@@ -4,13 +4,9 @@ import pytest
 import yaml
 
 from gpukit.components.catalog.gpus import GPU_MODELS, Architecture, UnknownGpuModelError, gpu_model
+from gpukit.components.catalog.instances import CpuArch, UnknownInstanceTypeError
 from gpukit.components.spec import NodeImage
-from gpukit.providers.aws.catalog import (
-    AWS_INSTANCE_TYPES,
-    CpuArch,
-    UnknownInstanceTypeError,
-    aws_instance_type,
-)
+from gpukit.providers.aws.catalog import AWS_CATALOG, AWS_INSTANCE_TYPES
 from gpukit.providers.aws.eks.images import EKS_IMAGES, eks_image
 from harness import GPU_OPERATOR_REFERENCE
 
@@ -35,7 +31,7 @@ def _operator_mig_profiles() -> set[str]:
 
 
 def test_g6_xlarge_is_one_l4_with_24_gb_at_list_price():
-    g6 = aws_instance_type("g6.xlarge")
+    g6 = AWS_CATALOG.machine("g6.xlarge")
     assert g6.gpu_model == "L4"
     assert g6.gpu_count == 1
     assert g6.gpu is not None
@@ -46,7 +42,7 @@ def test_g6_xlarge_is_one_l4_with_24_gb_at_list_price():
 
 
 def test_p5_48xlarge_is_eight_h100_with_32_efa_interfaces():
-    p5 = aws_instance_type("p5.48xlarge")
+    p5 = AWS_CATALOG.machine("p5.48xlarge")
     assert p5.gpu_model == "H100"
     assert p5.gpu_count == 8
     assert p5.efa_interfaces == 32
@@ -55,15 +51,15 @@ def test_p5_48xlarge_is_eight_h100_with_32_efa_interfaces():
 
 
 def test_p5e_48xlarge_has_no_published_price():
-    p5e = aws_instance_type("p5e.48xlarge")
+    p5e = AWS_CATALOG.machine("p5e.48xlarge")
     assert p5e.price_per_hour is None
     assert p5e.gpu_model == "H200"
     assert p5e.gpu_count == 8
 
 
 def test_p4de_is_a100_80gb_and_p4d_is_a100_40gb():
-    p4de = aws_instance_type("p4de.24xlarge")
-    p4d = aws_instance_type("p4d.24xlarge")
+    p4de = AWS_CATALOG.machine("p4de.24xlarge")
+    p4d = AWS_CATALOG.machine("p4d.24xlarge")
     assert p4de.gpu_model == "A100-80GB"
     assert p4de.gpu is not None
     assert p4de.gpu.memory_gb == 80
@@ -73,8 +69,8 @@ def test_p4de_is_a100_80gb_and_p4d_is_a100_40gb():
 
 
 def test_p5_4xlarge_has_one_h100_at_an_eighth_of_the_48xlarge_price():
-    small = aws_instance_type("p5.4xlarge")
-    big = aws_instance_type("p5.48xlarge")
+    small = AWS_CATALOG.machine("p5.4xlarge")
+    big = AWS_CATALOG.machine("p5.48xlarge")
     assert small.gpu_model == "H100"
     assert small.gpu_count == 1
     assert small.price_per_hour is not None
@@ -126,15 +122,15 @@ def test_table_keys_match_instance_names():
 
 
 def test_m7g_is_the_arm_instance():
-    assert aws_instance_type("m7g.large").arch == CpuArch.ARM64
-    assert aws_instance_type("m7i.large").arch == CpuArch.X86_64
+    assert AWS_CATALOG.machine("m7g.large").arch == CpuArch.ARM64
+    assert AWS_CATALOG.machine("m7i.large").arch == CpuArch.X86_64
     # No GPU instance is ARM: EKS_IMAGES has no ARM NVIDIA image to give it.
     assert all(t.arch == CpuArch.X86_64 for t in GPU_INSTANCES)
 
 
 def test_unknown_instance_type_suggests_close_matches():
     with pytest.raises(UnknownInstanceTypeError) as raised:
-        aws_instance_type("g6.xlarg")
+        AWS_CATALOG.machine("g6.xlarg")
     assert raised.value.name == "g6.xlarg"
     assert raised.value.suggestions[0] == "g6.xlarge"
     assert len(raised.value.suggestions) <= 3
@@ -142,7 +138,7 @@ def test_unknown_instance_type_suggests_close_matches():
 
 def test_unknown_instance_type_is_a_key_error_with_no_suggestions_when_nothing_is_close():
     with pytest.raises(KeyError) as raised:
-        aws_instance_type("zz")
+        AWS_CATALOG.machine("zz")
     assert isinstance(raised.value, UnknownInstanceTypeError)
     assert raised.value.suggestions == []
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpukit.components.config.stack import cluster_args_from_config
+from gpukit.components.config.resolve import resolve_config
 from gpukit.components.costs import estimate
 from harness import eks_config, example_config
 
@@ -25,7 +25,7 @@ def fixed_total(cost):
 
 
 def _estimate(**overrides):
-    return estimate(cluster_args_from_config(eks_config(**overrides)))
+    return estimate(resolve_config(eks_config(**overrides)))
 
 
 def _with_network(network: dict) -> dict:
@@ -99,7 +99,7 @@ def test_priced_config_has_nothing_unpriced():
 
 
 def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat() -> None:
-    cost = estimate(cluster_args_from_config(example_config("k3s-aws")))
+    cost = estimate(resolve_config(example_config("k3s-aws")))
     assert [c.what for c in cost.charges] == [
         "Network Load Balancer (k3s API)",
         "Secrets Manager x2 (join secrets)",
@@ -112,7 +112,7 @@ def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat()
 
 
 def test_k3s_on_gce_pays_cloud_nat_per_vm_and_one_external_ip_per_server() -> None:
-    cost = estimate(cluster_args_from_config(example_config("k3s-gcp")))
+    cost = estimate(resolve_config(example_config("k3s-gcp")))
     by_item = {c.what: c for c in cost.charges}
     assert sorted(by_item) == ["Cloud NAT (per VM)", "external IPv4 x3 (k3s API)"]
     assert by_item["external IPv4 x3 (k3s API)"].idle == pytest.approx(3 * 0.005)
@@ -124,5 +124,5 @@ def test_k3s_on_gce_pays_cloud_nat_per_vm_and_one_external_ip_per_server() -> No
 def test_k3s_on_gce_with_a_private_api_has_no_external_ips() -> None:
     config = example_config("k3s-gcp")
     config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8"]
-    cost = estimate(cluster_args_from_config(config))
+    cost = estimate(resolve_config(config))
     assert [c.what for c in cost.charges] == ["Cloud NAT (per VM)"]

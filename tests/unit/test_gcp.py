@@ -4,13 +4,13 @@ import ipaddress
 
 import pytest
 
-from gpukit.components.catalog.clouds import instance_type, pool_instance
 from gpukit.components.catalog.gpus import GPU_MODELS
-from gpukit.components.pools import pool_facts
 from gpukit.components.preflight import driver_branch_for
+from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode, GkeDriverVersion, Platform, Provider
 from gpukit.providers.gcp.catalog import (
     ACCELERATOR_ZONES,
+    GCP_CATALOG,
     GCP_MACHINE_TYPES,
     accelerator_zones,
 )
@@ -24,6 +24,7 @@ from gpukit.providers.gcp.gke.node_pool import (
 )
 from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
+from harness import pool_facts, substrate
 
 
 def test_every_gpu_machine_names_a_known_gpu_and_an_accelerator_with_a_zone_table_or_none() -> None:
@@ -60,10 +61,10 @@ def test_hyperdisk_only_families() -> None:
 
 
 def test_n1_with_attached_t4s_is_priced_as_machine_plus_gpus() -> None:
-    machine = pool_instance(Provider.GCP, "n1-standard-8", {"model": "T4", "count": 2})
+    machine = GCP_CATALOG.pool_instance("n1-standard-8", {"model": "T4", "count": 2})
     assert (machine.gpu_model, machine.gpu_count, machine.accelerator_type) == ("T4", 2, "nvidia-tesla-t4")
     assert machine.price_per_hour == pytest.approx(0.38 + 2 * 0.35)
-    assert instance_type(Provider.GCP, "n1-standard-8").has_gpu is False
+    assert GCP_CATALOG.machine("n1-standard-8").has_gpu is False
 
 
 def test_accelerator_zones() -> None:
@@ -163,4 +164,5 @@ def test_driver_branch_per_gke_driver_choice(driver: DriverMode, version: str | 
     l4 = pool_facts(
         {"name": "l4", "instance_type": "g2-standard-8", "min_nodes": 0, "max_nodes": 2}, Provider.GCP
     )
-    assert driver_branch_for(args, l4) == branch
+    cluster = ResolvedCluster(args, substrate("gke"), (l4,))  # type: ignore[arg-type]
+    assert driver_branch_for(cluster, l4) == branch

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from gpukit.components.api_access import needs_public_endpoint
-from gpukit.components.pools import PoolFacts, pool_facts
+from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import (
     Capacity,
     ClusterSpec,
@@ -29,6 +29,7 @@ from gpukit.providers.gcp.k3s.machine import (
     shielded_instance_config,
 )
 from gpukit.providers.gcp.k3s.servers import server_zones
+from harness import substrate
 
 UBUNTU = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"
 DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"
@@ -38,7 +39,7 @@ def facts(instance_type: str, **extra: Any) -> PoolFacts:
     spec: dict[str, Any] = {"name": "p", "instance_type": instance_type, "min_nodes": 0, "max_nodes": 2}
     spec.update(extra)
     pool: NodePoolSpec = spec  # type: ignore[assignment]
-    return pool_facts(pool, Provider.GCP)
+    return substrate("k3s-gcp").pool_facts(pool)
 
 
 def cluster(**extra: Any) -> ClusterSpec:

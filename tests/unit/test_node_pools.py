@@ -1,13 +1,10 @@
 """Pool facts: labels, taints, disk defaults, tolerations and the autoscaler's scale-from-zero tags."""
 
-from gpukit.components.pools import (
-    GPU_TAINT,
-    autoscaler_node_template_tags,
-    pool_facts,
-    tolerations_for,
-)
+from gpukit.components.pools import GPU_TAINT, tolerations_for
 from gpukit.components.spec import Capacity, NodeImage, Provider
+from gpukit.providers.aws.autoscaling import autoscaler_node_template_tags
 from gpukit.providers.aws.eks.node_group import pool_labels
+from harness import pool_facts
 
 PREFIX = "k8s.io/cluster-autoscaler/node-template"
 

@@ -1,6 +1,6 @@
 """Preflight findings: what would break on real GPUs although the config is well-formed."""
 
-from gpukit.components.config.stack import cluster_args_from_config
+from gpukit.components.config.resolve import resolve_config
 from gpukit.components.pools import PoolFacts
 from gpukit.components.preflight import Finding, Severity, _pool_findings, preflight
 from gpukit.components.spec import Capacity, NodeImage
@@ -16,7 +16,7 @@ CUDA_KEY = "gpukit:workloads.cudaVersion"
 
 
 def _findings(**overrides) -> list[Finding]:
-    return preflight(cluster_args_from_config(eks_config(**overrides)))
+    return preflight(resolve_config(eks_config(**overrides)))
 
 
 def _of(findings: list[Finding], severity: Severity) -> list[Finding]:
@@ -186,7 +186,7 @@ def _k3s_stack(name: str, **changes: object) -> dict:
 def test_k3s_on_gce_checks_cuda_against_the_deep_learning_vm_driver() -> None:
     """driver: preinstalled on GCE boots the R580 Deep Learning VM family: CUDA 13.2 wants R595."""
     config = _k3s_stack("k3s-gcp", **{"gpukit:workloads": {"cudaVersion": "13.2"}})
-    findings = preflight(cluster_args_from_config(config))
+    findings = preflight(resolve_config(config))
     warnings = [f for f in _of(findings, Severity.WARNING) if f.key == CUDA_KEY]
     assert len(warnings) == 1 and "driver R580" in warnings[0].message
     assert _of(findings, Severity.ERROR) == []
@@ -194,11 +194,11 @@ def test_k3s_on_gce_checks_cuda_against_the_deep_learning_vm_driver() -> None:
 
 def test_k3s_on_ec2_with_the_operator_driver_gets_the_operators_branch() -> None:
     config = _k3s_stack("k3s-aws", **{"gpukit:workloads": {"cudaVersion": "13.2"}})
-    assert _of(preflight(cluster_args_from_config(config)), Severity.ERROR) == []  # R595 runs 13.2
+    assert _of(preflight(resolve_config(config)), Severity.ERROR) == []  # R595 runs 13.2
 
 
 def test_k3s_cloud_pools_say_they_do_not_autoscale_yet() -> None:
-    findings = preflight(cluster_args_from_config(_k3s_stack("k3s-aws")))
+    findings = preflight(resolve_config(_k3s_stack("k3s-aws")))
     (note,) = [f for f in findings if f.key == "gpukit:nodePools[1].minNodes"]
     assert note.severity == Severity.INFO
     assert "no cluster autoscaler in gpukit yet" in note.message

@@ -3,12 +3,12 @@
 import yaml
 
 from gpukit.components.gpu_operator.values import GpuNodeSoftware, gpu_operator_values
-from gpukit.components.kubeconfig import eks_kubeconfig
-from gpukit.components.pools import GPU_TAINT, pool_facts
+from gpukit.components.pools import GPU_TAINT
 from gpukit.components.spec import NodeImage, Provider
 from gpukit.providers.aws.eks.autoscaler_values import cluster_autoscaler_values
-from gpukit.providers.aws.eks.cluster import gpu_node_software
-from harness import CHART_VALUES, chart_has, key_paths
+from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
+from gpukit.providers.aws.eks.software import eks_gpu_node_software
+from harness import CHART_VALUES, chart_has, key_paths, pool_facts
 
 EKS_SOFTWARE = GpuNodeSoftware(driver_preinstalled=True, toolkit_preinstalled=True, summary="EKS")
 
@@ -61,7 +61,7 @@ def test_gpu_node_software_names_each_eks_image() -> None:
             Provider.AWS,
         ),
     ]
-    software = gpu_node_software(pools)
+    software = eks_gpu_node_software(pools)
     assert software.driver_preinstalled and software.toolkit_preinstalled
     assert "al2023/bottlerocket" in software.summary
     assert "R580" in software.summary

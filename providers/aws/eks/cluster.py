@@ -1,17 +1,17 @@
 """EksCluster: an EKS control plane, its node pools and the AWS-side add-ons, for GpuCluster."""
 
-from typing import Any, Optional, TypedDict
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
-from gpukit.components.kubeconfig import eks_kubeconfig
-from gpukit.components.pools import PoolFacts, cluster_pool_facts
-from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways, NodeImage
-from gpukit.components.substrate import ClusterHandle
+from gpukit.components.handle import ClusterHandle
+from gpukit.components.pools import PoolFacts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
+from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.storage import DEFAULT_STORAGE_CLASS, EksStorage
 from gpukit.providers.aws.iam_policies import (
@@ -33,16 +33,6 @@ class EksClusterArgs(TypedDict):
     cluster: ClusterSpec
     pools: list[PoolFacts]
     """Pool facts from components.node_pools (this component is built by GpuCluster, in Python)."""
-
-
-def gpu_node_software(pools: list[PoolFacts]) -> GpuNodeSoftware:
-    """Both EKS NVIDIA images (AL2023 and Bottlerocket) ship driver R580 and the container toolkit."""
-    images = sorted({p.node_image.value for p in pools if p.is_gpu}) or [NodeImage.AL2023.value]
-    return GpuNodeSoftware(
-        driver_preinstalled=True,
-        toolkit_preinstalled=True,
-        summary=f"EKS {'/'.join(images)} NVIDIA AMI: driver R580 and container toolkit preinstalled",
-    )
 
 
 class EksCluster(pulumi.ComponentResource):
@@ -227,7 +217,6 @@ class EksCluster(pulumi.ComponentResource):
             name=cluster.name,
             kubeconfig=kubeconfig,
             kubernetes=kubernetes,
-            gpu_node_software=gpu_node_software(args["pools"]),
             system_ready=system_pools,
             storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
             "default)",
@@ -242,11 +231,11 @@ class EksCluster(pulumi.ComponentResource):
         )
 
 
-def build_eks(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:
-    """providers.base.ClusterBackend for platform eks."""
+def build_eks(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> ClusterHandle:
+    """EksSubstrate.build."""
     eks = EksCluster(
         name,
-        {"cluster": args["cluster"], "pools": cluster_pool_facts(args)},
+        {"cluster": cluster.spec, "pools": list(cluster.pools)},
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return eks.handle

@@ -6,8 +6,9 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity, NodeImage
+from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
 from gpukit.providers.aws.eks.images import eks_image
 
 TYPE_TOKEN = "gpukit:index:EksNodePool"

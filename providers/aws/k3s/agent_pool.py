@@ -10,9 +10,10 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
-from gpukit.components.pools import PoolFacts, autoscaler_discovery_tags, autoscaler_node_template_tags
-from gpukit.components.spec import Capacity, DriverMode
+from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data
+from gpukit.components.pools import PoolFacts
+from gpukit.components.spec import Capacity
+from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
 
@@ -26,10 +27,8 @@ class K3sEc2AgentPoolArgs(TypedDict):
     cluster_name: str
     pool: PoolFacts
     """Pool facts (Python-only: this component is internal to K3sEc2Cluster)."""
-    k3s_version: str
-    driver: DriverMode
-    min_driver_branch: int
-    cuda_version: str
+    node: CloudNode
+    """What every machine of the pool runs at first boot."""
     region: str
     server_url: pulumi.Input[str]
     """https://<first server>:6443."""
@@ -41,17 +40,6 @@ class K3sEc2AgentPoolArgs(TypedDict):
     """Put on the instances and their volumes."""
     boot_after: list[pulumi.Resource]
     """What must exist before a machine boots: the join secret's value and the grant to read it."""
-
-
-def agent_node(args: K3sEc2AgentPoolArgs) -> CloudNode:
-    return pool_node(
-        args["pool"],
-        k3s_version=args["k3s_version"],
-        driver=args["driver"],
-        min_driver_branch=args["min_driver_branch"],
-        cuda_version=args["cuda_version"],
-        traefik=False,  # a server setting
-    )
 
 
 def group_tags(cluster_name: str, pool: PoolFacts) -> list[aws.autoscaling.GroupTagArgsDict]:
@@ -72,7 +60,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         pool = args["pool"]
         cluster = args["cluster_name"]
-        node = agent_node(args)
+        node = args["node"]
         region = args["region"]
         user_data = pulumi.Output.all(
             pulumi.Output.from_input(args["server_url"]), pulumi.Output.from_input(args["secret_arn"])
@@ -81,7 +69,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
         template = node_launch_template(
             f"{name}-lt",
             description=f"gpukit k3s agent pool {pool.name} of {cluster}",
-            image=k3s_image(pool.instance.arch, pool.is_gpu, args["driver"]),
+            image=k3s_image(pool.instance.arch, pool.is_gpu, node.driver),
             instance_type=pool.instance.name,
             disk_size_gb=pool.disk_size_gb,
             instance_profile_arn=args["instance_profile_arn"],

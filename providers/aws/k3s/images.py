@@ -22,6 +22,10 @@ from enum import Enum
 from gpukit.components.catalog.instances import CpuArch
 from gpukit.components.spec import DriverMode
 
+# The DLAMI's driver branch: 595.91.07 in its 2026-10 releases (AWS DLAMI release notes,
+# "aws-deep-learning-ami-gpubaseoss..." 2026-10-08); AWS moves it to newer branches over time (R580
+# in 2025-12), never back. Preflight checks GPU pools and CUDA against it.
+DLAMI_DRIVER_BRANCH = 595
 UBUNTU_ROOT_DEVICE = "/dev/sda1"  # Canonical's images and the Ubuntu DLAMIs both boot from it
 
 

@@ -7,16 +7,16 @@ each one's user data differs (the first starts the cluster, the others join it).
 """
 
 import functools
+from dataclasses import replace
 from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data, pool_node
+from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data
 from gpukit.components.k3s.host_scripts import API_PORT
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import DriverMode
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
 
@@ -27,9 +27,8 @@ class K3sEc2ServersArgs(TypedDict):
     cluster_name: str
     pool: PoolFacts
     """The server pool (Python-only: this component is internal to K3sEc2Cluster)."""
-    k3s_version: str
-    driver: DriverMode
-    traefik: bool
+    node: CloudNode
+    """What every server runs; cluster-init and TLS SANs are set here per server."""
     region: str
     subnet_ids: pulumi.Input[list[str]]
     """Private subnets: server i gets subnet i mod n, so three servers spread over the zones."""
@@ -44,24 +43,12 @@ class K3sEc2ServersArgs(TypedDict):
     """What must exist before a server boots: its join secret's value and the grant to read it."""
 
 
-def server_node(args: K3sEc2ServersArgs, index: int, tls_sans: tuple[str, ...]) -> CloudNode:
-    """Servers have no GPUs (validated), so no driver or CUDA floor to check."""
-    return pool_node(
-        args["pool"],
-        k3s_version=args["k3s_version"],
-        driver=args["driver"],
-        min_driver_branch=0,
-        cuda_version="",
-        traefik=args["traefik"],
-        cluster_init=index == 0 and args["pool"].min_nodes > 1,
-        tls_sans=tls_sans,
-    )
-
-
 class K3sEc2Servers(pulumi.ComponentResource):
-    instances: list[aws.ec2.Instance]
+    instances: list[pulumi.Resource]
     join_url: pulumi.Output[str]
     """https://<first server's private address>:6443, what every other node registers with."""
+    api_url: pulumi.Output[str]
+    """https://<the API load balancer>:6443."""
 
     def __init__(self, name: str, args: K3sEc2ServersArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -74,7 +61,7 @@ class K3sEc2Servers(pulumi.ComponentResource):
         template = node_launch_template(
             f"{name}-lt",
             description=f"gpukit k3s servers of {cluster}",
-            image=k3s_image(pool.instance.arch, pool.is_gpu, args["driver"]),
+            image=k3s_image(pool.instance.arch, pool.is_gpu, args["node"].driver),
             disk_size_gb=pool.disk_size_gb,
             instance_profile_arn=args["instance_profile_arn"],
             tags=args["tags"],  # the instances add their Name; the same keys keep them free of drift
@@ -93,6 +80,7 @@ class K3sEc2Servers(pulumi.ComponentResource):
         ]
         addresses = [eni.private_ip for eni in interfaces]
         self.join_url = addresses[0].apply(lambda ip: f"https://{url_host(ip)}:{API_PORT}")
+        self.api_url = pulumi.Output.concat("https://", args["api_dns_name"], f":{API_PORT}")
 
         self.instances = []
         for i, eni in enumerate(interfaces):
@@ -135,8 +123,11 @@ def _pick(index: int, subnet_ids: list[str]) -> str:
 
 
 def _server_user_data(args: K3sEc2ServersArgs, index: int, values: list[str]) -> str:
+    """The first server starts the cluster (embedded etcd when there are 3); the others join it."""
     dns_name, secret_arn, *addresses = values
-    node = server_node(args, index, (dns_name, *addresses))
+    node = replace(
+        args["node"], cluster_init=index == 0 and args["pool"].min_nodes > 1, tls_sans=(dns_name, *addresses)
+    )
     server_url = None if index == 0 else f"https://{url_host(addresses[0])}:{API_PORT}"
     fetch = aws_fetch_secrets_script(args["region"], secret_arn)
     return ec2_user_data(node_user_data(node, server_url, fetch))

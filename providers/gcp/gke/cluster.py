@@ -1,18 +1,17 @@
 """GkeCluster: a GKE Standard cluster, its node pools, storage and a Kubernetes provider, for GpuCluster."""
 
-from typing import Any, Optional, TypedDict
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
-from gpukit.components.kubeconfig import gke_kubeconfig
-from gpukit.components.pools import PoolFacts, cluster_pool_facts
+from gpukit.components.handle import ClusterHandle
+from gpukit.components.pools import PoolFacts
+from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import ClusterSpec, DriverMode, GkeDriverVersion, GpuOperatorSpec, ReleaseChannel
-from gpukit.components.substrate import ClusterHandle
-from gpukit.providers.gcp.gke.gpu_software import gke_gpu_node_software
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
+from gpukit.providers.gcp.gke.kubeconfig import gke_kubeconfig
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
 from gpukit.providers.gcp.gke.ranges import subnet_ranges
 from gpukit.providers.gcp.gke.storage import GkeStorage
@@ -164,7 +163,6 @@ class GkeCluster(pulumi.ComponentResource):
             ),
         )
 
-        software: GpuNodeSoftware = gke_gpu_node_software(driver, driver_version)
         self.cluster_name = cluster.name
         self.endpoint = cluster.endpoint
         self.kubeconfig = kubeconfig
@@ -172,7 +170,6 @@ class GkeCluster(pulumi.ComponentResource):
             name=cluster.name,
             kubeconfig=kubeconfig,
             kubernetes=kubernetes,
-            gpu_node_software=software,
             system_ready=system_pools,
             storage_summary=storage.summary,
         )
@@ -185,11 +182,11 @@ class GkeCluster(pulumi.ComponentResource):
         )
 
 
-def build_gke(name: str, args: Any, parent: pulumi.Resource) -> ClusterHandle:
-    """providers.base.ClusterBackend for platform gke."""
+def build_gke(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> ClusterHandle:
+    """GkeSubstrate.build."""
     gke = GkeCluster(
         name,
-        {"cluster": args["cluster"], "pools": cluster_pool_facts(args), "gpu_operator": args["gpu_operator"]},
+        {"cluster": cluster.spec, "pools": list(cluster.pools), "gpu_operator": cluster.operator},
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return gke.handle

@@ -10,9 +10,16 @@
   and MIG manager, as on every other platform (NVIDIA's GKE guide, google-gke.rst).
 """
 
-from gpukit.components.catalog.drivers import GKE_DRIVER_BRANCH_FLOOR
 from gpukit.components.gpu_operator.values import GpuNodeSoftware, Operand
 from gpukit.components.spec import DriverMode, GkeDriverVersion
+
+# GKE-installed drivers (gpu_driver_version DEFAULT or LATEST) are chosen per COS image and GPU type
+# (GoogleCloudPlatform/professional-services tools/gke-gpu-driver-version), so no exact table per
+# GKE version exists. These are floors for preflight: LATEST has been R580 or newer since early 2026
+# ("Using the `latest` flag ensures that driver version > 580.65 is installed, which is a requirement
+# when using CUDA 13", rapidsai/deployment#659, 2026-02); DEFAULT is older than that, assumed as old
+# as R535 (the LTS branch GKE defaulted to before R580).
+GKE_DRIVER_BRANCH_FLOOR = {GkeDriverVersion.DEFAULT: 535, GkeDriverVersion.LATEST: 580}
 
 # NVIDIA's GKE guide: on GKE 1.33+ the toolkit misconfigures containerd's config.toml unless it reads
 # the file (NVIDIA/cloud-native-docs#312). Every GKE version gpukit accepts is 1.34 or newer.
@@ -28,7 +35,7 @@ def gke_gpu_node_software(driver: DriverMode, version: GkeDriverVersion) -> GpuN
             toolkit_env=GKE_TOOLKIT_ENV,
             needs_priority_quota=True,
         )
-    floor = GKE_DRIVER_BRANCH_FLOOR[version.value]
+    floor = GKE_DRIVER_BRANCH_FLOOR[version]
     return GpuNodeSoftware(
         driver_preinstalled=True,
         toolkit_preinstalled=True,

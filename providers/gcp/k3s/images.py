@@ -21,6 +21,7 @@ UBUNTU_PROJECT = "ubuntu-os-cloud"
 UBUNTU_FAMILY = "ubuntu-2404-lts-amd64"
 DLVM_PROJECT = "deeplearning-platform-release"
 DLVM_FAMILY = "common-cu129-ubuntu-2404-nvidia-580"
+DLVM_DRIVER_BRANCH = 580  # the family's name promises the branch; preflight checks against it
 
 # (GPU pool, driver mode) -> (image project, family).
 IMAGE_FAMILIES: dict[tuple[bool, DriverMode], tuple[str, str]] = {

@@ -4,11 +4,10 @@ from typing import Any
 
 import pulumi
 
-from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER, branch_of
 from gpukit.components.k3s.cluster import K3sHostArgs
 from gpukit.components.k3s.names import node_name
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import HostSpec, NodePoolSpec, NodeRole
+from gpukit.components.spec import HostSpec, NodeRole
 
 
 def connection(host: HostSpec, private_key: pulumi.Input[str]) -> dict[str, Any]:
@@ -29,19 +28,17 @@ def connection(host: HostSpec, private_key: pulumi.Input[str]) -> dict[str, Any]
     return conn
 
 
-def k3s_hosts(
-    pools: list[NodePoolSpec], facts: list[PoolFacts], private_key: pulumi.Input[str]
-) -> list[K3sHostArgs]:
+def k3s_hosts(pools: tuple[PoolFacts, ...], private_key: pulumi.Input[str]) -> list[K3sHostArgs]:
     """Every host of every pool, servers first (in config order), with its pool's labels and taints."""
     hosts: list[K3sHostArgs] = []
-    for spec, pool in zip(pools, facts, strict=True):
-        for host in spec.get("hosts", []):
+    for pool in pools:
+        for host in pool.hosts:
             gpu = pool.gpu
             hosts.append(
                 {
                     "node_name": node_name(pool.name, host["address"]),
                     "address": host["address"],
-                    "role": spec.get("role", NodeRole.AGENT),
+                    "role": pool.role,
                     "labels": dict(pool.labels),
                     "taints": [f"{t.key}={t.value}:{t.effect}" for t in pool.taints],
                     "expect_gpus": pool.gpus_per_node,
@@ -50,7 +47,3 @@ def k3s_hosts(
                 }
             )
     return sorted(hosts, key=lambda h: h["role"] != NodeRole.SERVER)
-
-
-def min_driver_branch(cuda_version: str | None) -> int:
-    return branch_of(CUDA_MIN_DRIVER[cuda_version]) if cuda_version else 0

@@ -1,0 +1,135 @@
+"""Stack config (flat `namespace:key` values, as Pulumi hands them over) -> a ResolvedCluster.
+
+The one way into gpukit's typed world: `gpukit plan`, `pulumi up` and GpuCluster used as a library
+all come through `resolve_config`, so they accept and refuse exactly the same input, with the same
+lines. It parses (structure: components/config/schema.py), reads the substrate's provider keys
+(aws:region, gcp:project ...), validates (meaning: components/validate/), and derives each pool's
+facts, once; every problem found is raised together as one ConfigError.
+"""
+
+import re
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from gpukit.components.config.schema import NAMESPACE, SSH_KEY, parse_namespace
+from gpukit.components.errors import ConfigError, Problem
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import Platform, Provider
+from gpukit.components.substrate import ProviderSetting, Substrate, registry
+from gpukit.components.validate.cluster import SECTIONS, validate_cluster_args
+
+if TYPE_CHECKING:
+    from gpukit.components.cluster import GpuClusterArgs
+
+# gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
+# end to end. Keys in MUST_BE_SECRET are refused unless encrypted.
+SECRET_CAPABLE_KEYS: frozenset[str] = frozenset({SSH_KEY})
+MUST_BE_SECRET: frozenset[str] = frozenset({SSH_KEY})
+
+
+# Config sections and their attribute names; meaning checks run on each section that parsed cleanly.
+SECTION_ATTRS = {
+    "cluster": "cluster",
+    "nodePools": "node_pools",
+    "gpuOperator": "gpu_operator",
+    "workloads": "workloads",
+}
+
+
+def config_namespaces() -> tuple[str, ...]:
+    """The config namespaces a gpukit stack reads: gpukit's own and every substrate's provider keys."""
+    providers = {s.key.split(":", 1)[0] for substrate in registry() for s in substrate.settings}
+    return (NAMESPACE, *sorted(providers))
+
+
+def _secret_problems(secret_keys: Collection[str]) -> list[Problem]:
+    """Encrypted values in keys gpukit would copy into resource inputs (tags, names) in plain text."""
+    return [
+        Problem(
+            key,
+            "holds encrypted (secure) values, but none of its fields is a secret: gpukit would have to "
+            "write them into resource inputs unencrypted; store them as plain config",
+        )
+        for key in sorted(secret_keys)
+        if key.startswith(f"{NAMESPACE}:") and key not in SECRET_CAPABLE_KEYS
+    ]
+
+
+def _section(key: str) -> str:
+    """`gpukit:nodePools[1].minNodes` -> `nodePools`."""
+    return re.split(r"[.\[]", key.split(":", 1)[1], maxsplit=1)[0]
+
+
+def _provider_settings(
+    config: Mapping[str, Any], substrate: Substrate, problems: list[Problem]
+) -> dict[str, str]:
+    """The substrate's provider keys (aws:region ...) as ClusterSpec fields ("" where not usable)."""
+    values: dict[str, str] = {}
+    for setting in substrate.settings:
+        values[setting.attr] = _setting(config, setting, substrate, problems)
+    return values
+
+
+def _setting(
+    config: Mapping[str, Any], setting: ProviderSetting, substrate: Substrate, problems: list[Problem]
+) -> str:
+    raw = config.get(setting.key)
+    if raw is None:
+        problems.append(
+            Problem(
+                setting.key,
+                f"required for {substrate.where}: {setting.what}, e.g. {setting.example} "
+                f"(pulumi config set {setting.key} {setting.example})",
+            )
+        )
+        return ""
+    if setting.pattern is None:
+        return str(raw)
+    if not isinstance(raw, str) or not setting.pattern.match(raw):
+        problems.append(Problem(setting.key, f"must be {setting.shape}; got {raw!r}"))
+        return ""
+    return raw
+
+
+def _named_substrate(cluster: Mapping[str, Any]) -> Substrate | None:
+    """The substrate platform and provider name, where both parsed (validation reports the rest)."""
+    platform = cluster.get("platform")
+    if not isinstance(platform, Platform):
+        return None
+    provider = cluster.get("provider") or registry().implied_provider(platform)
+    return registry().get(platform, provider) if isinstance(provider, Provider) else None
+
+
+def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ()) -> ResolvedCluster:
+    """Parse, validate and derive pool facts; raises ConfigError listing every problem found."""
+    problems: list[Problem] = []
+    parsed = parse_namespace(config, problems)
+    broken = {_section(p.key) for p in problems}
+    problems[:0] = _secret_problems(secret_keys)
+
+    cluster = parsed.get("cluster", {})
+    substrate = _named_substrate(cluster)
+    settings = _provider_settings(config, substrate, problems) if substrate is not None else {}
+    args: dict[str, Any] = {
+        "cluster": {**cluster, "region": "", **settings},  # region "" where there is none (own hosts)
+        "node_pools": parsed.get("node_pools", []),
+        "gpu_operator": parsed.get("gpu_operator", {}),
+        "workloads": parsed.get("workloads", {}),
+    }
+    if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset
+        args["ssh_private_key"] = parsed["ssh_private_key"]
+        if SSH_KEY not in secret_keys:
+            problems.append(
+                Problem(
+                    SSH_KEY,
+                    "must be stored encrypted, never in plain text in the stack file: "
+                    f"pulumi config set --secret {SSH_KEY} < ~/.ssh/id_ed25519",
+                )
+            )
+    checkable = tuple(s for s in SECTIONS if s not in broken and SECTION_ATTRS[s] in parsed)
+    typed = cast("GpuClusterArgs", args)
+    validated, found = validate_cluster_args(typed, checkable)
+    problems.extend(found)
+    if problems or validated is None:
+        raise ConfigError(problems)
+    return ResolvedCluster(typed, validated, tuple(validated.pool_facts(p) for p in typed["node_pools"]))

@@ -1,0 +1,19 @@
+"""What a substrate's `build` hands back to GpuCluster: enough to install the in-cluster GPU stack the
+same way on EKS, GKE and k3s."""
+
+from dataclasses import dataclass, field
+
+import pulumi
+
+
+@dataclass
+class ClusterHandle:
+    name: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    """Secret."""
+    kubernetes: pulumi.ProviderResource
+    """A Kubernetes provider built from `kubeconfig` explicitly (never the ambient KUBECONFIG)."""
+    system_ready: list[pulumi.Resource] = field(default_factory=list)
+    """What in-cluster releases wait for: the pools that host system pods."""
+    storage_summary: str = ""
+    """The default StorageClass, in words, for plans and outputs."""

@@ -1,0 +1,76 @@
+"""Substrate-specific keys: refused where the cluster's substrate does not take them, reported missing
+where it needs them. What each substrate takes is its own declaration (Substrate.accepts, .requires);
+which keys are substrate-specific at all is the schema's (Field.specific)."""
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from gpukit.components.config.schema import missing_problem, schema_paths
+from gpukit.components.errors import Problem
+from gpukit.components.spec import Platform
+from gpukit.components.substrate import Substrate, registry
+from gpukit.components.validate.common import CLUSTER, POOLS
+
+if TYPE_CHECKING:
+    from gpukit.components.cluster import GpuClusterArgs
+
+SPECIFIC_FIELDS = [(path, field) for path, field in schema_paths() if field.specific]
+
+
+def where(accepting: list[Substrate]) -> str:
+    """The substrates that take a key, as messages name them."""
+    substrates = list(registry())
+    if set(map(id, accepting)) == {id(s) for s in substrates if s.platform == Platform.K3S}:
+        return "platform k3s"
+    if set(map(id, accepting)) == {id(s) for s in substrates if s.builds_machines}:
+        return f"clusters on cloud machines ({', '.join(s.title for s in accepting)})"
+    return " and ".join(s.where for s in accepting)
+
+
+def _locations(args: "GpuClusterArgs") -> dict[str, list[tuple[str, Mapping[str, Any]]]]:
+    """Schema path of a section -> (config key prefix, its parsed values), for every instance of it."""
+    pools = args["node_pools"]
+    return {
+        "": [("gpukit:", args)],
+        "cluster": [(CLUSTER, args["cluster"])],
+        "cluster.network": [(f"{CLUSTER}.network", args["cluster"].get("network", {}))],
+        "nodePools": [(f"{POOLS}[{i}]", pool) for i, pool in enumerate(pools)],
+        "gpuOperator": [("gpukit:gpuOperator", args["gpu_operator"])],
+    }
+
+
+def key_problems(args: "GpuClusterArgs", substrate: Substrate, pools_ok: bool) -> tuple[list[Problem], bool]:
+    """Problems with substrate-specific keys, and whether a key the substrate requires is missing (its
+    own checks read those keys, so they run only when none is)."""
+    problems: list[Problem] = []
+    missing = False
+    locations = _locations(args)
+    for path, field in SPECIFIC_FIELDS:
+        parent, _, _ = path.rpartition(".")
+        checked = pools_ok or parent != "nodePools"  # a pool that did not parse may lack any key
+        for prefix, values in locations[parent]:
+            key = f"{prefix}{field.key}" if prefix.endswith(":") else f"{prefix}.{field.key}"
+            present = field.attr in values
+            if present and path not in substrate.accepts:
+                problems.append(_refused(key, path, substrate))
+            elif not present and checked and path in substrate.requires:
+                problems.append(missing_problem(key, field))
+                missing = True
+    return problems, missing
+
+
+def _refused(key: str, path: str, substrate: Substrate) -> Problem:
+    accepting = [s for s in registry() if path in s.accepts]
+    return Problem(key, f"only for {where(accepting)}; this cluster is {substrate.title}")
+
+
+def undeclared_keys() -> list[str]:
+    """Keys substrates declare that are not substrate-specific schema keys (a test keeps this empty)."""
+    specific = {path for path, _ in SPECIFIC_FIELDS}
+    return sorted({p for s in registry() for p in s.accepts | s.requires} - specific)
+
+
+def unclaimed_keys() -> list[str]:
+    """Substrate-specific keys no substrate takes (a test keeps this empty)."""
+    taken = {p for s in registry() for p in s.accepts}
+    return sorted(path for path, _ in SPECIFIC_FIELDS if path not in taken)

@@ -1,0 +1,171 @@
+"""`gpukit plan` fakes for AWS resources and invokes: ids, ARNs and endpoints shaped like AWS's own.
+
+Everything the program derives from these (kubeconfig, autoscaling group tags, IAM policies, user data)
+renders as it would for real. Values are stable: the same names give the same fakes in every plan.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpukit.components.plan_fakes import FAKE_CA
+from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
+
+ACCOUNT_ID = "123456789012"
+DEFAULT_REGION = "us-east-1"
+# Resource id prefixes EC2 uses, by type token.
+_EC2_PREFIXES = {
+    "aws:ec2/vpc:Vpc": "vpc",
+    "aws:ec2/subnet:Subnet": "subnet",
+    "aws:ec2/internetGateway:InternetGateway": "igw",
+    "aws:ec2/routeTable:RouteTable": "rtb",
+    "aws:ec2/routeTableAssociation:RouteTableAssociation": "rtbassoc",
+    "aws:ec2/eip:Eip": "eipalloc",
+    "aws:ec2/natGateway:NatGateway": "nat",
+    "aws:ec2/launchTemplate:LaunchTemplate": "lt",
+    "aws:ec2/securityGroup:SecurityGroup": "sg",
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": "sgr",
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": "sgr",
+    "aws:ec2/instance:Instance": "i",
+    "aws:ec2/networkInterface:NetworkInterface": "eni",
+}
+
+
+def _private_ip(name: str) -> str:
+    """A stable fake private address for an EC2 instance or network interface."""
+    return f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+
+
+def _auto_name(state: dict[str, Any], name: str) -> str:
+    """What AWS names a resource given `name` or `namePrefix` (or neither: Pulumi's own prefix)."""
+    return str(state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}")
+
+
+class AwsFakes:
+    """providers' PlanFakes for the `aws` package."""
+
+    package = "aws"
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.region = str(config.get("aws:region") or DEFAULT_REGION)
+
+    def resource(self, token: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        if token in _EC2_PREFIXES:
+            rid = f"{_EC2_PREFIXES[token]}-{_hex(token, name)}"
+        else:
+            rid = f"{name}-{_hex(token, name, length=8)}"
+        return rid, self._outputs(token, name, rid, inputs)
+
+    def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+            names = [f"{self.region}{z}" for z in "abcd"]
+            return {
+                "names": names,
+                "zoneIds": [f"use1-az{i + 1}" for i in range(len(names))],
+                "id": self.region,
+                "groupNames": [self.region] * len(names),
+            }
+        if token == "aws:index/getCallerIdentity:getCallerIdentity":
+            return {
+                "accountId": ACCOUNT_ID,
+                "arn": f"arn:aws:iam::{ACCOUNT_ID}:user/gpukit-plan",
+                "userId": "AIDAGPUKITPLAN",
+                "id": ACCOUNT_ID,
+            }
+        if token == "aws:index/getPartition:getPartition":
+            return {
+                "partition": "aws",
+                "dnsSuffix": "amazonaws.com",
+                "id": "aws",
+                "reverseDnsPrefix": "com.amazonaws",
+            }
+        return None
+
+    def _arn(self, service: str, resource: str, *, regional: bool = True) -> str:
+        region = self.region if regional else ""
+        return f"arn:aws:{service}:{region}:{ACCOUNT_ID}:{resource}"
+
+    def _outputs(self, token: str, name: str, rid: str, state: dict[str, Any]) -> dict[str, Any]:
+        if token == "aws:eks/cluster:Cluster":
+            cluster = state.get("name", name)
+            return {
+                "arn": self._arn("eks", f"cluster/{cluster}"),
+                "endpoint": f"https://{_hex(cluster, length=32).upper()}.gr7.{self.region}.eks.amazonaws.com",
+                "certificateAuthority": {"data": FAKE_CA.decode()},
+                "status": "ACTIVE",
+                "platformVersion": "eks.1",
+            }
+        if token == "aws:eks/nodeGroup:NodeGroup":
+            ng = f"{state.get('nodeGroupNamePrefix', name + '-')}{_hex(name, length=26)}"
+            return {
+                "nodeGroupName": ng,
+                "arn": self._arn("eks", f"nodegroup/{state.get('clusterName')}/{ng}/{_hex(ng, length=8)}"),
+                "resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{_hex(ng, 'asg', length=8)}"}]}],
+                "status": "ACTIVE",
+            }
+        if token == "aws:ec2/launchTemplate:LaunchTemplate":
+            return {
+                "latestVersion": 1,
+                "defaultVersion": 1,
+                "arn": self._arn("ec2", f"launch-template/{rid}"),
+            }
+        if token == "aws:iam/role:Role":
+            role = state.get("name") or f"{name}-{_hex(name, length=7)}"
+            return {"name": role, "arn": self._arn("iam", f"role/{role}", regional=False), "uniqueId": rid}
+        if token == "aws:kms/key:Key":
+            key_id = (
+                f"{_hex(name, length=8)}-{_hex(name, 'a', length=4)}-{_hex(name, 'b', length=4)}-"
+                f"{_hex(name, 'c', length=4)}-{_hex(name, 'd', length=12)}"
+            )
+            return {"keyId": key_id, "arn": self._arn("kms", f"key/{key_id}")}
+        if token == "aws:ec2/eip:Eip":
+            return {"publicIp": f"203.0.113.{int(_hex(name, length=2), 16) % 250 + 1}"}
+        if token == "aws:eks/podIdentityAssociation:PodIdentityAssociation":
+            return {"associationArn": self._arn("eks", f"podidentityassociation/{rid}"), "associationId": rid}
+        if token == "aws:eks/addon:Addon":
+            return {
+                "arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),
+                "addonVersion": state.get("addonVersion") or "default-for-cluster-version",
+            }
+        if token == "aws:ec2/instance:Instance":
+            ip = _private_ip(name)
+            return {
+                "arn": self._arn("ec2", f"instance/{rid}"),
+                "privateIp": ip,
+                "privateDns": f"ip-{ip.replace('.', '-')}.ec2.internal",
+                "instanceState": "running",
+            }
+        if token == "aws:ec2/networkInterface:NetworkInterface":
+            ip = _private_ip(name)
+            return {"arn": self._arn("ec2", f"network-interface/{rid}"), "privateIp": ip, "privateIps": [ip]}
+        if token.startswith(("aws:ec2/", "aws:vpc/")):
+            return {"arn": self._arn("ec2", rid)}
+        if token == "aws:lb/loadBalancer:LoadBalancer":
+            lb = (state.get("name") or f"{name[:20]}-{_hex(name, length=6)}")[:32]
+            return {
+                "arn": self._arn("elasticloadbalancing", f"loadbalancer/net/{lb}/{_hex(name, length=16)}"),
+                "dnsName": f"{lb}-{_hex(name, 'dns', length=16)}.elb.{self.region}.amazonaws.com",
+                "zoneId": "Z26RNL4JYFTOTI",
+            }
+        if token == "aws:lb/targetGroup:TargetGroup":
+            tg = (state.get("name") or state.get("namePrefix", "") + _hex(name, length=8))[:32]
+            return {"arn": self._arn("elasticloadbalancing", f"targetgroup/{tg}/{_hex(name, length=16)}")}
+        if token == "aws:lb/listener:Listener":
+            return {"arn": self._arn("elasticloadbalancing", f"listener/net/{rid}")}
+        if token == "aws:autoscaling/group:Group":
+            group = _auto_name(state, name)
+            return {
+                "name": group,
+                "arn": self._arn("autoscaling", f"autoScalingGroup:{rid}:autoScalingGroupName/{group}"),
+            }
+        if token == "aws:iam/instanceProfile:InstanceProfile":
+            profile = state.get("name") or f"{name}-{_hex(name, length=7)}"
+            return {"name": profile, "arn": self._arn("iam", f"instance-profile/{profile}", regional=False)}
+        if token == "aws:secretsmanager/secret:Secret":
+            secret = _auto_name(state, name)
+            return {
+                "name": secret,
+                "arn": self._arn("secretsmanager", f"secret:{secret}-{_hex(name, length=6)}"),
+            }
+        if token == "aws:secretsmanager/secretVersion:SecretVersion":
+            return {"arn": state.get("secretId"), "versionId": _hex(name, length=32)}
+        return {}

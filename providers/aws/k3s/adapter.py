@@ -1,0 +1,156 @@
+"""k3s on EC2: what AWS builds in the shared k3s-on-cloud flow (components/k3s/cloud_flow.py).
+
+Every instance sits in private subnets without a public address. A Network Load Balancer on 6443 in
+front of the servers is the API address (internet-facing only when apiAccessCidrs has a public range).
+Servers are fixed instances with stable addresses; agent pools are Auto Scaling groups. Join secrets
+sit in Secrets Manager, one per node role, each readable by that role's instance role only.
+"""
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import pulumi
+import pulumi_aws as aws
+
+from gpukit.components.k3s.cloud_flow import K3sServers
+from gpukit.components.k3s.cloud_init import CloudNode
+from gpukit.components.k3s.host_scripts import secrets_bundle
+from gpukit.components.k3s.pki import K3sPki
+from gpukit.components.pools import PoolFacts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, NatGateways, NodeRole
+from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
+from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
+from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole
+from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
+from gpukit.providers.aws.k3s.servers import K3sEc2Servers
+from gpukit.providers.aws.network import AwsNetwork
+from gpukit.providers.aws.provider import cluster_tags
+
+
+@dataclass(frozen=True)
+class Ec2Network:
+    vpc_id: pulumi.Input[str]
+    private_subnet_ids: pulumi.Input[list[str]]
+    public_subnet_ids: Optional[pulumi.Input[list[str]]]
+    groups: K3sEc2SecurityGroups
+    api: K3sEc2ApiLoadBalancer
+
+
+JoinRoles = dict[NodeRole, K3sEc2NodeRole]
+
+
+class Ec2Adapter:
+    """components.k3s.cloud_flow.K3sCloudAdapter for EC2."""
+
+    def __init__(
+        self, parent: pulumi.ComponentResource, name: str, cluster: ResolvedCluster, provider: aws.Provider
+    ) -> None:
+        self.name, self.cluster = name, cluster
+        self.spec = cluster.spec
+        self.tags = cluster_tags(self.spec)  # also on what launch templates start (default tags do not)
+        self.children = pulumi.ResourceOptions(parent=parent, providers={"aws": provider})
+
+    def network(self) -> Ec2Network:
+        """Instances only ever in private subnets; public subnets only for an internet-facing API."""
+        name, cluster_name = self.name, self.cluster.name
+        network = self.spec["network"]
+        public_subnet_ids: Optional[pulumi.Input[list[str]]]
+        if "vpc_id" in network:
+            vpc_id: pulumi.Input[str] = network["vpc_id"]
+            private_subnet_ids: pulumi.Input[list[str]] = network["subnet_ids"]
+            public_subnet_ids = network.get("public_subnet_ids")
+        else:
+            vpc = AwsNetwork(
+                f"{name}-network",
+                {
+                    "cluster_name": cluster_name,
+                    "cidr": network["cidr"],
+                    "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
+                    "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
+                },
+                opts=self.children,
+            )
+            vpc_id, private_subnet_ids, public_subnet_ids = (
+                vpc.vpc_id,
+                vpc.private_subnet_ids,
+                vpc.public_subnet_ids,
+            )
+        access_cidrs = self.spec.get("api_access_cidrs", [])
+        groups = K3sEc2SecurityGroups(
+            f"{name}-sg",
+            {"cluster_name": cluster_name, "vpc_id": vpc_id, "api_access_cidrs": access_cidrs},
+            opts=self.children,
+        )
+        api = K3sEc2ApiLoadBalancer(
+            f"{name}-api",
+            {
+                "cluster_name": cluster_name,
+                "vpc_id": vpc_id,
+                "api_access_cidrs": access_cidrs,
+                "private_subnet_ids": private_subnet_ids,
+                "public_subnet_ids": public_subnet_ids,
+                "security_group_id": groups.ids[Group.API_LB],
+            },
+            opts=self.children,
+        )
+        return Ec2Network(vpc_id, private_subnet_ids, public_subnet_ids, groups, api)
+
+    def join_secrets(self, pki: K3sPki) -> JoinRoles:
+        return {
+            role: K3sEc2NodeRole(
+                f"{self.name}-{role.value}",
+                {"cluster_name": self.cluster.name, "role": role, "bundle": files.apply(secrets_bundle)},
+                opts=self.children,
+            )
+            for role, files in ((NodeRole.SERVER, pki.server_files), (NodeRole.AGENT, pki.agent_files))
+        }
+
+    def servers(
+        self, pool: PoolFacts, node: CloudNode, network: Ec2Network, secrets: JoinRoles
+    ) -> K3sServers:
+        role = secrets[NodeRole.SERVER]
+        return K3sEc2Servers(
+            f"{self.name}-{pool.name}",
+            {
+                "cluster_name": self.cluster.name,
+                "pool": pool,
+                # Servers have no GPUs (validated): their preflight checks no driver, so EC2 servers
+                # have always been rendered without the CUDA floor (plans stay byte-identical).
+                "node": replace(node, min_driver_branch=0, cuda_version=""),
+                "region": self.spec["region"],
+                "subnet_ids": network.private_subnet_ids,
+                "security_group_ids": [network.groups.ids[Group.NODES], network.groups.ids[Group.SERVERS]],
+                "instance_profile_arn": role.instance_profile_arn,
+                "secret_arn": role.secret_arn,
+                "api_dns_name": network.api.dns_name,
+                "target_group_arn": network.api.target_group_arn,
+                "tags": {**self.tags, "gpukit:pool": pool.name},
+                "boot_after": [role],
+            },
+            opts=self.children,
+        )
+
+    def agent_pool(
+        self, pool: PoolFacts, node: CloudNode, network: Ec2Network, secrets: JoinRoles, servers: K3sServers
+    ) -> None:
+        role = secrets[NodeRole.AGENT]
+        K3sEc2AgentPool(
+            f"{self.name}-{pool.name}",
+            {
+                "cluster_name": self.cluster.name,
+                "pool": pool,
+                "node": node,
+                "region": self.spec["region"],
+                "server_url": servers.join_url,
+                "secret_arn": role.secret_arn,
+                "instance_profile_arn": role.instance_profile_arn,
+                "security_group_id": network.groups.ids[Group.NODES],
+                "subnet_ids": network.private_subnet_ids,
+                "tags": {**self.tags, "gpukit:pool": pool.name},
+                # Agents registering before the first server answers retry; starting them after the
+                # servers only keeps the first boot's logs quiet.
+                "boot_after": [role, *servers.instances],
+            },
+            opts=self.children,
+        )

@@ -1,0 +1,128 @@
+"""The AWS substrates: EKS with managed node groups, and k3s on EC2 instances.
+
+Pure: building (build) imports pulumi_aws, and nothing else here does, so planning or validating a
+stack on another cloud never needs the AWS SDK.
+"""
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from gpukit.components.costs import Charge
+from gpukit.components.errors import Problem
+from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.k3s.substrates import K3sCloudSubstrate
+from gpukit.components.plan_fakes import PlanFakes
+from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
+from gpukit.components.substrate import Substrate
+from gpukit.components.validate.k3s import validate_k3s_cloud, validate_k3s_versions
+from gpukit.providers.aws.catalog import AWS_CATALOG
+from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
+from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
+from gpukit.providers.aws.eks.images import eks_image
+from gpukit.providers.aws.eks.software import eks_gpu_node_software
+from gpukit.providers.aws.fakes import AwsFakes
+from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
+from gpukit.providers.aws.validation import (
+    K3S_VPC_PREFIXES,
+    validate_alternatives,
+    validate_aws_network,
+    validate_eks_cluster,
+    validate_eks_operator,
+    validate_public_subnets,
+)
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpukit.components.cluster import GpuClusterArgs
+    from gpukit.components.handle import ClusterHandle
+
+
+class EksSubstrate(Substrate):
+    platform = Platform.EKS
+    provider = Provider.AWS
+    name = "eks"
+    title = "eks"
+    where = "platform eks"
+    builds_machines = True
+    sdk = AWS_SDK
+    settings = (AWS_REGION,)
+    accepts = EKS_KEYS
+    requires = REQUIRED_KEYS
+    catalog = AWS_CATALOG
+    gpu_taint_value = GPU_TAINT_VALUE
+
+    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+        problems: list[Problem] = []
+        validate_eks_cluster(args["cluster"], problems)
+        return problems
+
+    def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
+        return validate_eks_operator(operator)
+
+    def gpu_node_software(self, cluster: ResolvedCluster) -> GpuNodeSoftware:
+        return eks_gpu_node_software(cluster.pools)
+
+    def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
+        return eks_image(pool.node_image, pool.instance.arch, pool.is_gpu).driver_branch
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        return eks_charges(cluster)
+
+    def next_steps(self, cluster: ResolvedCluster) -> list[str]:
+        return [f"# or: aws eks update-kubeconfig --name {cluster.name} --region {cluster.spec['region']}"]
+
+    def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
+        return AwsFakes(config)
+
+    def build(self, name: str, cluster: ResolvedCluster, parent: "pulumi.Resource") -> "ClusterHandle":
+        from gpukit.providers.aws.eks.cluster import build_eks
+
+        return build_eks(name, cluster, parent)
+
+
+class K3sEc2Substrate(K3sCloudSubstrate):
+    provider = Provider.AWS
+    name = "k3s-aws"
+    title = "k3s on aws"
+    where = "k3s on aws"
+    sdk = AWS_SDK
+    settings = (AWS_REGION,)
+    accepts = K3S_EC2_KEYS
+    catalog = AWS_CATALOG
+
+    def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
+        """With the pool's alternative instance types (spot pools draw on more capacity pools)."""
+        alternatives = tuple(
+            AWS_CATALOG.pool_instance(name, pool.get("gpu"))
+            for name in pool.get("alternative_instance_types", [])
+        )
+        return replace(super().pool_facts(pool), alternative_instances=alternatives)
+
+    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+        problems: list[Problem] = []
+        cluster = args["cluster"]
+        validate_k3s_versions(cluster, problems)
+        validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
+        validate_public_subnets(cluster, problems)
+        validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
+        for i, pool in enumerate(args["node_pools"] if pools_ok else []):
+            validate_alternatives(i, pool, problems)
+        return problems
+
+    def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
+        return DLAMI_DRIVER_BRANCH
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        return k3s_ec2_charges(cluster)
+
+    def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
+        return AwsFakes(config)
+
+    def build(self, name: str, cluster: ResolvedCluster, parent: "pulumi.Resource") -> "ClusterHandle":
+        from gpukit.providers.aws.k3s.cluster import build_k3s_ec2
+
+        return build_k3s_ec2(name, cluster, parent)

@@ -1,0 +1,92 @@
+"""`gpukit plan` fakes for Google Cloud resources: ids as the resource paths Google returns, with the
+links, emails and addresses other resources take from them. Stable: the same names, the same fakes."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpukit.components.plan_fakes import FAKE_CA
+from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
+
+PROJECT_NUMBER = "123456789012"
+DEFAULT_PROJECT = "gpukit-plan"
+DEFAULT_REGION = "us-central1"
+
+
+class GcpFakes:
+    """providers' PlanFakes for the `gcp` package."""
+
+    package = "gcp"
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.project = str(config.get("gcp:project") or DEFAULT_PROJECT)
+        self.region = str(config.get("gcp:region") or DEFAULT_REGION)
+
+    def resource(self, token: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        rid = self._gcp_id(token, name, inputs)
+        return rid, self._gcp_outputs(token, name, rid, inputs)
+
+    def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """gpukit's GCP builders call no invokes: image families and zones are plain paths and tables."""
+        return None
+
+    def _gcp_id(self, token: str, name: str, state: dict[str, Any]) -> str:
+        """Google's resource ids are paths; those other resources take as references."""
+        resource = state.get("name") or name
+        project = f"projects/{self.project}"
+        regional = f"{project}/regions/{self.region}"
+        paths = {
+            "gcp:compute/network:Network": f"{project}/global/networks/{resource}",
+            "gcp:compute/subnetwork:Subnetwork": f"{regional}/subnetworks/{resource}",
+            "gcp:compute/router:Router": f"{regional}/routers/{resource}",
+            "gcp:container/cluster:Cluster": f"{project}/locations/{state.get('location')}/clusters/{resource}",  # noqa: E501
+            "gcp:serviceaccount/account:Account": f"{project}/serviceAccounts/{self._sa_email(state)}",
+            "gcp:compute/address:Address": f"{regional}/addresses/{resource}",
+            "gcp:compute/firewall:Firewall": f"{project}/global/firewalls/{resource}",
+            "gcp:compute/instanceTemplate:InstanceTemplate": f"{project}/global/instanceTemplates/{resource}",
+            "gcp:compute/instance:Instance": f"{project}/zones/{state.get('zone')}/instances/{resource}",
+            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
+                f"{regional}/instanceGroupManagers/{resource}"
+            ),
+            "gcp:secretmanager/secret:Secret": f"{project}/secrets/{state.get('secretId') or resource}",
+        }
+        return paths.get(token, f"{resource}-{_hex(token, name, length=8)}")
+
+    def _sa_email(self, state: dict[str, Any]) -> str:
+        return f"{state.get('accountId')}@{self.project}.iam.gserviceaccount.com"
+
+    def _gcp_outputs(self, token: str, name: str, rid: str, state: dict[str, Any]) -> dict[str, Any]:
+        if token == "gcp:serviceaccount/account:Account":
+            email = self._sa_email(state)
+            return {
+                "email": email,
+                "member": f"serviceAccount:{email}",
+                "uniqueId": _hex(name, length=21),
+            }
+        if token == "gcp:container/cluster:Cluster":
+            octet = int(_hex(name, length=2), 16) % 250 + 1
+            return {
+                "endpoint": f"34.118.{octet}.{(octet * 7) % 250 + 1}",
+                "masterAuth": {"clusterCaCertificate": FAKE_CA.decode()},
+                "selfLink": f"https://container.googleapis.com/v1/{rid}",
+            }
+        if token == "gcp:compute/address:Address":
+            octet = int(_hex(name, length=2), 16) % 200 + 10
+            internal = state.get("addressType") == "INTERNAL"
+            address = state.get("address") or (
+                f"10.40.0.{octet}" if internal else f"34.120.{octet}.{octet % 97 + 1}"
+            )
+            return {"address": address, "selfLink": f"https://www.googleapis.com/compute/v1/{rid}"}
+        if token == "gcp:secretmanager/secret:Secret":
+            return {"name": f"projects/{PROJECT_NUMBER}/secrets/{state.get('secretId') or name}"}
+        if token == "gcp:secretmanager/secretVersion:SecretVersion":
+            return {"name": f"{state.get('secret')}/versions/1", "version": "1"}
+        if token == "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager":
+            link = f"https://www.googleapis.com/compute/v1/{rid}"
+            return {
+                "selfLink": link,
+                "instanceGroup": link.replace("instanceGroupManagers", "instanceGroups"),
+            }
+        if token.startswith("gcp:compute/"):
+            link = f"https://www.googleapis.com/compute/v1/{rid}"
+            return {"selfLink": link, "selfLinkUnique": f"{link}?uniqueId={_hex(name, length=19)}"}
+        return {}

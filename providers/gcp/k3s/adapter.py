@@ -1,0 +1,134 @@
+"""k3s on Compute Engine: what Google Cloud builds in the shared k3s-on-cloud flow
+(components/k3s/cloud_flow.py).
+
+A new VPC with Cloud NAT (or a reused network), firewall rules that admit only the cluster's own
+machines and apiAccessCidrs, join secrets in Secret Manager each readable by one role's service
+account, servers at static addresses, and one regional managed instance group per agent pool.
+"""
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpukit.components.api_access import needs_public_endpoint
+from gpukit.components.k3s.cloud_flow import K3sServers
+from gpukit.components.k3s.cloud_init import CloudNode
+from gpukit.components.k3s.pki import K3sPki
+from gpukit.components.pools import PoolFacts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import NodeRole
+from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
+from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
+from gpukit.providers.gcp.k3s.iam import K3sGceJoinSecrets
+from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
+from gpukit.providers.gcp.network import GcpNetwork
+from gpukit.providers.gcp.placement import pool_zones
+
+
+@dataclass(frozen=True)
+class GceNetwork:
+    network_id: pulumi.Input[str]
+    subnetwork_id: pulumi.Input[str]
+
+
+class GceAdapter:
+    """components.k3s.cloud_flow.K3sCloudAdapter for Compute Engine."""
+
+    def __init__(
+        self, parent: pulumi.ComponentResource, name: str, cluster: ResolvedCluster, provider: gcp.Provider
+    ) -> None:
+        self.name, self.cluster = name, cluster
+        self.spec = cluster.spec
+        self.with_gcp = pulumi.ResourceOptions(parent=parent, providers={"gcp": provider})
+        self.child = pulumi.ResourceOptions(parent=parent, provider=provider)
+
+    def network(self) -> GceNetwork:
+        name, cluster_name = self.name, self.cluster.name
+        network = self.spec["network"]
+        if "network_id" in network:
+            found = GceNetwork(network["network_id"], network["subnetwork_id"])
+        else:
+            vpc = GcpNetwork(
+                f"{name}-network",
+                {"cluster_name": cluster_name, "region": self.spec["region"], "cidr": network["cidr"]},
+                opts=self.with_gcp,
+            )
+            found = GceNetwork(vpc.network_id, vpc.subnetwork_id)
+        for rule in firewall_rules(cluster_name, self.spec.get("api_access_cidrs", [])):
+            gcp.compute.Firewall(
+                f"{name}-{rule.name}",
+                name=f"{cluster_name}-{rule.name}",
+                network=found.network_id,
+                description=f"{rule.description} (gpukit)",
+                direction="INGRESS",
+                allows=[{"protocol": rule.protocol, "ports": list(rule.ports)}],
+                target_tags=[rule.target_tag],
+                source_tags=[rule.source_tag] if rule.source_tag else None,
+                source_ranges=list(rule.source_ranges) or None,
+                opts=self.child,
+            )
+        return found
+
+    def join_secrets(self, pki: K3sPki) -> K3sGceJoinSecrets:
+        return K3sGceJoinSecrets(
+            f"{self.name}-join",
+            {
+                "cluster_name": self.cluster.name,
+                "project": self.spec.get("project", ""),
+                "server_files": pki.server_files,
+                "agent_files": pki.agent_files,
+            },
+            opts=self.with_gcp,
+        )
+
+    def servers(
+        self, pool: PoolFacts, node: CloudNode, network: GceNetwork, secrets: K3sGceJoinSecrets
+    ) -> K3sServers:
+        cluster_name = self.cluster.name
+        return K3sGceServers(
+            f"{self.name}-{pool.name}",
+            {
+                "cluster_name": cluster_name,
+                "region": self.spec["region"],
+                "pool": pool,
+                "node": node,
+                "zones": server_zones(self.spec, pool),
+                "subnetwork": network.subnetwork_id,
+                # Static external addresses only when a client outside private address space may call
+                # the API (203.0.113.0/24 in the example stack counts as public).
+                "external": needs_public_endpoint(self.spec.get("api_access_cidrs", [])),
+                "service_account": secrets.service_accounts[NodeRole.SERVER],
+                "secret_version": secrets.secret_versions[NodeRole.SERVER],
+                "tags": [node_tag(cluster_name), server_tag(cluster_name)],
+                "waits": secrets.ready,
+            },
+            opts=self.with_gcp,
+        )
+
+    def agent_pool(
+        self,
+        pool: PoolFacts,
+        node: CloudNode,
+        network: GceNetwork,
+        secrets: K3sGceJoinSecrets,
+        servers: K3sServers,
+    ) -> None:
+        K3sGceAgentPool(
+            f"{self.name}-{pool.name}",
+            {
+                "cluster_name": self.cluster.name,
+                "region": self.spec["region"],
+                "pool": pool,
+                "node": node,
+                # GPU pools: only the zones that offer their accelerator.
+                "zones": pool_zones(self.spec, pool),
+                "subnetwork": network.subnetwork_id,
+                "service_account": secrets.service_accounts[NodeRole.AGENT],
+                "server_url": servers.join_url,
+                "secret_version": secrets.secret_versions[NodeRole.AGENT],
+                "tags": [node_tag(self.cluster.name)],
+                "waits": [*secrets.ready, *servers.instances],
+            },
+            opts=self.with_gcp,
+        )

@@ -1,0 +1,141 @@
+"""The Google Cloud substrates: GKE Standard with GPU node pools, and k3s on Compute Engine VMs.
+
+Pure: building (build) imports pulumi_gcp, and nothing else here does, so planning or validating a
+stack on another cloud never needs the Google Cloud SDK.
+"""
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from gpukit.components.costs import Charge
+from gpukit.components.errors import Problem
+from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.k3s.substrates import K3sCloudSubstrate
+from gpukit.components.plan_fakes import PlanFakes
+from gpukit.components.pools import PoolFacts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import GkeDriverVersion, GpuOperatorSpec, Platform, Provider
+from gpukit.components.substrate import Substrate
+from gpukit.components.validate.k3s import validate_k3s_cloud, validate_k3s_versions
+from gpukit.providers.gcp.catalog import GCP_CATALOG
+from gpukit.providers.gcp.charges import gke_charges, k3s_gce_charges
+from gpukit.providers.gcp.config import (
+    GCP_PROJECT,
+    GCP_REGION,
+    GCP_SDK,
+    GKE_KEYS,
+    K3S_GCE_KEYS,
+    REQUIRED_KEYS,
+)
+from gpukit.providers.gcp.fakes import GcpFakes
+from gpukit.providers.gcp.gke.gpu_software import GKE_DRIVER_BRANCH_FLOOR, gke_gpu_node_software
+from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
+from gpukit.providers.gcp.placement import cluster_location
+from gpukit.providers.gcp.validation import (
+    validate_gcp_project,
+    validate_gke_cluster,
+    validate_gke_operator,
+    validate_gke_pool,
+    validate_k3s_network,
+    validate_server_zones,
+)
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpukit.components.cluster import GpuClusterArgs
+    from gpukit.components.handle import ClusterHandle
+
+# GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; declaring the same value keeps the
+# node pool free of drift. k3s on Compute Engine uses the same value, so GPU nodes on Google Cloud
+# carry one taint whatever runs them. Tolerations match any value, so pods are unaffected.
+GCP_GPU_TAINT_VALUE = "present"
+
+
+class GkeSubstrate(Substrate):
+    platform = Platform.GKE
+    provider = Provider.GCP
+    name = "gke"
+    title = "gke"
+    where = "platform gke"
+    builds_machines = True
+    sdk = GCP_SDK
+    settings = (GCP_PROJECT, GCP_REGION)
+    accepts = GKE_KEYS
+    requires = REQUIRED_KEYS
+    catalog = GCP_CATALOG
+    gpu_taint_value = GCP_GPU_TAINT_VALUE
+
+    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+        problems: list[Problem] = []
+        cluster, pools = args["cluster"], args["node_pools"] if pools_ok else []
+        validate_gke_cluster(cluster, pools, problems)
+        for i, pool in enumerate(pools):
+            validate_gke_pool(i, pool, cluster, problems)
+        return problems
+
+    def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
+        return validate_gke_operator(operator)
+
+    def gpu_node_software(self, cluster: ResolvedCluster) -> GpuNodeSoftware:
+        version = cluster.operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)
+        return gke_gpu_node_software(cluster.driver, version)
+
+    def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
+        return GKE_DRIVER_BRANCH_FLOOR[cluster.operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)]
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        return gke_charges(cluster)
+
+    def next_steps(self, cluster: ResolvedCluster) -> list[str]:
+        spec = cluster.spec
+        return [
+            f"# or: gcloud container clusters get-credentials {cluster.name} --location "
+            f"{cluster_location(spec)} --project {spec.get('project', '')}"
+        ]
+
+    def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
+        return GcpFakes(config)
+
+    def build(self, name: str, cluster: ResolvedCluster, parent: "pulumi.Resource") -> "ClusterHandle":
+        from gpukit.providers.gcp.gke.cluster import build_gke
+
+        return build_gke(name, cluster, parent)
+
+
+class K3sGceSubstrate(K3sCloudSubstrate):
+    provider = Provider.GCP
+    name = "k3s-gcp"
+    title = "k3s on gcp"
+    where = "k3s on gcp"
+    sdk = GCP_SDK
+    settings = (GCP_PROJECT, GCP_REGION)
+    accepts = K3S_GCE_KEYS
+    catalog = GCP_CATALOG
+    gpu_taint_value = GCP_GPU_TAINT_VALUE
+
+    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+        problems: list[Problem] = []
+        cluster, pools = args["cluster"], args["node_pools"] if pools_ok else None
+        validate_k3s_versions(cluster, problems)
+        validate_gcp_project(cluster, problems)
+        validate_k3s_network(cluster, problems)
+        validate_k3s_cloud(cluster, pools, self.catalog, problems)
+        for i, pool in enumerate(pools or []):
+            validate_gke_pool(i, pool, cluster, problems)
+            validate_server_zones(i, pool, cluster, problems)
+        return problems
+
+    def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
+        return DLVM_DRIVER_BRANCH
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        return k3s_gce_charges(cluster)
+
+    def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
+        return GcpFakes(config)
+
+    def build(self, name: str, cluster: ResolvedCluster, parent: "pulumi.Resource") -> "ClusterHandle":
+        from gpukit.providers.gcp.k3s.cluster import build_k3s_gce
+
+        return build_k3s_gce(name, cluster, parent)

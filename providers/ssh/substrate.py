@@ -1,0 +1,81 @@
+"""The SSH substrate: k3s on machines the user already has (bare metal, other clouds, lab workstations),
+reached over SSH. gpukit creates no machines and no cloud resources; it checks and joins the hosts."""
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from gpukit.components.catalog.k3s import k3s_version_for
+from gpukit.components.costs import Charge
+from gpukit.components.errors import Problem
+from gpukit.components.k3s.substrates import K3sSubstrate
+from gpukit.components.plan_fakes import PlanFakes
+from gpukit.components.pools import PoolFacts, make_pool_facts
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import NodePoolSpec, Provider
+from gpukit.components.substrate import PlannedHost
+from gpukit.providers.ssh.catalog import SSH_CATALOG, host_instance
+from gpukit.providers.ssh.charges import ssh_charges
+from gpukit.providers.ssh.config import K3S_SSH_KEYS, REQUIRED_KEYS
+from gpukit.providers.ssh.fakes import ssh_plan_fakes
+from gpukit.providers.ssh.validation import validate_ssh_cluster
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpukit.components.cluster import GpuClusterArgs
+    from gpukit.components.handle import ClusterHandle
+
+
+class K3sSshSubstrate(K3sSubstrate):
+    provider = Provider.SSH
+    name = "k3s-ssh"
+    title = "k3s on existing hosts (provider ssh)"
+    where = "k3s on existing hosts (provider ssh)"
+    builds_machines = False
+    sdk = None
+    settings = ()
+    accepts = K3S_SSH_KEYS
+    requires = REQUIRED_KEYS
+    catalog = SSH_CATALOG
+
+    def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
+        """An SSH pool is its hosts: as many nodes as it lists, each with the GPUs the pool declares."""
+        hosts = pool.get("hosts", [])
+        facts = make_pool_facts(pool, host_instance(pool), len(hosts), len(hosts), self.gpu_taint_value)
+        return replace(facts, hosts=tuple(hosts))
+
+    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+        return validate_ssh_cluster(args, pools_ok)
+
+    def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
+        """Unknown until each host's own preflight reads it (it refuses a driver too old for CUDA)."""
+        return None
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        return ssh_charges(cluster)
+
+    def planned_hosts(self, cluster: ResolvedCluster) -> list[PlannedHost]:
+        from gpukit.providers.ssh.k3s.hosts import k3s_hosts
+
+        spec = cluster.spec
+        version = k3s_version_for(spec["kubernetes_version"], spec.get("k3s_version"))
+        return [
+            PlannedHost(
+                h["node_name"],
+                h["role"].value,
+                h["address"],
+                version,
+                [f"{k}={v}" for k, v in sorted(h["labels"].items())],
+                list(h["taints"]),
+            )
+            for h in k3s_hosts(cluster.pools, "")
+        ]
+
+    def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes | None:
+        return ssh_plan_fakes(config)
+
+    def build(self, name: str, cluster: ResolvedCluster, parent: "pulumi.Resource") -> "ClusterHandle":
+        from gpukit.providers.ssh.k3s.cluster import build_k3s_ssh
+
+        return build_k3s_ssh(name, cluster, parent)
