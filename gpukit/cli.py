@@ -5,9 +5,18 @@ import json
 import sys
 from pathlib import Path
 
-from gpukit.components.errors import ConfigError
+from gpukit.components.errors import ConfigError, MissingExtraError
 from gpukit.components.spec import DriverMode
-from gpukit.plan.stack_file import StackFileError, find_project_root, load_stack_file, stack_file_path
+from gpukit.plan.stack_file import (
+    LoadedStack,
+    Project,
+    StackFileError,
+    find_project_root,
+    gpukit_project_defaults,
+    load_project,
+    load_stack_file,
+    stack_file_path,
+)
 
 DEFAULT_STACK = "eks-dev"
 EXIT_OK, EXIT_PREFLIGHT, EXIT_INVALID = 0, 1, 2
@@ -25,13 +34,24 @@ def _parser() -> argparse.ArgumentParser:
         "Exit status: 0 ready, 1 preflight errors, 2 invalid configuration.",
     )
     which = plan.add_mutually_exclusive_group()
-    which.add_argument("--stack", help=f"stack name: stacks/Pulumi.<NAME>.yaml (default {DEFAULT_STACK})")
+    which.add_argument(
+        "--stack", help=f"stack name: <stackConfigDir>/Pulumi.<NAME>.yaml (default {DEFAULT_STACK})"
+    )
     which.add_argument("--config", type=Path, help="path to a stack file anywhere")
-    plan.add_argument("--out", type=Path, help="also write plan.json and manifests/ to this folder")
+    plan.add_argument("--out", type=Path, help="also write plan.json, manifests/ and boot/ to this folder")
     plan.add_argument(
         "--json", action="store_true", help="print plan.json to stdout instead of the text report"
     )
-    plan.add_argument("--project", type=Path, default=None, help="project folder (default: found from cwd)")
+    plan.add_argument(
+        "--project", type=Path, default=None, help="gpukit's project folder (default: found from cwd)"
+    )
+    plan.add_argument(
+        "--program",
+        type=Path,
+        metavar="DIR",
+        help="plan your own Pulumi program in DIR (its Pulumi.yaml and __main__.py) that uses gpukit "
+        "components, with --stack NAME or --config FILE",
+    )
 
     doctor = sub.add_parser(
         "doctor",
@@ -55,34 +75,67 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _gpukit_project(args: argparse.Namespace) -> Project:
+    """gpukit's own project: --project, else the nearest Pulumi.yaml above the working folder.
+
+    A stack file given with --config plans from anywhere: without a project folder, gpukit's own
+    defaults apply (the ones `make docs` writes into its Pulumi.yaml).
+    """
+    try:
+        return load_project(find_project_root((args.project or Path.cwd()).resolve()))
+    except StackFileError:
+        if args.config is None or args.project is not None:
+            raise
+        return gpukit_project_defaults(args.config.resolve().parent)
+
+
+def _stack(args: argparse.Namespace, project: Project, default: str | None) -> LoadedStack:
+    if args.config is not None:
+        return load_stack_file(args.config, project)
+    name = args.stack or default
+    if name is None:
+        raise StackFileError("--program needs --stack NAME or --config FILE")
+    return load_stack_file(stack_file_path(project, name), project, name)
+
+
 def plan_command(args: argparse.Namespace) -> int:
     # Imported here so `gpukit --help` stays instant.
     from gpukit.plan.artifacts import plan_document, write_artifacts
-    from gpukit.plan.engine import run_plan
-    from gpukit.plan.report import render_text
+    from gpukit.plan.engine import PlanResult, ProgramPlan, run_plan
+    from gpukit.plan.program import plan_project
+    from gpukit.plan.report import render_program, render_text
 
+    plan: PlanResult | ProgramPlan
+    where = "the stack"
     try:
-        if args.config is not None:
-            stack = load_stack_file(args.config)
+        if args.program is not None:
+            project = load_project(args.program.resolve())
+            stack = _stack(args, project, None)
+            where = str(stack.path)
+            plan = plan_project(project, stack)
+            text = render_program(plan, project.name)
         else:
-            root = find_project_root((args.project or Path.cwd()).resolve())
-            name = args.stack or DEFAULT_STACK
-            stack = load_stack_file(stack_file_path(root, name), name)
-        plan = run_plan(stack)
+            project = _gpukit_project(args)
+            stack = _stack(args, project, DEFAULT_STACK)
+            where = str(stack.path)
+            plan = run_plan(stack)
+            text = render_text(plan)
     except StackFileError as err:
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID
     except ConfigError as err:
-        where = stack.path if "stack" in locals() else "the stack"
         print(f"gpukit: invalid configuration in {where}:", file=sys.stderr)
         for problem in err.problems:
             print(f"  {problem}", file=sys.stderr)
+        return EXIT_INVALID
+    except MissingExtraError as err:
+        print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID
 
     if args.json:
         print(json.dumps(plan_document(plan), indent=2, default=str))
     else:
-        sys.stdout.write(render_text(plan))
+        sys.stdout.write(text)
     if args.out is not None:
         files = write_artifacts(plan, args.out)
         print(f"wrote {len(files)} files to {args.out}", file=sys.stderr)

@@ -55,9 +55,10 @@ def _substrate_settings(cluster: Mapping[str, Any]) -> dict[str, str]:
         provider = Provider(_plain(raw_provider, None)) if raw_provider is not None else None
     except ValueError:
         return {}  # the parser reports the platform or provider
-    substrate = registry().get(platform, provider or registry().implied_provider(platform) or Provider.SSH)
+    provider = provider or registry().implied_provider(platform)
+    substrate = registry().get(platform, provider) if provider is not None else None
     if substrate is None:
-        return {}
+        return {}  # validation reports the missing or unknown provider
     return {s.key: cluster[s.attr] for s in substrate.settings if cluster.get(s.attr) is not None}
 
 

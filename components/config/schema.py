@@ -340,3 +340,8 @@ def schema_paths(fields: tuple[Field, ...] = TOP_LEVEL_FIELDS, prefix: str = "")
         found.append((path, field))
         found += schema_paths(field.fields, f"{path}.")
     return found
+
+
+def project_defaults() -> dict[str, Any]:
+    """The defaults of the top-level keys, as Pulumi.yaml declares them (full keys)."""
+    return {f"{NAMESPACE}:{f.key}": f.default for f in TOP_LEVEL_FIELDS if f.default is not None}

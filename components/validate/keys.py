@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 from gpukit.components.config.schema import missing_problem, schema_paths
 from gpukit.components.errors import Problem
-from gpukit.components.spec import Platform
 from gpukit.components.substrate import Substrate, registry
 from gpukit.components.validate.common import CLUSTER, POOLS
 
@@ -18,11 +17,14 @@ SPECIFIC_FIELDS = [(path, field) for path, field in schema_paths() if field.spec
 
 
 def where(accepting: list[Substrate]) -> str:
-    """The substrates that take a key, as messages name them."""
+    """The substrates that take a key, as messages name them: a whole platform, every substrate that
+    creates machines, or each one."""
     substrates = list(registry())
-    if set(map(id, accepting)) == {id(s) for s in substrates if s.platform == Platform.K3S}:
-        return "platform k3s"
-    if set(map(id, accepting)) == {id(s) for s in substrates if s.builds_machines}:
+    names = {s.name for s in accepting}
+    platforms = {s.platform for s in accepting}
+    if len(platforms) == 1 and names == {s.name for s in substrates if s.platform in platforms}:
+        return f"platform {platforms.pop().value}"
+    if names == {s.name for s in substrates if s.builds_machines}:
         return f"clusters on cloud machines ({', '.join(s.title for s in accepting)})"
     return " and ".join(s.where for s in accepting)
 

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from gpukit.plan.boot_files import boot_files
-from gpukit.plan.engine import PlanResult, mask_secrets
+from gpukit.plan.engine import PlanResult, ProgramPlan, mask_secrets
 from gpukit.plan.fakes import Recorded
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -20,26 +20,30 @@ def _provider_urn(provider: str) -> str:
     return provider.rsplit("::", 1)[0] if provider else ""
 
 
-def plan_document(plan: PlanResult) -> dict[str, Any]:
+def resource_documents(resources: list[Recorded]) -> list[dict[str, Any]]:
+    """Every resource with its type, name, parent, provider and inputs (secret values masked)."""
+    return [
+        {
+            "urn": r.urn,
+            "type": r.type,
+            "name": r.name,
+            "parent": r.parent,
+            "provider": _provider_urn(r.provider),
+            "custom": r.custom,
+            "inputs": mask_secrets(r.inputs),
+        }
+        for r in sorted(resources, key=lambda r: r.urn)
+    ]
+
+
+def cluster_document(plan: PlanResult) -> dict[str, Any]:
+    """One cluster's platform, pools, costs, GPU software, storage and findings."""
     spec = plan.cluster.spec
     basis = plan.cluster.substrate.catalog.price_basis
     return {
-        "stack": plan.stack,
         "platform": spec["platform"].value,
         "region": spec["region"],
         "kubernetesVersion": spec["kubernetes_version"],
-        "resources": [
-            {
-                "urn": r.urn,
-                "type": r.type,
-                "name": r.name,
-                "parent": r.parent,
-                "provider": _provider_urn(r.provider),
-                "custom": r.custom,
-                "inputs": mask_secrets(r.inputs),
-            }
-            for r in sorted(plan.resources, key=lambda r: r.urn)
-        ],
         "pools": [
             {
                 "name": pc.pool.name,
@@ -75,6 +79,18 @@ def plan_document(plan: PlanResult) -> dict[str, Any]:
             {"severity": f.severity.value, "key": f.key, "message": f.message} for f in plan.findings
         ],
     }
+
+
+def plan_document(plan: PlanResult | ProgramPlan) -> dict[str, Any]:
+    """plan.json: a stack's plan (its one cluster's facts at the top level), or a program's (each
+    GpuCluster it declares under `clusters`)."""
+    if isinstance(plan, ProgramPlan):
+        return {
+            "stack": plan.stack,
+            "resources": resource_documents(plan.resources),
+            "clusters": [{"name": c.cluster.name, **cluster_document(c)} for c in plan.clusters],
+        }
+    return {"stack": plan.stack, "resources": resource_documents(plan.resources), **cluster_document(plan)}
 
 
 def _api_version_and_kind(token: str) -> tuple[str, str]:
@@ -115,7 +131,7 @@ def _file_name(*parts: str) -> str:
     return re.sub(r"[^a-z0-9.-]+", "-", "-".join(p for p in parts if p).lower()) + ".yaml"
 
 
-def write_artifacts(plan: PlanResult, out: Path) -> list[Path]:
+def write_artifacts(plan: PlanResult | ProgramPlan, out: Path) -> list[Path]:
     """Write plan.json, manifests/*.yaml, manifests/helm/*.yaml and boot/*; returns the files written."""
     manifests = out / "manifests"
     helm = manifests / "helm"

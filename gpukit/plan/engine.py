@@ -1,16 +1,17 @@
 """Run the gpukit Pulumi program in-process under the plan mocks and collect what it would build."""
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from pulumi.runtime import settings as runtime_settings
 
+from gpukit.components.cluster import GpuCluster, declared
 from gpukit.components.costs import CostEstimate, estimate
 from gpukit.components.gpu_operator.values import Operand, operands
-from gpukit.components.preflight import Finding, Severity
+from gpukit.components.preflight import Finding, Severity, preflight
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.substrate import PlannedHost
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
@@ -36,6 +37,20 @@ class PlanResult:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == Severity.ERROR]
+
+
+@dataclass
+class ProgramPlan:
+    """One's own Pulumi program, planned: everything it would create, and each GpuCluster's plan."""
+
+    stack: str
+    resources: list[Recorded]
+    clusters: list[PlanResult]
+    """One per GpuCluster the program declares, in order (pools, costs, preflight and so on)."""
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for c in self.clusters for f in c.errors]
 
 
 def mask_secrets(value: Any) -> Any:
@@ -80,15 +95,50 @@ def run_plan(stack: LoadedStack) -> PlanResult:
         built.append(build(*read_stack_config(), enforce_preflight=False))
 
     resources = run_mocked(program, stack.config, stack.secret_keys, project="gpukit", stack=stack.name)
-    result = built[0]
-    cluster = result.cluster
+    return cluster_plan(stack.name, built[0].component, built[0].findings, resources)
+
+
+def cluster_plan(
+    stack: str, component: GpuCluster, findings: list[Finding], resources: list[Recorded]
+) -> PlanResult:
+    cluster = component.resolved
     return PlanResult(
-        stack=stack.name,
+        stack=stack,
         cluster=cluster,
-        findings=result.findings,
+        findings=findings,
         resources=resources,
         costs=estimate(cluster),
-        operands=operands(result.component.gpu_node_software),
-        storage=result.component.storage,
+        operands=operands(component.gpu_node_software),
+        storage=component.storage,
         hosts=cluster.substrate.planned_hosts(cluster),
+    )
+
+
+def plan_program(
+    program: Callable[[], object],
+    config: Mapping[str, Any] | None = None,
+    *,
+    secret_keys: Collection[str] = (),
+    project: str = "program",
+    stack: str = "plan",
+) -> ProgramPlan:
+    """Plan one's own Pulumi program offline, as `gpukit plan` plans gpukit's own.
+
+    `program` runs in-process under gpukit's mock engine with `config` as its stack config (flat
+    `namespace:key` values; `pulumi.Config` in the program reads them). gpukit's components get the
+    fakes `gpukit plan` uses; any other resource gets a stable id and its inputs as its outputs; an
+    invoke no fakes know fails loudly. Nothing is deployed and no cloud account is needed. Each
+    GpuCluster the program declares is planned in full (pools, costs, preflight); its own validation
+    errors raise ConfigError as under `pulumi up`.
+    """
+    found: list[GpuCluster] = []
+    token = declared.set(found)
+    try:
+        resources = run_mocked(program, dict(config or {}), list(secret_keys), project=project, stack=stack)
+    finally:
+        declared.reset(token)
+    return ProgramPlan(
+        stack=stack,
+        resources=resources,
+        clusters=[cluster_plan(stack, c, preflight(c.resolved), resources) for c in found],
     )

@@ -3,7 +3,7 @@
 from collections import defaultdict
 
 from gpukit.components.costs import PoolCost
-from gpukit.plan.engine import PlanResult
+from gpukit.plan.engine import PlanResult, ProgramPlan
 from gpukit.plan.fakes import Recorded
 
 
@@ -79,17 +79,43 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
     return rows
 
 
-def render_text(plan: PlanResult) -> str:
+def _describe(plan: PlanResult) -> str:
     spec = plan.cluster.spec
+    return f"{spec['platform'].value}, {spec['region']}, Kubernetes {spec['kubernetes_version']}"
+
+
+def render_text(plan: PlanResult) -> str:
+    """The report of a stack's plan."""
     out = [
-        f"gpukit plan: stack {plan.stack} ({spec['platform'].value}, {spec['region']}, "
-        f"Kubernetes {spec['kubernetes_version']})",
+        f"gpukit plan: stack {plan.stack} ({_describe(plan)})",
         "",
         f"Resources ({len(plan.resources)}):",
         *resource_tree(plan.resources),
-        "",
-        "GPU pools:",
+        *cluster_sections(plan),
     ]
+    return _closing(out, len(plan.errors))
+
+
+def render_program(plan: ProgramPlan, project: str) -> str:
+    """The report of one's own program's plan: everything it creates, then each GpuCluster in it."""
+    out = [
+        f"gpukit plan: program {project}, stack {plan.stack}",
+        "",
+        f"Resources ({len(plan.resources)}):",
+        *resource_tree(plan.resources),
+    ]
+    for cluster in plan.clusters:
+        out += [
+            "",
+            f"GpuCluster {cluster.cluster.name} ({_describe(cluster)}):",
+            *cluster_sections(cluster)[1:],
+        ]
+    return _closing(out, len(plan.errors))
+
+
+def cluster_sections(plan: PlanResult) -> list[str]:
+    """Pools, GPU software, storage, preflight, hosts and cost of one cluster."""
+    out = ["", "GPU pools:"]
     gpu_rows = _pool_rows(plan.costs.pools, gpu=True)
     out += (
         _table(
@@ -136,7 +162,7 @@ def render_text(plan: PlanResult) -> str:
     basis = plan.cluster.substrate.catalog.price_basis
     if not basis.listed:
         out += ["", f"Cost: {basis.region}; gpukit adds no cloud charges and knows no price for them."]
-        return _closing(out, plan)
+        return out
     out += ["", f"Cost (list prices in {basis.region}, {basis.as_of}; USD per hour):"]
     out += [
         f"  {c.what}: {_money(c.idle)}"
@@ -155,10 +181,9 @@ def render_text(plan: PlanResult) -> str:
             f"  no list price in the catalog for pool(s) {', '.join(costs.unpriced)}: left out of the totals"
         )
     out.append("  not included: data transfer, NAT data processing, disks, Service load balancers, NLB usage")
-    return _closing(out, plan)
+    return out
 
 
-def _closing(out: list[str], plan: PlanResult) -> str:
-    errors = len(plan.errors)
+def _closing(out: list[str], errors: int) -> str:
     out += ["", f"Result: {errors} preflight error(s)" if errors else "Result: ready to `pulumi up`"]
     return "\n".join(out) + "\n"

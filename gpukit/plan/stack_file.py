@@ -1,21 +1,68 @@
-"""Read `stacks/Pulumi.<name>.yaml` the way the Pulumi CLI hands config to a program, minus the CLI.
+"""Read a Pulumi project and its stack files the way the Pulumi CLI hands config to a program, minus
+the CLI.
 
-Encrypted (`secure:`) values cannot be decrypted without the stack's passphrase or KMS key, and a plan
-must not need either: each becomes a secret placeholder, marked secret like the CLI marks it.
+- YAML as the CLI reads it (Go's yaml.v3, YAML 1.2 booleans): `yes`, `no`, `on` and `off` are strings,
+  so are timestamps and `1:30`; only `true`/`false` are booleans. PyYAML's default (YAML 1.1) would
+  turn `yes` into True, and a plan would accept what `pulumi up` refuses.
+- `Pulumi.yaml`'s config defaults apply to keys a stack file leaves out, as the CLI applies them.
+- Keys without a namespace belong to the project.
+- Encrypted (`secure:`) values cannot be decrypted without the stack's passphrase or KMS key, and a
+  plan must not need either: each becomes a secret placeholder, marked secret like the CLI marks it.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-PROJECT = "gpukit"
 PLACEHOLDER_PREFIX = "gpukit-plan-secret-placeholder"
 
 
 class StackFileError(Exception):
-    """A stack file that cannot be read as YAML config (exit 2, like invalid config)."""
+    """A project or stack file that cannot be read as Pulumi reads it (exit 2, like invalid config)."""
+
+
+class PulumiYamlLoader(yaml.SafeLoader):
+    """YAML with the scalar rules of the Pulumi CLI's parser (gopkg.in/yaml.v3)."""
+
+
+PulumiYamlLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    # yaml.v3 drops underscores and parses with Go's base prefixes (0x, 0o, 0b, and a leading 0 for octal).
+    ("int", r"^[-+]?(?:0[bB][01_]+|0[oO]?[0-7_]+|0[xX][0-9a-fA-F_]+|[1-9][0-9_]*|0)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+.0123456789",
+    ),
+    ("merge", r"^(?:<<)$", "<"),
+):
+    PulumiYamlLoader.add_implicit_resolver(f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first))
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = str(loader.construct_scalar(node)).replace("_", "")
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-")
+    base = 10
+    if digits[:2].lower() in ("0x", "0o", "0b"):
+        base, digits = {"x": 16, "o": 8, "b": 2}[digits[1].lower()], digits[2:]
+    elif len(digits) > 1 and digits.startswith("0"):
+        base = 8  # Go reads 0755 as octal, as YAML 1.1 did
+    return sign * int(digits, base)
+
+
+PulumiYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def load_yaml(text: str) -> Any:
+    """A YAML document as the Pulumi CLI reads it."""
+    return yaml.load(text, Loader=PulumiYamlLoader)
 
 
 @dataclass
@@ -27,6 +74,19 @@ class LoadedStack:
     secret_keys: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Project:
+    """What a program's Pulumi.yaml says about its config."""
+
+    root: Path
+    name: str
+    stack_config_dir: Path
+    defaults: dict[str, Any]
+    """Full keys to the defaults its `config:` block declares."""
+    main: Path
+    """The program's entry file."""
+
+
 def find_project_root(start: Path) -> Path:
     """The nearest folder at or above `start` that holds Pulumi.yaml."""
     for folder in (start, *start.parents):
@@ -35,10 +95,47 @@ def find_project_root(start: Path) -> Path:
     raise StackFileError(f"no Pulumi.yaml in {start} or any folder above it; run gpukit from the project")
 
 
-def stack_file_path(project_root: Path, stack: str) -> Path:
-    settings = yaml.safe_load((project_root / "Pulumi.yaml").read_text()) or {}
-    config_dir = str(settings.get("stackConfigDir", "."))
-    return project_root / config_dir / f"Pulumi.{stack}.yaml"
+def _qualified(project: str, key: str) -> str:
+    return key if ":" in key else f"{project}:{key}"  # bare keys belong to the project
+
+
+def load_project(root: Path) -> Project:
+    path = root / "Pulumi.yaml"
+    try:
+        settings = load_yaml(path.read_text()) or {}
+    except FileNotFoundError:
+        raise StackFileError(f"no Pulumi.yaml in {root}") from None
+    except yaml.YAMLError as err:
+        raise StackFileError(f"{path} is not valid YAML: {err}") from None
+    if not isinstance(settings, dict) or not isinstance(settings.get("name"), str):
+        raise StackFileError(f"{path}: expected a mapping with a project `name`")
+    name = settings["name"]
+    declared = settings.get("config") or {}
+    defaults = {
+        _qualified(name, str(key)): spec["default"]
+        for key, spec in declared.items()
+        if isinstance(spec, dict) and "default" in spec
+    }
+    main = root / str(settings.get("main", "."))
+    return Project(
+        root=root,
+        name=name,
+        stack_config_dir=root / str(settings.get("stackConfigDir", ".")),
+        defaults=defaults,
+        main=main / "__main__.py" if main.is_dir() else main,
+    )
+
+
+def gpukit_project_defaults(folder: Path) -> Project:
+    """gpukit's own project as its Pulumi.yaml declares it, for a stack file planned outside the
+    repository: the defaults come from the same schema `make docs` writes Pulumi.yaml from."""
+    from gpukit.components.config.schema import NAMESPACE, project_defaults
+
+    return Project(folder, NAMESPACE, folder, project_defaults(), folder / "__main__.py")
+
+
+def stack_file_path(project: Project, stack: str) -> Path:
+    return project.stack_config_dir / f"Pulumi.{stack}.yaml"
 
 
 def _replace_secure(value: Any, counter: list[int]) -> tuple[Any, bool]:
@@ -58,9 +155,10 @@ def _replace_secure(value: Any, counter: list[int]) -> tuple[Any, bool]:
     return value, False
 
 
-def load_stack_file(path: Path, name: str | None = None) -> LoadedStack:
+def load_stack_file(path: Path, project: Project, name: str | None = None) -> LoadedStack:
+    """A stack file's config, with the project's defaults for the keys it leaves out."""
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = load_yaml(path.read_text())
     except FileNotFoundError:
         raise StackFileError(f"stack file not found: {path}") from None
     except yaml.YAMLError as err:
@@ -74,8 +172,10 @@ def load_stack_file(path: Path, name: str | None = None) -> LoadedStack:
     secret_keys: list[str] = []
     counter = [0]
     for key, value in (doc.get("config") or {}).items():
-        full = key if ":" in str(key) else f"{PROJECT}:{key}"  # bare keys belong to the project
+        full = _qualified(project.name, str(key))
         config[full], secret = _replace_secure(value, counter)
         if secret:
             secret_keys.append(full)
+    for key, default in project.defaults.items():
+        config.setdefault(key, default)
     return LoadedStack(stack_name, path, config, secret_keys)
