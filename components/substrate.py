@@ -208,7 +208,8 @@ def require_sdk(substrate: Substrate) -> None:
     except (ImportError, ValueError):  # ValueError: present in sys.modules without a spec
         found = False
     if not found:
+        package = substrate.sdk.module.replace("_", "-")
         raise MissingExtraError(
-            f"{substrate.title} needs the {substrate.sdk.module} SDK, which is not installed: "
+            f"{substrate.where} needs {package}, which is not installed: "
             f"pip install 'gpukit[{substrate.sdk.extra}]'"
         )

@@ -20,4 +20,11 @@ REGISTRY = SubstrateRegistry(
     K3sSshSubstrate(),
 )
 
-__all__ = ["REGISTRY"]
+__all__ = [
+    "REGISTRY",
+    "EksSubstrate",
+    "GkeSubstrate",
+    "K3sEc2Substrate",
+    "K3sGceSubstrate",
+    "K3sSshSubstrate",
+]

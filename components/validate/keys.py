@@ -63,6 +63,8 @@ def key_problems(args: "GpuClusterArgs", substrate: Substrate, pools_ok: bool) -
 
 def _refused(key: str, path: str, substrate: Substrate) -> Problem:
     accepting = [s for s in registry() if path in s.accepts]
+    if not accepting:
+        return Problem(key, f"no substrate gpukit knows takes it; this cluster is {substrate.title}")
     return Problem(key, f"only for {where(accepting)}; this cluster is {substrate.title}")
 
 
