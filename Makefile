@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: venv check test lint plan bench golden
+.PHONY: venv check test lint plan bench golden docs
 
 $(PY):
 	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[dev]'
@@ -25,3 +25,6 @@ bench: $(PY)  ## gpukit plan vs. importing the same provider SDKs (target ratio 
 
 golden: $(PY)  ## rewrite tests/golden/* (whole plans included) after an intended change; review the diff
 	$(PY) -m pytest --update-golden
+
+docs: $(PY)  ## regenerate Pulumi.yaml's config block and the README's reference from the config schema
+	$(PY) -m gpukit.docs

@@ -11,7 +11,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from gpukit.components.config.schema import NAMESPACE, SSH_KEY, parse_namespace
+from gpukit.components.config.parse import parse_namespace
+from gpukit.components.config.schema import NAMESPACE, SSH_KEY
 from gpukit.components.errors import ConfigError, Problem
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Platform, Provider

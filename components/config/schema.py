@@ -1,22 +1,21 @@
-"""The stack config schema, and a parser that turns raw `gpukit:*` values into typed Args.
+"""gpukit's config contract, written once: every key, its type, default, allowed values, meaning and
+whether it is substrate-specific.
 
-Structure is checked here (unknown keys, missing keys, types, closed sets, keys of capabilities not
-built yet); meaning is checked in components/validate/. Both report `Problem`s naming the exact config
-key, and nothing is raised until every problem is known.
+Everything else is derived from this table: the parser (components/config/parse.py) checks structure
+against it; the substrates declare which substrate-specific keys they take and require (their
+`accepts` and `requires`, as the paths `schema_paths()` gives: `cluster.network.vpcId`,
+`nodePools.nodeImage`); and `make docs` writes `Pulumi.yaml`'s `config:` block and the README's
+configuration reference from it (gpukit/docs.py), which a test keeps in sync.
 
-Keys marked `specific` mean something on some substrates only: each substrate declares the ones it
-takes, and those it requires, in its `accepts` and `requires` (providers/<cloud>/config.py), as the
-paths `schema_paths()` gives (`cluster.network.vpcId`, `nodePools.nodeImage`).
+`description` is the short form a message uses ("required key is missing (cluster name)"); `doc` is
+the meaning as the README's reference gives it.
 """
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Literal
 
-from gpukit.components.catalog.lookup import suggest
-from gpukit.components.errors import Problem
 from gpukit.components.spec import (
     Capacity,
     DriverMode,
@@ -30,17 +29,6 @@ from gpukit.components.spec import (
 )
 
 Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
-
-_KIND_NAMES: dict[str, str] = {
-    "str": "a string",
-    "secret": "a string (from Python: a string or a secret Output)",
-    "int": "an integer",
-    "bool": "true or false",
-    "list[str]": "a list of strings",
-    "map[str]": "a mapping of strings to strings",
-    "object": "a mapping",
-    "list[object]": "a list of mappings",
-}
 
 
 @dataclass(frozen=True)
@@ -56,264 +44,490 @@ class Field:
     """Set for keys of capabilities gpukit does not build yet: such a key is rejected, never ignored."""
     specific: bool = False
     """Taken by the substrates that declare it only (Substrate.accepts), refused elsewhere."""
+    doc: str = ""
+    """What the key means, for the README's reference (Markdown)."""
+    default_doc: str = ""
+    """The default in words, where it is not a plain value the parser fills in ("derived", "3")."""
 
     @property
     def attr(self) -> str:
         return re.sub(r"(?<!^)(?=[A-Z])", "_", self.key).lower()
 
 
+NAMESPACE = "gpukit"
+SSH_KEY = f"{NAMESPACE}:sshPrivateKey"
+
 NETWORK_FIELDS = (
-    Field("cidr", "str", "CIDR of a new VPC, /16 to /20 (exclusive with vpcId)"),
+    Field(
+        "cidr",
+        "str",
+        "CIDR of a new VPC, /16 to /20 (exclusive with vpcId)",
+        doc="Creates a new network. EKS: the VPC, /16 to /20. GKE: /16 to /20; nodes get its first quarter, "
+        "services a /20 of the second, pods the upper half (/16: 128 nodes). k3s on aws: the VPC, /16 to "
+        "/22. k3s on gcp: the subnet, /16 to /24. k3s: it must not overlap k3s's pod and service networks "
+        "(10.42.0.0/16, 10.43.0.0/16). Set this or the keys that reuse a network, never both.",
+    ),
     # No parser defaults for zoneCount/natGateways: validation must see whether the user set them,
     # since they mean nothing for a reused VPC. Defaults live in components.spec.
-    Field("zoneCount", "int", "availability zones for a new VPC, 2 to 6", specific=True),
-    Field("natGateways", "str", "NAT gateway layout of a new VPC", choices=NatGateways, specific=True),
-    Field("vpcId", "str", "existing VPC to reuse (needs subnetIds)", specific=True),
-    Field("subnetIds", "list[str]", "existing private subnets in two zones or more", specific=True),
+    Field(
+        "zoneCount",
+        "int",
+        "availability zones for a new VPC, 2 to 6",
+        specific=True,
+        default_doc="3",
+        doc="Zones for a new VPC, 2 to 6, capped by what the region offers.",
+    ),
+    Field(
+        "natGateways",
+        "str",
+        "NAT gateway layout of a new VPC",
+        choices=NatGateways,
+        specific=True,
+        default_doc="`single`",
+        doc="New VPC: one NAT gateway (cheapest), or one per zone (survives the loss of a zone).",
+    ),
+    Field(
+        "vpcId",
+        "str",
+        "existing VPC to reuse (needs subnetIds)",
+        specific=True,
+        doc="Reuses an existing VPC, with `subnetIds`.",
+    ),
+    Field(
+        "subnetIds",
+        "list[str]",
+        "existing private subnets in two zones or more",
+        specific=True,
+        doc="The reused VPC's private subnets the nodes go to (EKS: in two zones or more).",
+    ),
     Field(
         "publicSubnetIds",
         "list[str]",
         "k3s on aws, reused VPC: public subnets for an internet-facing API",
         specific=True,
+        doc="With `vpcId`: public subnets for the API load balancer, required when `apiAccessCidrs` has a "
+        "public range.",
     ),
-    Field("podsCidr", "str", "GKE: secondary range for pods of a new subnet", specific=True),
-    Field("servicesCidr", "str", "GKE: secondary range for services of a new subnet", specific=True),
-    Field("networkId", "str", "GKE: existing VPC network to reuse (needs subnetworkId)", specific=True),
-    Field("subnetworkId", "str", "GKE: existing subnetwork in the cluster's region", specific=True),
-    Field("podsRangeName", "str", "GKE: the reused subnetwork's secondary range for pods", specific=True),
     Field(
-        "servicesRangeName", "str", "GKE: the reused subnetwork's secondary range for services", specific=True
+        "podsCidr",
+        "str",
+        "GKE: secondary range for pods of a new subnet",
+        specific=True,
+        default_doc="derived",
+        doc="New network: the pods' secondary range. It must hold the pools' `maxNodes` (a /24 each).",
+    ),
+    Field(
+        "servicesCidr",
+        "str",
+        "GKE: secondary range for services of a new subnet",
+        specific=True,
+        default_doc="derived",
+        doc="New network: the services' secondary range.",
+    ),
+    Field(
+        "networkId",
+        "str",
+        "GKE: existing VPC network to reuse (needs subnetworkId)",
+        specific=True,
+        doc="Reuses an existing network (`projects/P/global/networks/N` or its name), with `subnetworkId`.",
+    ),
+    Field(
+        "subnetworkId",
+        "str",
+        "GKE: existing subnetwork in the cluster's region",
+        specific=True,
+        doc="The reused network's subnetwork in the cluster's region.",
+    ),
+    Field(
+        "podsRangeName",
+        "str",
+        "GKE: the reused subnetwork's secondary range for pods",
+        specific=True,
+        doc="The reused subnetwork's secondary range for pods.",
+    ),
+    Field(
+        "servicesRangeName",
+        "str",
+        "GKE: the reused subnetwork's secondary range for services",
+        specific=True,
+        doc="The reused subnetwork's secondary range for services.",
     ),
 )
 
 BASTION_FIELDS = (
-    Field("address", "str", "jump host address", required=True),
-    Field("user", "str", "jump host SSH user", required=True),
-    Field("port", "int", "jump host SSH port"),
+    Field("address", "str", "jump host address", required=True, doc="The jump host's address."),
+    Field("user", "str", "jump host SSH user", required=True, doc="The user to log in to it as."),
+    Field("port", "int", "jump host SSH port", default_doc="22", doc="Its SSH port."),
 )
 
 HOST_FIELDS = (
-    Field("address", "str", "host address reachable over SSH", required=True),
-    Field("user", "str", "SSH user with passwordless sudo", required=True),
-    Field("port", "int", "SSH port (default 22)"),
-    Field("bastion", "object", "jump host {address, user, port?}", fields=BASTION_FIELDS),
+    Field(
+        "address",
+        "str",
+        "host address reachable over SSH",
+        required=True,
+        doc="How gpukit reaches the host (IP address or DNS name); also its node address unless NATed. "
+        "Each host joins once; addresses that differ only in case are the same host.",
+    ),
+    Field(
+        "user",
+        "str",
+        "SSH user with passwordless sudo",
+        required=True,
+        doc="A user with passwordless sudo (or root) that `gpukit:sshPrivateKey` logs in as.",
+    ),
+    Field("port", "int", "SSH port (default 22)", default_doc="22", doc="The host's SSH port."),
+    Field(
+        "bastion",
+        "object",
+        "jump host {address, user, port?}",
+        fields=BASTION_FIELDS,
+        doc="A jump host to reach the host through, logged in to with the same key.",
+    ),
 )
 
-# Keys marked cloud=True are required on the cloud platforms (eks, gke) and refused for existing
-# hosts (k3s over SSH), so the parser cannot require them: validation.py does, per platform, with
-# the same message the parser would give (missing_problem below).
 CLUSTER_FIELDS = (
-    Field("name", "str", "cluster name", required=True),
-    Field("platform", "str", "where the cluster runs", required=True, choices=Platform),
-    Field("provider", "str", "host provider, only for platform k3s", choices=Provider),
-    Field("kubernetesVersion", "str", 'Kubernetes minor version, quoted ("1.35")', required=True),
+    Field(
+        "name",
+        "str",
+        "cluster name",
+        required=True,
+        doc="Lowercase letters, digits and `-`, at most 32 characters. This is the cluster name.",
+    ),
+    Field(
+        "platform",
+        "str",
+        "where the cluster runs",
+        required=True,
+        choices=Platform,
+        doc="Where the cluster runs: Amazon EKS, Google GKE, or k3s on machines gpukit creates or you own.",
+    ),
+    Field(
+        "provider",
+        "str",
+        "host provider, only for platform k3s",
+        choices=Provider,
+        default_doc="implied",
+        doc="Only needed for `k3s`: EC2 instances, Compute Engine VMs, or your own hosts over SSH. With "
+        "`eks`/`gke` it must be `aws`/`gcp` or be left out.",
+    ),
+    Field(
+        "kubernetesVersion",
+        "str",
+        'Kubernetes minor version, quoted ("1.35")',
+        required=True,
+        doc='EKS: `"1.34"`, `"1.35"` or `"1.36"` (standard support in 2026-11). GKE: what the release '
+        "channel offers (regular `1.34` to `1.36`, rapid `1.34` to `1.37`, stable `1.34` to `1.35`, GKE "
+        "release notes 2026-09). k3s: `1.34` to `1.36`. Quote it: YAML reads `1.30` as `1.3`.",
+    ),
     Field(
         "network",
         "object",
         "new VPC {cidr} or reuse {vpcId, subnetIds}",
         fields=NETWORK_FIELDS,
         specific=True,
+        doc="The network the cluster's machines live in: a new one (`cidr`) or one you have.",
     ),
     Field(
         "apiAccessCidrs",
         "list[str]",
         "CIDRs allowed to reach the public API ([] = private only)",
         specific=True,
+        doc="Who may reach the Kubernetes API. EKS/GKE: `[]` makes the endpoint private only. k3s on "
+        "aws/gcp: at least one range (the machines that run `pulumi` and `kubectl`); the endpoint is "
+        "internet-facing only when a range lies outside private space (10/8, 172.16/12, 192.168/16, "
+        "100.64/10). `0.0.0.0/0` draws a preflight warning.",
     ),
-    Field("adminPrincipalArns", "list[str]", "IAM principals given cluster-admin", specific=True),
-    Field("zone", "str", "GKE: a zonal cluster in this zone (default regional)", specific=True),
-    Field("releaseChannel", "str", "GKE release channel", choices=ReleaseChannel, specific=True),
-    Field("deletionProtection", "bool", "GKE: refuse to destroy the cluster", specific=True),
-    Field("k3sVersion", "str", "k3s: exact k3s release, e.g. v1.35.7+k3s1", specific=True),
-    Field("apiAddress", "str", "k3s: address clients use for the API (default: first server)", specific=True),
-    Field("traefik", "bool", "k3s: keep k3s's packaged traefik ingress (default off)", specific=True),
-    Field("tags", "map[str]", "extra tags on every cloud resource", specific=True),
+    Field(
+        "adminPrincipalArns",
+        "list[str]",
+        "IAM principals given cluster-admin",
+        specific=True,
+        default_doc="`[]`",
+        doc="IAM roles and users given cluster-admin through EKS access entries (the deployer always is).",
+    ),
+    Field(
+        "zone",
+        "str",
+        "GKE: a zonal cluster in this zone (default regional)",
+        specific=True,
+        default_doc="regional",
+        doc="A zonal cluster in this zone of the region.",
+    ),
+    Field(
+        "releaseChannel",
+        "str",
+        "GKE release channel",
+        choices=ReleaseChannel,
+        specific=True,
+        default_doc="`regular`",
+        doc="The GKE release channel.",
+    ),
+    Field(
+        "deletionProtection",
+        "bool",
+        "GKE: refuse to destroy the cluster",
+        specific=True,
+        default_doc="`true`",
+        doc="Refuse to destroy the cluster. Set `false` for ephemeral stacks.",
+    ),
+    Field(
+        "k3sVersion",
+        "str",
+        "k3s: exact k3s release, e.g. v1.35.7+k3s1",
+        specific=True,
+        default_doc="gpukit's pin",
+        doc="The exact k3s release, e.g. `v1.35.8+k3s1`. Its minor must match `kubernetesVersion`. The "
+        "pins are v1.34.11, v1.35.8 and v1.36.4 (+k3s1).",
+    ),
+    Field(
+        "apiAddress",
+        "str",
+        "k3s: address clients use for the API (default: first server)",
+        specific=True,
+        default_doc="first server",
+        doc="The address kubectl and Pulumi reach the API at (port 6443). It goes into the server "
+        "certificate. (On aws/gcp gpukit makes the address.)",
+    ),
+    Field(
+        "traefik",
+        "bool",
+        "k3s: keep k3s's packaged traefik ingress (default off)",
+        specific=True,
+        default_doc="`false`",
+        doc="Keep k3s's packaged traefik ingress controller.",
+    ),
+    Field(
+        "tags",
+        "map[str]",
+        "extra tags on every cloud resource",
+        specific=True,
+        default_doc="`{}`",
+        doc="Extra tags on every AWS resource. Every resource already carries `gpukit:cluster` and "
+        "`managed-by` (GKE and Compute Engine resources: the labels `gpukit-cluster`, `managed-by`).",
+    ),
+)
+
+GPU_FIELDS = (
+    Field("model", "str", "GPU model from the catalog", required=True, doc="A GPU model from the catalog."),
+    Field("count", "int", "GPUs per node", required=True, doc="GPUs per node."),
 )
 
 POOL_FIELDS = (
-    Field("name", "str", "pool name", required=True),
-    Field("instanceType", "str", "cloud instance type", specific=True),
-    Field("minNodes", "int", "fewest nodes (0 lets a GPU pool scale to zero)", specific=True),
-    Field("maxNodes", "int", "most nodes the autoscaler may start", specific=True),
-    Field("capacity", "str", "purchase option (default on-demand)", choices=Capacity, specific=True),
+    Field(
+        "name",
+        "str",
+        "pool name",
+        required=True,
+        doc="Unique, at most 24 characters. It becomes the label `gpukit.dev/pool`.",
+    ),
+    Field(
+        "instanceType",
+        "str",
+        "cloud instance type",
+        specific=True,
+        doc="An instance or machine type from the substrate's catalog (`providers/aws/catalog.py`, "
+        "`providers/gcp/catalog.py`). The GPU model and count come from it.",
+    ),
+    Field(
+        "minNodes",
+        "int",
+        "fewest nodes (0 lets a GPU pool scale to zero)",
+        specific=True,
+        doc="0 ≤ `minNodes` ≤ `maxNodes`. GPU pools may use 0.",
+    ),
+    Field(
+        "maxNodes",
+        "int",
+        "most nodes the autoscaler may start",
+        specific=True,
+        doc="At least 1.",
+    ),
+    Field(
+        "capacity",
+        "str",
+        "purchase option (default on-demand)",
+        choices=Capacity,
+        specific=True,
+        default_doc="`on-demand`",
+        doc="The purchase option. k3s servers must be on-demand.",
+    ),
     Field(
         "alternativeInstanceTypes",
         "list[str]",
         "k3s on aws: more instance types for the pool's group (same GPUs per node)",
         specific=True,
+        default_doc="`[]`",
+        doc="Spot pools: more instance types the Auto Scaling group may launch (same GPU model, count "
+        "and CPU architecture), so spot requests draw on more capacity pools.",
     ),
-    Field("diskSizeGb", "int", "root volume size in GiB", specific=True),
+    Field(
+        "diskSizeGb",
+        "int",
+        "root volume size in GiB",
+        specific=True,
+        default_doc="100 for GPU pools, 50 otherwise",
+        doc="The root volume in GiB (encrypted gp3 on AWS).",
+    ),
     # No parser default: the key is EKS-only, so validation must see whether it was set.
-    Field("nodeImage", "str", "EKS node image family (default al2023)", choices=NodeImage, specific=True),
-    Field("role", "str", "k3s node role (default agent)", choices=NodeRole, specific=True),
-    Field("hosts", "list[object]", "existing SSH hosts", fields=HOST_FIELDS, specific=True),
-    Field("sharing", "object", "", planned="GPU sharing (time-slicing, MPS, MIG)"),
+    Field(
+        "nodeImage",
+        "str",
+        "EKS node image family (default al2023)",
+        choices=NodeImage,
+        specific=True,
+        default_doc="`al2023`",
+        doc="The image family. GPU pools use its NVIDIA variant. (GKE picks COS or Ubuntu from the driver "
+        "mode.)",
+    ),
+    Field(
+        "role",
+        "str",
+        "k3s node role (default agent)",
+        choices=NodeRole,
+        specific=True,
+        default_doc="`agent`",
+        doc="Servers run the control plane. Over SSH the cluster needs 1 server host, or an odd number "
+        "(3 for HA with embedded etcd). On aws/gcp exactly one pool is the server pool: a machine type "
+        "without GPUs, on-demand, `minNodes` = `maxNodes` = 1 or 3.",
+    ),
+    Field(
+        "hosts",
+        "list[object]",
+        "existing SSH hosts",
+        fields=HOST_FIELDS,
+        specific=True,
+        doc="The pool's existing machines, each joined once (required there).",
+    ),
+    Field(
+        "sharing",
+        "object",
+        "",
+        planned="GPU sharing (time-slicing, MPS, MIG)",
+        doc="Not built yet: GPU sharing. It is refused.",
+    ),
     Field(
         "gpu",
         "object",
         "GPUs per node {model, count}",
-        fields=(
-            Field("model", "str", "GPU model from the catalog", required=True),
-            Field("count", "int", "GPUs per node", required=True),
-        ),
+        fields=GPU_FIELDS,
+        default_doc="from the machine",
+        doc="GPUs per node. Google Cloud N1 machines take attached T4s this way (`{model: T4, count: N}`, "
+        "N 1, 2 or 4); where the machine fixes its GPUs, a `gpu` that differs is an error. Over SSH: the "
+        "GPUs each host of the pool has, checked by its preflight.",
     ),
-    Field("zones", "list[str]", "GKE: zones for this pool", specific=True),
+    Field(
+        "zones",
+        "list[str]",
+        "GKE: zones for this pool",
+        specific=True,
+        default_doc="see meaning",
+        doc="Zones for this pool. By default a GPU pool goes to every zone of the region that offers its "
+        "GPU, and a CPU pool to the cluster's zones. G4 (RTX PRO 6000) pools must name their zones: no "
+        "sourced zone list exists.",
+    ),
 )
 
 GPU_OPERATOR_FIELDS = (
-    Field("chartVersion", "str", "gpu-operator chart version", default="v26.7.0"),
-    Field("driver", "str", "who provides the NVIDIA driver", default="preinstalled", choices=DriverMode),
+    Field(
+        "chartVersion",
+        "str",
+        "gpu-operator chart version",
+        default="v26.7.0",
+        doc="Only versions whose values gpukit has checked against the chart are accepted.",
+    ),
+    Field(
+        "driver",
+        "str",
+        "who provides the NVIDIA driver",
+        default="preinstalled",
+        choices=DriverMode,
+        doc="Who provides the NVIDIA driver. On EKS the AL2023 and Bottlerocket NVIDIA images ship driver "
+        "R580 and the container toolkit (`operator` needs an Ubuntu EKS image, not built yet). On GKE "
+        "`preinstalled` means GKE installs and manages the driver, device plugin and DCGM metrics; "
+        "`operator` means Ubuntu nodes on which the GPU Operator installs driver R595 and the whole GPU "
+        "stack. On k3s: the image (or your host) ships the driver and toolkit, or the Operator installs "
+        "them.",
+    ),
     Field(
         "gkeDriverVersion",
         "str",
         "GKE-installed driver (preinstalled)",
         choices=GkeDriverVersion,
         specific=True,
+        default_doc="`default`",
+        doc="With `preinstalled`: GKE's DEFAULT driver (older than R580; preflight assumes R535) or LATEST "
+        "(R580 or newer, needed for CUDA 13 images).",
     ),
 )
 
-WORKLOADS_FIELDS = (Field("cudaVersion", "str", 'newest CUDA version your images use, quoted ("12.8")'),)
+WORKLOADS_FIELDS = (
+    Field(
+        "cudaVersion",
+        "str",
+        'newest CUDA version your images use, quoted ("12.8")',
+        default_doc="unset",
+        doc="The newest CUDA version your images are built for. It is checked against each GPU pool's "
+        "driver branch: an error when the driver cannot run it, and a warning when the driver runs it "
+        "only through minor-version compatibility.",
+    ),
+)
 
 TOP_LEVEL_FIELDS = (
-    Field("cluster", "object", "the cluster", required=True, fields=CLUSTER_FIELDS),
-    Field("nodePools", "list[object]", "the node pools", required=True, fields=POOL_FIELDS),
-    Field("gpuOperator", "object", "the NVIDIA GPU Operator", default={}, fields=GPU_OPERATOR_FIELDS),
-    Field("workloads", "object", "what the cluster's workloads need", default={}, fields=WORKLOADS_FIELDS),
+    Field(
+        "cluster",
+        "object",
+        "the cluster",
+        required=True,
+        fields=CLUSTER_FIELDS,
+        doc="The cluster: where it runs, its Kubernetes version, its network and who reaches its API.",
+    ),
+    Field(
+        "nodePools",
+        "list[object]",
+        "the node pools",
+        required=True,
+        fields=POOL_FIELDS,
+        doc="The node pools, a list. On EKS and GKE at least one non-GPU pool must have `minNodes` of 1 or "
+        "more: it hosts CoreDNS, the GPU Operator and the autoscaler (on k3s the servers host them). On "
+        "k3s over aws/gcp, agent pools are created at `minNodes` and their size is then left to a "
+        "cluster autoscaler, which gpukit does not install on k3s yet (`gpukit plan` says so per pool). "
+        "SSH pools take `name`, `role`, `hosts` and `gpu` only.",
+    ),
+    Field(
+        "gpuOperator",
+        "object",
+        "the NVIDIA GPU Operator",
+        default={},
+        fields=GPU_OPERATOR_FIELDS,
+        doc="The NVIDIA GPU Operator and who provides the driver.",
+    ),
+    Field(
+        "workloads",
+        "object",
+        "what the cluster's workloads need",
+        default={},
+        fields=WORKLOADS_FIELDS,
+        doc="What the cluster's workloads need, checked against the pools.",
+    ),
     Field(
         "sshPrivateKey",
         "secret",
         "SSH private key for provider ssh (pulumi config set --secret)",
         specific=True,
+        doc="The private key gpukit logs in to the hosts with (required there). It must be stored encrypted "
+        "(`pulumi config set --secret gpukit:sshPrivateKey < ~/.ssh/id_ed25519`) and is refused in plain "
+        "text. It reaches the hosts only as the SSH connection's key, and never appears in a plan, an "
+        "output or a file.",
     ),
-    Field("storage", "object", "", planned="shared (RWX) storage for datasets and checkpoints"),
+    Field(
+        "storage",
+        "object",
+        "",
+        planned="shared (RWX) storage for datasets and checkpoints",
+        doc="Not built yet: shared storage. It is refused.",
+    ),
 )
-
-NAMESPACE = "gpukit"
-SSH_KEY = f"{NAMESPACE}:sshPrivateKey"
-
-
-def missing_problem(key: str, field: Field) -> Problem:
-    """The parser's message for a missing required key, for keys only some platforms require."""
-    return Problem(key, f"required key is missing ({field.description})")
-
-
-def _type_problem(field: Field, key: str, value: Any) -> Problem:
-    hint = ""
-    if field.kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
-        # YAML has already turned 1.30 into 1.3 here, so say what happened rather than guess digits.
-        hint = "; YAML read an unquoted number: quote the value as written in the file"
-    return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")
-
-
-def _did_you_mean(key: str, known: list[str]) -> str:
-    close = suggest(key, known, n=1)
-    if close:
-        return f"did you mean '{close[0]}'?"
-    return "allowed keys: " + ", ".join(known)
-
-
-def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) -> Any:
-    kind = field.kind
-    if kind == "str":
-        if not isinstance(value, str):
-            problems.append(_type_problem(field, key, value))
-            return None
-        if field.choices is not None:
-            allowed = [c.value for c in field.choices]
-            if value not in allowed:
-                problems.append(Problem(key, f"must be one of {', '.join(allowed)}; got {value!r}"))
-                return None
-            return field.choices(value)
-        return value
-    if kind == "secret":
-        # A stack file's value is a string (or a placeholder for an encrypted one); from Python it may
-        # be a pulumi.Output, which stays unread: only the hosts' SSH connections ever see it.
-        if not (isinstance(value, str) or hasattr(value, "apply")):
-            problems.append(_type_problem(field, key, value))
-            return None
-        return value
-    if kind == "int":
-        if not isinstance(value, int) or isinstance(value, bool):
-            problems.append(_type_problem(field, key, value))
-            return None
-        return value
-    if kind == "bool":
-        if not isinstance(value, bool):
-            problems.append(_type_problem(field, key, value))
-            return None
-        return value
-    if kind == "list[str]":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            problems.append(_type_problem(field, key, value))
-            return None
-        return list(value)
-    if kind == "map[str]":
-        if not isinstance(value, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-        ):
-            problems.append(_type_problem(field, key, value))
-            return None
-        return dict(value)
-    if kind == "object":
-        if not isinstance(value, dict):
-            problems.append(_type_problem(field, key, value))
-            return None
-        return parse_object(value, field.fields, key, problems)
-    # list[object]
-    if not isinstance(value, list):
-        problems.append(_type_problem(field, key, value))
-        return None
-    items = []
-    for index, item in enumerate(value):
-        item_key = f"{key}[{index}]"
-        if not isinstance(item, dict):
-            problems.append(Problem(item_key, f"must be a mapping, got {item!r}"))
-            continue
-        items.append(parse_object(item, field.fields, item_key, problems))
-    return items
-
-
-def parse_object(
-    raw: Mapping[str, Any], fields: tuple[Field, ...], prefix: str, problems: list[Problem]
-) -> dict[str, Any]:
-    """Parse one mapping against its fields; returns snake_case attrs, appends to `problems`."""
-    known = [f.key for f in fields if f.planned is None]
-    join = prefix if prefix.endswith(":") else f"{prefix}."
-    by_key = {f.key: f for f in fields}
-    out: dict[str, Any] = {}
-    for key in raw:
-        if key not in by_key:
-            problems.append(Problem(f"{join}{key}", f"unknown key; {_did_you_mean(str(key), known)}"))
-    for field in fields:
-        key = f"{join}{field.key}"
-        if field.key not in raw:
-            if field.planned is not None:
-                continue
-            if field.required:
-                problems.append(missing_problem(key, field))
-            elif field.default is not None:
-                out[field.attr] = _parse_value(field, key, field.default, problems)
-            continue
-        if field.planned is not None:
-            problems.append(
-                Problem(
-                    key,
-                    f"{field.planned} is not built yet in this version of gpukit; remove the key "
-                    "(it is rejected rather than silently ignored)",
-                )
-            )
-            continue
-        value = _parse_value(field, key, raw[field.key], problems)
-        if value is not None:
-            out[field.attr] = value
-    return out
-
-
-def parse_namespace(config: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any]:
-    """Parse every `gpukit:*` key of a flat stack config into snake_case attrs."""
-    own = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
-    return parse_object(own, TOP_LEVEL_FIELDS, f"{NAMESPACE}:", problems)
-
 
 # Key groups substrates build their `accepts` and `requires` from (schema paths, see schema_paths).
 CLOUD_MACHINE_REQUIRED = frozenset(
@@ -342,6 +556,14 @@ def schema_paths(fields: tuple[Field, ...] = TOP_LEVEL_FIELDS, prefix: str = "")
     return found
 
 
+def filled_default(field: Field) -> Any:
+    """A field's default with its own fields' defaults filled in (`gpuOperator`: chart and driver)."""
+    if field.kind == "object" and isinstance(field.default, dict):
+        inner = {f.key: filled_default(f) for f in field.fields if filled_default(f) is not None}
+        return {**inner, **field.default}
+    return field.default
+
+
 def project_defaults() -> dict[str, Any]:
     """The defaults of the top-level keys, as Pulumi.yaml declares them (full keys)."""
-    return {f"{NAMESPACE}:{f.key}": f.default for f in TOP_LEVEL_FIELDS if f.default is not None}
+    return {f"{NAMESPACE}:{f.key}": filled_default(f) for f in TOP_LEVEL_FIELDS if f.default is not None}

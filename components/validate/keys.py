@@ -5,7 +5,8 @@ which keys are substrate-specific at all is the schema's (Field.specific)."""
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gpukit.components.config.schema import missing_problem, schema_paths
+from gpukit.components.config.parse import missing_problem
+from gpukit.components.config.schema import schema_paths
 from gpukit.components.errors import Problem
 from gpukit.components.substrate import Substrate, registry
 from gpukit.components.validate.common import CLUSTER, POOLS

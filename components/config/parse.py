@@ -1,0 +1,145 @@
+"""The parser: raw `gpukit:*` values (a stack file's, or GpuCluster args turned back into one) against
+the schema (components/config/schema.py), into snake_case attrs. Structure only: unknown keys with a
+did-you-mean, missing keys, types, closed sets, and keys of capabilities not built yet. Every problem is
+collected, none raised."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from gpukit.components.catalog.lookup import suggest
+from gpukit.components.config.schema import NAMESPACE, TOP_LEVEL_FIELDS, Field
+from gpukit.components.errors import Problem
+
+_KIND_NAMES: dict[str, str] = {
+    "str": "a string",
+    "secret": "a string (from Python: a string or a secret Output)",
+    "int": "an integer",
+    "bool": "true or false",
+    "list[str]": "a list of strings",
+    "map[str]": "a mapping of strings to strings",
+    "object": "a mapping",
+    "list[object]": "a list of mappings",
+}
+
+
+def missing_problem(key: str, field: Field) -> Problem:
+    """The parser's message for a missing required key, for keys only some platforms require."""
+    return Problem(key, f"required key is missing ({field.description})")
+
+
+def _type_problem(field: Field, key: str, value: Any) -> Problem:
+    hint = ""
+    if field.kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+        # YAML has already turned 1.30 into 1.3 here, so say what happened rather than guess digits.
+        hint = "; YAML read an unquoted number: quote the value as written in the file"
+    return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")
+
+
+def _did_you_mean(key: str, known: list[str]) -> str:
+    close = suggest(key, known, n=1)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return "allowed keys: " + ", ".join(known)
+
+
+def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) -> Any:
+    kind = field.kind
+    if kind == "str":
+        if not isinstance(value, str):
+            problems.append(_type_problem(field, key, value))
+            return None
+        if field.choices is not None:
+            allowed = [c.value for c in field.choices]
+            if value not in allowed:
+                problems.append(Problem(key, f"must be one of {', '.join(allowed)}; got {value!r}"))
+                return None
+            return field.choices(value)
+        return value
+    if kind == "secret":
+        # A stack file's value is a string (or a placeholder for an encrypted one); from Python it may
+        # be a pulumi.Output, which stays unread: only the hosts' SSH connections ever see it.
+        if not (isinstance(value, str) or hasattr(value, "apply")):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return value
+    if kind == "int":
+        if not isinstance(value, int) or isinstance(value, bool):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return value
+    if kind == "list[str]":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return list(value)
+    if kind == "map[str]":
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return dict(value)
+    if kind == "object":
+        if not isinstance(value, dict):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return parse_object(value, field.fields, key, problems)
+    # list[object]
+    if not isinstance(value, list):
+        problems.append(_type_problem(field, key, value))
+        return None
+    items = []
+    for index, item in enumerate(value):
+        item_key = f"{key}[{index}]"
+        if not isinstance(item, dict):
+            problems.append(Problem(item_key, f"must be a mapping, got {item!r}"))
+            continue
+        items.append(parse_object(item, field.fields, item_key, problems))
+    return items
+
+
+def parse_object(
+    raw: Mapping[str, Any], fields: tuple[Field, ...], prefix: str, problems: list[Problem]
+) -> dict[str, Any]:
+    """Parse one mapping against its fields; returns snake_case attrs, appends to `problems`."""
+    known = [f.key for f in fields if f.planned is None]
+    join = prefix if prefix.endswith(":") else f"{prefix}."
+    by_key = {f.key: f for f in fields}
+    out: dict[str, Any] = {}
+    for key in raw:
+        if key not in by_key:
+            problems.append(Problem(f"{join}{key}", f"unknown key; {_did_you_mean(str(key), known)}"))
+    for field in fields:
+        key = f"{join}{field.key}"
+        if field.key not in raw:
+            if field.planned is not None:
+                continue
+            if field.required:
+                problems.append(missing_problem(key, field))
+            elif field.default is not None:
+                out[field.attr] = _parse_value(field, key, field.default, problems)
+            continue
+        if field.planned is not None:
+            problems.append(
+                Problem(
+                    key,
+                    f"{field.planned} is not built yet in this version of gpukit; remove the key "
+                    "(it is rejected rather than silently ignored)",
+                )
+            )
+            continue
+        value = _parse_value(field, key, raw[field.key], problems)
+        if value is not None:
+            out[field.attr] = value
+    return out
+
+
+def parse_namespace(config: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any]:
+    """Parse every `gpukit:*` key of a flat stack config into snake_case attrs."""
+    own = {k.split(":", 1)[1]: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:")}
+    return parse_object(own, TOP_LEVEL_FIELDS, f"{NAMESPACE}:", problems)
