@@ -12,10 +12,11 @@ venv: $(PY)
 check: $(PY)  ## lint, format, types and every test, as CI does
 	$(PY) -m pytest
 
-lint: $(PY)
-	$(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy
+test: $(PY)  ## the fast loop: unit, component, program and script tests, without lint and types
+	$(PY) -m pytest -m "not quality"
 
-test: check
+lint: $(PY)  ## lint, format and types only (the suite's `quality` tests)
+	$(PY) -m pytest -m quality
 
 plan: $(PY)  ## the main job on the default example stack
 	$(VENV)/bin/gpukit plan

@@ -1,6 +1,8 @@
 import contextlib
 import functools
 import io
+import subprocess
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpukit.cli import main
-from harness import ROOT, eks_config
+from harness import ROOT, eks_config, sdk_probe_results, start_sdk_probes
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -61,3 +63,27 @@ def planned_stack(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], P
         return PlannedStack(code, report.getvalue(), out)
 
     return plan
+
+
+# One example stack per substrate: which provider SDKs a plan imports depends on the substrate only.
+SDK_PROBE_STACKS = ["eks-dev", "gke-dev", "k3s-aws", "k3s-gcp", "k3s-ssh"]
+_sdk_probes: dict[str, "subprocess.Popen[str]"] = {}
+
+
+def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """Start the fresh-interpreter SDK probes as soon as a collected test needs them, so that they run
+    on the other core while the rest of the suite does."""
+    if any("sdk_imports" in getattr(item, "fixturenames", ()) for item in items):
+        _sdk_probes.update(start_sdk_probes(SDK_PROBE_STACKS, Path(tempfile.gettempdir())))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    for process in _sdk_probes.values():
+        if process.poll() is None:
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def sdk_imports() -> dict[str, list[str]]:
+    """Cloud SDK imports after a plan in a fresh interpreter, per probed stack."""
+    return sdk_probe_results(_sdk_probes)

@@ -110,18 +110,29 @@ def record(
 CLOUD_SDKS = ("pulumi_aws", "pulumi_azure_native", "pulumi_gcp")
 
 
-def cloud_sdks_after_plan(stack: str, cwd: Path) -> list[str]:
-    """The cloud provider SDKs a fresh interpreter has imported after `gpukit plan --stack STACK`."""
-    probe = (
-        "import sys\n"
-        "from gpukit.cli import main\n"
-        f"assert main(['plan', '--project', {str(ROOT)!r}, '--stack', {stack!r}]) == 0\n"
-        f"print(sorted(m for m in sys.modules if m in {CLOUD_SDKS!r}))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=cwd
-    )
-    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1].replace("'", '"'))
+def start_sdk_probes(stacks: list[str], cwd: Path) -> dict[str, "subprocess.Popen[str]"]:
+    """For each stack, a fresh interpreter that plans it and prints the cloud provider SDKs it imported
+    (each must start fresh, so each is a process; they run beside whatever the caller does next)."""
+    probes = {}
+    for stack in stacks:
+        probe = (
+            "import sys\n"
+            "from gpukit.cli import main\n"
+            f"assert main(['plan', '--project', {str(ROOT)!r}, '--stack', {stack!r}]) == 0\n"
+            f"print(sorted(m for m in sys.modules if m in {CLOUD_SDKS!r}))\n"
+        )
+        probes[stack] = subprocess.Popen(
+            [sys.executable, "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
+        )
+    return probes
+
+
+def sdk_probe_results(probes: dict[str, "subprocess.Popen[str]"]) -> dict[str, list[str]]:
+    loaded: dict[str, list[str]] = {}
+    for stack, process in probes.items():
+        stdout, stderr = process.communicate()
+        assert process.returncode == 0, f"{stack}: {stderr}"
+        loaded[stack] = json.loads(stdout.strip().splitlines()[-1].replace("'", '"'))
     return loaded
 
 

@@ -16,6 +16,7 @@ CHECKS = {
 }
 
 
+@pytest.mark.quality
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_code_quality(name: str) -> None:
     result = subprocess.run(CHECKS[name], cwd=ROOT, capture_output=True, text=True, check=False)

@@ -3,13 +3,13 @@
 import ipaddress
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpukit.components.catalog.gpus import UnknownGpuModelError, gpu_model
 from gpukit.components.config.schema import SSH_KEY
 from gpukit.components.errors import Problem
 from gpukit.components.k3s.names import node_name
-from gpukit.components.spec import ClusterSpec, NodePoolSpec, NodeRole
+from gpukit.components.spec import BastionSpec, ClusterSpec, HostSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
 from gpukit.components.validate.k3s import validate_k3s_versions
 
@@ -31,7 +31,7 @@ def _address_ok(address: str) -> bool:
     return True
 
 
-def _check_endpoint(key: str, host: dict[str, Any], problems: list[Problem]) -> None:
+def _check_endpoint(key: str, host: HostSpec | BastionSpec, problems: list[Problem]) -> None:
     if not _address_ok(host["address"]):
         problems.append(
             Problem(f"{key}.address", f"must be an IP address or DNS name; got {host['address']!r}")
@@ -80,10 +80,10 @@ def _validate_hosts(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
             )
             continue
         for j, host in enumerate(hosts):
-            _check_endpoint(f"{key}.hosts[{j}]", dict(host), problems)
+            _check_endpoint(f"{key}.hosts[{j}]", host, problems)
             bastion = host.get("bastion")
             if bastion is not None:
-                _check_endpoint(f"{key}.hosts[{j}].bastion", dict(bastion), problems)
+                _check_endpoint(f"{key}.hosts[{j}].bastion", bastion, problems)
             addresses[host["address"].lower()] += 1
         if pool.get("role", NodeRole.AGENT) == NodeRole.SERVER:
             servers += len(hosts)

@@ -1,21 +1,22 @@
 """The GKE example stacks through `gpukit plan --out`: what issue #3 says a plan must show."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from gpukit.cli import main
+from conftest import PlannedStack
 from gpukit.providers.gcp.catalog import GCP_MACHINE_TYPES
-from harness import ROOT, cloud_sdks_after_plan
 
 
-def planned(stack: str, tmp_path: Path) -> tuple[dict[str, Any], Path]:
-    out = tmp_path / stack
-    assert main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)]) == 0
-    return json.loads((out / "plan.json").read_text()), out
+def planned(stack: str, planned_stack: Callable[[str], PlannedStack]) -> tuple[dict[str, Any], Path]:
+    """The stack's plan.json and out folder (each stack is planned once per session)."""
+    plan = planned_stack(stack)
+    assert plan.code == 0
+    return json.loads((plan.out / "plan.json").read_text()), plan.out
 
 
 def of_type(doc: dict[str, Any], token: str) -> list[dict[str, Any]]:
@@ -28,9 +29,9 @@ def node_pools(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
 def test_gpu_pools_scale_from_zero_with_the_machine_accelerators_and_the_gpu_taint(
-    stack: str, tmp_path: Path
+    stack: str, planned_stack: Callable[[str], PlannedStack]
 ) -> None:
-    doc, _ = planned(stack, tmp_path)
+    doc, _ = planned(stack, planned_stack)
     pools = node_pools(doc)
     gpu_pools = {p["name"]: p for p in doc["pools"] if p["gpuModel"]}
     assert gpu_pools
@@ -51,16 +52,16 @@ def test_gpu_pools_scale_from_zero_with_the_machine_accelerators_and_the_gpu_tai
     assert system["autoscaling"]["totalMinNodeCount"] >= 1
 
 
-def test_spot_pools_take_capacity_in_any_zone(tmp_path: Path) -> None:
-    doc, _ = planned("gke-dev", tmp_path)
+def test_spot_pools_take_capacity_in_any_zone(planned_stack: Callable[[str], PlannedStack]) -> None:
+    doc, _ = planned("gke-dev", planned_stack)
     l4 = node_pools(doc)["l4"]
     assert l4["nodeConfig"]["spot"] is True
     assert l4["autoscaling"]["locationPolicy"] == "ANY"
     assert l4["nodeLocations"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
 
 
-def test_google_managed_driver_stack(tmp_path: Path) -> None:
-    doc, out = planned("gke-dev", tmp_path)
+def test_google_managed_driver_stack(planned_stack: Callable[[str], PlannedStack]) -> None:
+    doc, out = planned("gke-dev", planned_stack)
     l4 = node_pools(doc)["l4"]["nodeConfig"]
     installation = l4["guestAccelerators"][0]["gpuDriverInstallationConfig"]
     assert installation == {"gpuDriverVersion": "LATEST"}
@@ -77,8 +78,8 @@ def test_google_managed_driver_stack(tmp_path: Path) -> None:
     }
 
 
-def test_operator_managed_driver_stack(tmp_path: Path) -> None:
-    doc, out = planned("gke-train", tmp_path)
+def test_operator_managed_driver_stack(planned_stack: Callable[[str], PlannedStack]) -> None:
+    doc, out = planned("gke-train", planned_stack)
     for name in ("l4", "h100"):
         config = node_pools(doc)[name]["nodeConfig"]
         installation = config["guestAccelerators"][0]["gpuDriverInstallationConfig"]
@@ -100,8 +101,10 @@ def test_operator_managed_driver_stack(tmp_path: Path) -> None:
     assert release["values"]["toolkit"]["env"] == [{"name": "RUNTIME_CONFIG_SOURCE", "value": "file"}]
 
 
-def test_cluster_is_private_vpc_native_with_workload_identity(tmp_path: Path) -> None:
-    doc, _ = planned("gke-dev", tmp_path)
+def test_cluster_is_private_vpc_native_with_workload_identity(
+    planned_stack: Callable[[str], PlannedStack],
+) -> None:
+    doc, _ = planned("gke-dev", planned_stack)
     (cluster,) = of_type(doc, "gcp:container/cluster:Cluster")
     inputs = cluster["inputs"]
     assert inputs["removeDefaultNodePool"] is True
@@ -122,8 +125,8 @@ def test_cluster_is_private_vpc_native_with_workload_identity(tmp_path: Path) ->
     assert len(of_type(doc, "gcp:compute/routerNat:RouterNat")) == 1
 
 
-def test_nodes_run_as_a_least_privilege_service_account(tmp_path: Path) -> None:
-    doc, _ = planned("gke-dev", tmp_path)
+def test_nodes_run_as_a_least_privilege_service_account(planned_stack: Callable[[str], PlannedStack]) -> None:
+    doc, _ = planned("gke-dev", planned_stack)
     roles = {m["inputs"]["role"] for m in of_type(doc, "gcp:projects/iAMMember:IAMMember")}
     assert roles == {"roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader"}
     (account,) = of_type(doc, "gcp:serviceaccount/account:Account")
@@ -134,8 +137,8 @@ def test_nodes_run_as_a_least_privilege_service_account(tmp_path: Path) -> None:
         assert pool["management"] == {"autoRepair": True, "autoUpgrade": True}
 
 
-def test_default_storage_class_is_pd_balanced(tmp_path: Path) -> None:
-    _, out = planned("gke-dev", tmp_path)
+def test_default_storage_class_is_pd_balanced(planned_stack: Callable[[str], PlannedStack]) -> None:
+    _, out = planned("gke-dev", planned_stack)
     sc = yaml.safe_load((out / "manifests" / "storageclass-pd-balanced.yaml").read_text())
     assert sc["provisioner"] == "pd.csi.storage.gke.io"
     assert sc["parameters"] == {"type": "pd-balanced"}
@@ -144,12 +147,10 @@ def test_default_storage_class_is_pd_balanced(tmp_path: Path) -> None:
     assert sc["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] == "true"
 
 
-def test_kubeconfig_uses_the_gke_auth_plugin_and_stays_secret(tmp_path: Path) -> None:
-    doc, out = planned("gke-dev", tmp_path)
+def test_kubeconfig_uses_the_gke_auth_plugin_and_stays_secret(
+    planned_stack: Callable[[str], PlannedStack],
+) -> None:
+    doc, out = planned("gke-dev", planned_stack)
     (provider,) = of_type(doc, "pulumi:providers:kubernetes")
     assert provider["inputs"]["kubeconfig"] == "[secret]"
     assert "gke-gcloud-auth-plugin" not in (out / "plan.json").read_text()
-
-
-def test_a_gke_stack_imports_no_aws_sdk(tmp_path: Path) -> None:
-    assert cloud_sdks_after_plan("gke-dev", tmp_path) == ["pulumi_gcp"]

@@ -3,14 +3,14 @@ plan.json for the machines and their network rules, boot/ for what the machines 
 
 import base64
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from gpukit.cli import main
-from harness import ROOT, cloud_sdks_after_plan
+from conftest import PlannedStack
 from tools import cloud_init_schema_problems, shellcheck_problems
 
 STACKS = ("k3s-aws", "k3s-gcp")
@@ -19,15 +19,14 @@ STACKS = ("k3s-aws", "k3s-gcp")
 SECRET_MARKERS = ("plan-fake-", "PRIVATE KEY", "gpukit-plan-secret-placeholder")
 
 
-@pytest.fixture(scope="module")
-def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """`gpukit plan --out` of each stack, once for the whole module: stack -> its out folder."""
+@pytest.fixture
+def plans(planned_stack: Callable[[str], PlannedStack]) -> dict[str, Path]:
+    """`gpukit plan --out` of each stack (planned once per session): stack -> its out folder."""
     outs = {}
     for stack in STACKS:
-        out = tmp_path_factory.mktemp(stack) / "out"
-        code = main(["plan", "--project", str(ROOT), "--stack", stack, "--out", str(out)])
-        assert code == 0, f"{stack} should plan cleanly"
-        outs[stack] = out
+        plan = planned_stack(stack)
+        assert plan.code == 0, f"{stack} should plan cleanly"
+        outs[stack] = plan.out
     return outs
 
 
@@ -83,11 +82,6 @@ def test_the_gpu_operator_release_is_v26_7_0_with_the_k3s_containerd_socket(
     assert release["version"] == "v26.7.0"
     env = {e["name"]: e["value"] for e in release["values"]["toolkit"]["env"]}
     assert env["CONTAINERD_SOCKET"] == "/run/k3s/containerd/containerd.sock"
-
-
-def test_a_k3s_cloud_stack_imports_only_its_own_cloud_sdk(tmp_path: Path) -> None:
-    assert cloud_sdks_after_plan("k3s-aws", tmp_path) == ["pulumi_aws"]
-    assert cloud_sdks_after_plan("k3s-gcp", tmp_path) == ["pulumi_gcp"]
 
 
 # --- EC2

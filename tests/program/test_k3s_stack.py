@@ -2,22 +2,24 @@
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import yaml
 
+from conftest import PlannedStack
 from gpukit.cli import main
-from harness import ROOT, cloud_sdks_after_plan, example_config
+from harness import ROOT, example_config
 
 STACK = example_config("k3s-ssh")
 
 
-@pytest.fixture(scope="module")
-def planned(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("k3s") / "out"
-    assert main(["plan", "--project", str(ROOT), "--stack", "k3s-ssh", "--out", str(out)]) == 0
-    return out
+@pytest.fixture
+def planned(planned_stack: Callable[[str], PlannedStack]) -> Path:
+    plan = planned_stack("k3s-ssh")
+    assert plan.code == 0
+    return plan.out
 
 
 def test_no_secret_reaches_any_output_file(planned: Path) -> None:
@@ -63,10 +65,6 @@ def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture
     assert "l40s-192-0-2-11     agent   192.0.2.11  v1.35.8+k3s1" in text
     assert "Storage: local-path" in text
     assert "gpukit adds no cloud charges" in text
-
-
-def test_a_k3s_stack_imports_no_cloud_sdk(tmp_path: Path) -> None:
-    assert cloud_sdks_after_plan("k3s-ssh", tmp_path) == []
 
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has an NVIDIA GPU")

@@ -3,14 +3,18 @@
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import kubernetes_validate
 import pytest
 import yaml
 
+from conftest import SDK_PROBE_STACKS, PlannedStack
 from gpukit.cli import main
-from harness import ROOT, chart_has, cloud_sdks_after_plan, example_config, key_paths
+from gpukit.components.spec import Platform, Provider
+from gpukit.components.substrate import registry
+from harness import ROOT, chart_has, example_config, key_paths
 
 STACKS = sorted(
     p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
@@ -28,12 +32,12 @@ def test_the_readme_example_stacks_exist() -> None:
     assert {"eks-dev", "eks-train", "gke-dev", "gke-train"} <= set(STACKS)
 
 
-@pytest.fixture(scope="module", params=STACKS)
-def planned(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+@pytest.fixture(params=STACKS)
+def planned(request: pytest.FixtureRequest, planned_stack: Callable[[str], PlannedStack]) -> tuple[str, Path]:
     stack = request.param
-    code, out = plan(tmp_path_factory.mktemp(stack), "--stack", stack)
-    assert code == 0, f"{stack} should plan cleanly"
-    return stack, out
+    plan = planned_stack(stack)
+    assert plan.code == 0, f"{stack} should plan cleanly"
+    return stack, plan.out
 
 
 def test_every_kubernetes_object_is_valid_under_strict_schema(planned: tuple[str, Path]) -> None:
@@ -180,8 +184,14 @@ def test_preflight_error_exits_1_and_still_reports(
     assert "Result: 1 preflight error(s)" in text
 
 
-def test_an_aws_stack_imports_no_other_cloud_sdk(tmp_path: Path) -> None:
-    assert cloud_sdks_after_plan("eks-dev", tmp_path) == ["pulumi_aws"]
+@pytest.mark.parametrize("stack", SDK_PROBE_STACKS)
+def test_a_stack_imports_only_its_own_cloud_sdk(stack: str, sdk_imports: dict[str, list[str]]) -> None:
+    """A GKE stack never imports pulumi_aws, an EKS one never pulumi_gcp, k3s over SSH neither."""
+    config = example_config(stack)["gpukit:cluster"]
+    platform, provider = Platform(config["platform"]), config.get("provider")
+    on = registry().get(platform, Provider(provider) if provider else registry().implied_provider(platform))
+    assert on is not None
+    assert sdk_imports[stack] == ([on.sdk.module] if on.sdk else [])
 
 
 def test_missing_stack_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
