@@ -1,1 +1,2 @@
-"""gpu_operator."""
+"""The NVIDIA GPU Operator: its component (component.py) and Helm values derived from what the nodes have
+(values.py)."""

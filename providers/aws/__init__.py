@@ -1,1 +1,1 @@
-"""Amazon Web Services: EKS with managed node groups (k3s on EC2 comes later)."""
+"""Amazon Web Services: EKS with managed node groups (eks/), and k3s on EC2 instances (k3s/)."""

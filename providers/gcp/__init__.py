@@ -1,1 +1,1 @@
-"""Google Cloud: GKE Standard with GPU node pools (k3s on Compute Engine comes later)."""
+"""Google Cloud: GKE Standard with GPU node pools (gke/), and k3s on Compute Engine VMs (k3s/)."""

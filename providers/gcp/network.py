@@ -20,7 +20,7 @@ class GcpNetworkArgs(TypedDict):
     cluster_name: str
     region: str
     ranges: NotRequired[SubnetRanges]
-    """GKE: from components.gke_ranges.subnet_ranges (Python-only: built by GkeCluster)."""
+    """GKE: from providers/gcp/gke/ranges.py subnet_ranges (Python-only: built by GkeCluster)."""
     cidr: NotRequired[str]
     """Without `ranges`: the subnet's only range (k3s)."""
 

@@ -1,1 +1,1 @@
-"""eks."""
+"""EKS: the cluster, its managed node groups, the Cluster Autoscaler, EBS storage and the kubeconfig."""

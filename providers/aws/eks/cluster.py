@@ -32,7 +32,7 @@ CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "sch
 class EksClusterArgs(TypedDict):
     cluster: ClusterSpec
     pools: list[PoolFacts]
-    """Pool facts from components.node_pools (this component is built by GpuCluster, in Python)."""
+    """Pool facts from components/pools.py (this component is built by GpuCluster, in Python)."""
 
 
 class EksCluster(pulumi.ComponentResource):

@@ -41,7 +41,7 @@ class EksNodePoolArgs(TypedDict):
     subnet_ids: pulumi.Input[list[str]]
     kubernetes_version: str
     pool: PoolFacts
-    """Pool facts from components.node_pools (Python-only: this component is internal to EksCluster)."""
+    """Pool facts from components/pools.py (Python-only: this component is internal to EksCluster)."""
 
 
 class EksNodePool(pulumi.ComponentResource):

@@ -58,7 +58,7 @@ class GkeNodePoolArgs(TypedDict):
     location: str
     service_account: pulumi.Input[str]
     pool: PoolFacts
-    """Pool facts from components.node_pools (Python-only: built by GkeCluster)."""
+    """Pool facts from components/pools.py (Python-only: built by GkeCluster)."""
     zones: list[str]
     driver: DriverMode
     gke_driver_version: GkeDriverVersion

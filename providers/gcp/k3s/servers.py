@@ -39,7 +39,7 @@ def server_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
     """Configured zones, else the region's zones that offer a GPU server's accelerator, else every
     zone of the region gpukit knows. Servers are placed round-robin over them."""
     zones = pool_zones(cluster, pool) or region_zones(cluster["region"])
-    if not zones:  # validation refuses this (validation_k3s_cloud.py); kept for use from Python
+    if not zones:  # validation refuses this (providers/gcp/validation.py); kept for use from Python
         raise ValueError(
             f"no zone known for region {cluster['region']}: set the server pool's `zones` "
             f"(e.g. [{cluster['region']}-a, {cluster['region']}-b, {cluster['region']}-c])"

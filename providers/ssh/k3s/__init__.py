@@ -1,1 +1,1 @@
-"""k3s."""
+"""k3s over SSH: the hosts of the pools, joined by K3sCluster."""
