@@ -94,7 +94,7 @@ def user_data_files(value: str) -> dict[str, str]:
 
 
 def script_input(script: str, name: str) -> str:
-    """The value a rendered script assigns to `name` (components/k3s/host_scripts.py render_script's header)."""
+    """The value a rendered script assigns to `name` (the header render_script writes)."""
     value = script[script.index(f"\n{name}=") + len(name) + 2 :]
     lexer = shlex.shlex(value, posix=True)
     lexer.whitespace_split = True

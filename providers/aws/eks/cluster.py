@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways
+from gpukit.components.spec import ClusterSpec
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
@@ -22,8 +22,8 @@ from gpukit.providers.aws.iam_policies import (
     kms_key_policy,
     secrets_encryption_policy,
 )
-from gpukit.providers.aws.network import AwsNetwork
 from gpukit.providers.aws.provider import cluster_provider
+from gpukit.providers.aws.vpc import cluster_vpc
 
 TYPE_TOKEN = "gpukit:index:EksCluster"
 CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
@@ -54,22 +54,9 @@ class EksCluster(pulumi.ComponentResource):
         identity = aws.get_caller_identity(opts=invoke)
         partition = aws.get_partition(opts=invoke).partition
 
-        # --- network
-        network = spec["network"]
-        if "vpc_id" in network:
-            subnet_ids: pulumi.Input[list[str]] = network["subnet_ids"]
-        else:
-            vpc = AwsNetwork(
-                f"{name}-network",
-                {
-                    "cluster_name": cluster_name,
-                    "cidr": network["cidr"],
-                    "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
-                    "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
-                },
-                opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),
-            )
-            subnet_ids = vpc.private_subnet_ids
+        # --- network: nodes and the control plane's interfaces in private subnets
+        aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
+        subnet_ids = cluster_vpc(name, spec, aws_children).private_subnet_ids
 
         # --- envelope encryption of Secrets
         key = aws.kms.Key(

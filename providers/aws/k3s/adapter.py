@@ -7,7 +7,6 @@ sit in Secrets Manager, one per node role, each readable by that role's instance
 """
 
 from dataclasses import dataclass, replace
-from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
@@ -18,21 +17,19 @@ from gpukit.components.k3s.host_scripts import secrets_bundle
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import DEFAULT_ZONE_COUNT, NatGateways, NodeRole
+from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
 from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
-from gpukit.providers.aws.network import AwsNetwork
 from gpukit.providers.aws.provider import cluster_tags
+from gpukit.providers.aws.vpc import ClusterVpc, cluster_vpc
 
 
 @dataclass(frozen=True)
 class Ec2Network:
-    vpc_id: pulumi.Input[str]
-    private_subnet_ids: pulumi.Input[list[str]]
-    public_subnet_ids: Optional[pulumi.Input[list[str]]]
+    vpc: ClusterVpc
     groups: K3sEc2SecurityGroups
     api: K3sEc2ApiLoadBalancer
 
@@ -54,47 +51,26 @@ class Ec2Adapter:
     def network(self) -> Ec2Network:
         """Instances only ever in private subnets; public subnets only for an internet-facing API."""
         name, cluster_name = self.name, self.cluster.name
-        network = self.spec["network"]
-        public_subnet_ids: Optional[pulumi.Input[list[str]]]
-        if "vpc_id" in network:
-            vpc_id: pulumi.Input[str] = network["vpc_id"]
-            private_subnet_ids: pulumi.Input[list[str]] = network["subnet_ids"]
-            public_subnet_ids = network.get("public_subnet_ids")
-        else:
-            vpc = AwsNetwork(
-                f"{name}-network",
-                {
-                    "cluster_name": cluster_name,
-                    "cidr": network["cidr"],
-                    "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
-                    "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
-                },
-                opts=self.children,
-            )
-            vpc_id, private_subnet_ids, public_subnet_ids = (
-                vpc.vpc_id,
-                vpc.private_subnet_ids,
-                vpc.public_subnet_ids,
-            )
+        vpc = cluster_vpc(name, self.spec, self.children)
         access_cidrs = self.spec.get("api_access_cidrs", [])
         groups = K3sEc2SecurityGroups(
             f"{name}-sg",
-            {"cluster_name": cluster_name, "vpc_id": vpc_id, "api_access_cidrs": access_cidrs},
+            {"cluster_name": cluster_name, "vpc_id": vpc.vpc_id, "api_access_cidrs": access_cidrs},
             opts=self.children,
         )
         api = K3sEc2ApiLoadBalancer(
             f"{name}-api",
             {
                 "cluster_name": cluster_name,
-                "vpc_id": vpc_id,
+                "vpc_id": vpc.vpc_id,
                 "api_access_cidrs": access_cidrs,
-                "private_subnet_ids": private_subnet_ids,
-                "public_subnet_ids": public_subnet_ids,
+                "private_subnet_ids": vpc.private_subnet_ids,
+                "public_subnet_ids": vpc.public_subnet_ids,
                 "security_group_id": groups.ids[Group.API_LB],
             },
             opts=self.children,
         )
-        return Ec2Network(vpc_id, private_subnet_ids, public_subnet_ids, groups, api)
+        return Ec2Network(vpc, groups, api)
 
     def join_secrets(self, pki: K3sPki) -> JoinRoles:
         return {
@@ -119,7 +95,7 @@ class Ec2Adapter:
                 # have always been rendered without the CUDA floor (plans stay byte-identical).
                 "node": replace(node, min_driver_branch=0, cuda_version=""),
                 "region": self.spec["region"],
-                "subnet_ids": network.private_subnet_ids,
+                "subnet_ids": network.vpc.private_subnet_ids,
                 "security_group_ids": [network.groups.ids[Group.NODES], network.groups.ids[Group.SERVERS]],
                 "instance_profile_arn": role.instance_profile_arn,
                 "secret_arn": role.secret_arn,
@@ -146,7 +122,7 @@ class Ec2Adapter:
                 "secret_arn": role.secret_arn,
                 "instance_profile_arn": role.instance_profile_arn,
                 "security_group_id": network.groups.ids[Group.NODES],
-                "subnet_ids": network.private_subnet_ids,
+                "subnet_ids": network.vpc.private_subnet_ids,
                 "tags": {**self.tags, "gpukit:pool": pool.name},
                 # Agents registering before the first server answers retry; starting them after the
                 # servers only keeps the first boot's logs quiet.

@@ -1,0 +1,36 @@
+"""The VPC a cluster on AWS lives in: the one `network` names (reused), or a new AwsNetwork. Shared by
+EKS and k3s on EC2."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, ClusterSpec, NatGateways
+from gpukit.providers.aws.network import AwsNetwork
+
+
+@dataclass(frozen=True)
+class ClusterVpc:
+    vpc_id: pulumi.Input[str]
+    private_subnet_ids: pulumi.Input[list[str]]
+    """Where the nodes go."""
+    public_subnet_ids: Optional[pulumi.Input[list[str]]]
+    """For internet-facing load balancers; a reused VPC has them only where the stack names them."""
+
+
+def cluster_vpc(name: str, spec: ClusterSpec, opts: pulumi.ResourceOptions) -> ClusterVpc:
+    network = spec["network"]
+    if "vpc_id" in network:
+        return ClusterVpc(network["vpc_id"], network["subnet_ids"], network.get("public_subnet_ids"))
+    vpc = AwsNetwork(
+        f"{name}-network",
+        {
+            "cluster_name": spec["name"],
+            "cidr": network["cidr"],
+            "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
+            "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
+        },
+        opts=opts,
+    )
+    return ClusterVpc(vpc.vpc_id, vpc.private_subnet_ids, vpc.public_subnet_ids)
