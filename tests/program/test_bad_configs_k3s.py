@@ -399,8 +399,8 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         f"{POOLS}[1].hosts[1].address",
         "is listed 2 times; each host joins once",
         "DNS names are case-insensitive, but providers/ssh/validation.py _validate_hosts counts "
-        "addresses as exact strings: 'gpu1.lab' and 'GPU1.lab' (the same host) are accepted, plan exits 0 and registers "
-        "lab-l40s-gpu1-lab-{preflight,k3s,drain} twice (node_name lower-cases the address)",
+        "addresses as exact strings: 'gpu1.lab' and 'GPU1.lab' (the same host) are accepted, plan exits 0 "
+        "and registers lab-l40s-gpu1-lab-{preflight,k3s,drain} twice (node_name lower-cases the address)",
     ),
     (
         "capacity-on-ssh-pool",
