@@ -98,14 +98,6 @@ _Dumper.add_representer(
 )
 
 
-def aws_fetch_secrets_script(region: str, secret_id: str) -> str:
-    return render_script("fetch-secrets-aws.sh", REGION=region, SECRET_ID=secret_id)
-
-
-def gcp_fetch_secrets_script(secret_version: str) -> str:
-    return render_script("fetch-secrets-gcp.sh", SECRET_VERSION=secret_version)
-
-
 def api_wait_script(api_url: str, timeout_seconds: int = API_WAIT_SECONDS) -> str:
     return render_script("wait-for-api.sh", API_URL=api_url, TIMEOUT_SECONDS=timeout_seconds)
 

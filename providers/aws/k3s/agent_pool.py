@@ -10,10 +10,11 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data
+from gpukit.components.k3s.cloud_init import CloudNode, node_user_data
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.providers.aws.k3s.iam import fetch_secrets_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
 
@@ -64,7 +65,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
         region = args["region"]
         user_data = pulumi.Output.all(
             pulumi.Output.from_input(args["server_url"]), pulumi.Output.from_input(args["secret_arn"])
-        ).apply(lambda a: ec2_user_data(node_user_data(node, a[0], aws_fetch_secrets_script(region, a[1]))))
+        ).apply(lambda a: ec2_user_data(node_user_data(node, a[0], fetch_secrets_script(region, a[1]))))
 
         template = node_launch_template(
             f"{name}-lt",

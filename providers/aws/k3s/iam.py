@@ -14,6 +14,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
+from gpukit.components.k3s.host_scripts import render_script
 from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.iam_policies import assume_role_policy
 
@@ -22,6 +23,12 @@ TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
 # stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
 # secrets are named by prefix, so a new stack never collides with one still pending deletion.
 RECOVERY_WINDOW_DAYS = 7
+
+
+def fetch_secrets_script(region: str, secret_id: str) -> str:
+    """What a node runs at first boot to read its join secret with its instance role (curl and python3
+    only, the credentials on curl's stdin): components/k3s/scripts/fetch-secrets-aws.sh."""
+    return render_script("fetch-secrets-aws.sh", REGION=region, SECRET_ID=secret_id)
 
 
 def secret_read_policy(secret_arn: str) -> str:

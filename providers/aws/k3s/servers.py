@@ -13,10 +13,11 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.cloud_init import CloudNode, aws_fetch_secrets_script, node_user_data
+from gpukit.components.k3s.cloud_init import CloudNode, node_user_data
 from gpukit.components.k3s.host_scripts import API_PORT
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
+from gpukit.providers.aws.k3s.iam import fetch_secrets_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
 
@@ -129,5 +130,5 @@ def _server_user_data(args: K3sEc2ServersArgs, index: int, values: list[str]) ->
         args["node"], cluster_init=index == 0 and args["pool"].min_nodes > 1, tls_sans=(dns_name, *addresses)
     )
     server_url = None if index == 0 else f"https://{url_host(addresses[0])}:{API_PORT}"
-    fetch = aws_fetch_secrets_script(args["region"], secret_arn)
+    fetch = fetch_secrets_script(args["region"], secret_arn)
     return ec2_user_data(node_user_data(node, server_url, fetch))

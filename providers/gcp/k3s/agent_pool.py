@@ -12,10 +12,11 @@ from typing import Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
+from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.gcp.gke.node_pool import disk_type
+from gpukit.providers.gcp.k3s.iam import fetch_secrets_script
 from gpukit.providers.gcp.k3s.images import boot_image
 from gpukit.providers.gcp.k3s.machine import (
     CLOUD_PLATFORM_SCOPE,
@@ -72,7 +73,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
         cluster, pool = args["cluster_name"], args["pool"]
         group_name = f"{cluster}-{pool.name}"
         script = pulumi.Output.all(args["server_url"], args["secret_version"]).apply(
-            lambda a: gce_startup_script(args["node"], a[0], gcp_fetch_secrets_script(a[1]))
+            lambda a: gce_startup_script(args["node"], a[0], fetch_secrets_script(a[1]))
         )
         template = gcp.compute.InstanceTemplate(
             f"{name}-template",

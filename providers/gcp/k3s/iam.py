@@ -11,7 +11,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.k3s.host_scripts import secrets_bundle
+from gpukit.components.k3s.host_scripts import render_script, secrets_bundle
 from gpukit.components.spec import NodeRole
 
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
@@ -34,6 +34,12 @@ def account_id(cluster_name: str, role: NodeRole) -> str:
 
 def secret_id(cluster_name: str, role: NodeRole) -> str:
     return f"{cluster_name}-k3s-{_KIND[role]}-join"
+
+
+def fetch_secrets_script(secret_version: str) -> str:
+    """What a machine runs at first boot to read its join secret with its service account, through the
+    metadata server's token: components/k3s/scripts/fetch-secrets-gcp.sh."""
+    return render_script("fetch-secrets-gcp.sh", SECRET_VERSION=secret_version)
 
 
 def latest_version(secret: pulumi.Input[str]) -> pulumi.Output[str]:

@@ -13,13 +13,14 @@ from typing import Any, Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script, gcp_fetch_secrets_script
+from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script
 from gpukit.components.k3s.host_scripts import API_PORT
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import ClusterSpec
 from gpukit.providers.gcp.catalog import region_zones
 from gpukit.providers.gcp.gke.node_pool import disk_type
+from gpukit.providers.gcp.k3s.iam import fetch_secrets_script
 from gpukit.providers.gcp.k3s.images import boot_image
 from gpukit.providers.gcp.k3s.machine import (
     CLOUD_PLATFORM_SCOPE,
@@ -118,7 +119,7 @@ class K3sGceServers(pulumi.ComponentResource):
             """The first server starts the cluster (embedded etcd when there are 3); the others join it."""
             sans, join_url, secret_version = values
             node = replace(args["node"], cluster_init=i == 0 and count > 1, tls_sans=sans)
-            fetch = gcp_fetch_secrets_script(secret_version)
+            fetch = fetch_secrets_script(secret_version)
             return gce_startup_script(node, None if i == 0 else join_url, fetch)
 
         self.instances = []
