@@ -46,6 +46,14 @@ class GpuCluster(pulumi.ComponentResource):
     """Per-pool scheduling facts (plain values, known before deployment)."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        """Validate `args` as a stack file would be (ConfigError lists every problem; nothing is
+        registered then), and build the cluster on the substrate its platform and provider name.
+
+        `args` take the stack file's keys in snake_case; enum values may be plain strings ("eks",
+        "spot"); `cluster.region` and `cluster.project` stand for the cloud's `aws:region`,
+        `gcp:region` and `gcp:project`. MissingExtraError when the substrate's cloud SDK is not
+        installed (pip install 'gpukit[aws]' or 'gpukit[gcp]').
+        """
         self._declare(name, resolve_args(args), opts)
 
     @classmethod

@@ -184,8 +184,10 @@ class NodePoolSpec(TypedDict):
 
 
 class GpuOperatorSpec(TypedDict):
-    chart_version: str
-    driver: DriverMode
+    chart_version: NotRequired[str]
+    """Default v26.7.0 (filled in by validation, so every resolved cluster has it)."""
+    driver: NotRequired[DriverMode]
+    """Default preinstalled (filled in by validation)."""
     gke_driver_version: NotRequired[GkeDriverVersion]
     """GKE with `driver: preinstalled`: which GKE-installed driver (default `default`)."""
 

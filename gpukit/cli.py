@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from gpukit.components.config.schema import NAMESPACE
 from gpukit.components.errors import ConfigError, MissingExtraError
 from gpukit.components.spec import DriverMode
 from gpukit.plan.stack_file import (
@@ -81,12 +82,21 @@ def _gpukit_project(args: argparse.Namespace) -> Project:
     A stack file given with --config plans from anywhere: without a project folder, gpukit's own
     defaults apply (the ones `make docs` writes into its Pulumi.yaml).
     """
+    loose = args.config is not None and args.project is None  # a stack file, wherever the cwd is
     try:
-        return load_project(find_project_root((args.project or Path.cwd()).resolve()))
+        project = load_project(find_project_root((args.project or Path.cwd()).resolve()))
     except StackFileError:
-        if args.config is None or args.project is not None:
+        if not loose:
             raise
         return gpukit_project_defaults(args.config.resolve().parent)
+    if project.name == NAMESPACE:
+        return project
+    if loose:
+        return gpukit_project_defaults(args.config.resolve().parent)
+    raise StackFileError(
+        f"{project.root} is the Pulumi project {project.name!r}, not gpukit's; to plan your own program: "
+        f"gpukit plan --program {project.root} --stack NAME"
+    )
 
 
 def _stack(args: argparse.Namespace, project: Project, default: str | None) -> LoadedStack:
@@ -102,7 +112,7 @@ def plan_command(args: argparse.Namespace) -> int:
     # Imported here so `gpukit --help` stays instant.
     from gpukit.plan.artifacts import plan_document, write_artifacts
     from gpukit.plan.engine import PlanResult, ProgramPlan, run_plan
-    from gpukit.plan.program import plan_project
+    from gpukit.plan.program import ProgramError, plan_project
     from gpukit.plan.report import render_program, render_text
 
     plan: PlanResult | ProgramPlan
@@ -111,7 +121,7 @@ def plan_command(args: argparse.Namespace) -> int:
         if args.program is not None:
             project = load_project(args.program.resolve())
             stack = _stack(args, project, None)
-            where = str(stack.path)
+            where = f"the GpuCluster args of {project.main}"
             plan = plan_project(project, stack)
             text = render_program(plan, project.name)
         else:
@@ -128,12 +138,12 @@ def plan_command(args: argparse.Namespace) -> int:
         for problem in err.problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_INVALID
-    except MissingExtraError as err:
+    except (MissingExtraError, ProgramError) as err:
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID
 
     if args.json:
-        print(json.dumps(plan_document(plan), indent=2, default=str))
+        print(json.dumps(plan_document(plan), indent=2, sort_keys=True, default=str))
     else:
         sys.stdout.write(text)
     if args.out is not None:

@@ -28,31 +28,49 @@ def _camel(attr: str) -> str:
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), attr)
 
 
-def _plain(value: Any, field: Field | None) -> Any:
-    """A value as a stack file holds it: enums as their strings, keys as the schema spells them."""
+def _plain(value: Any, field: Field | None, key: str, problems: list[Problem]) -> Any:
+    """A value as a stack file holds it: enums as their strings, keys as the schema spells them.
+
+    `key` is the value's config key, for the problem a key given twice (`min_nodes` and `minNodes`)
+    makes: the two spellings would otherwise silently overwrite one another.
+    """
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):
         if field is not None and field.kind == "map[str]":  # the user's own keys (tags)
-            return {k: _plain(v, None) for k, v in value.items()}
+            return {k: _plain(v, None, f"{key}.{k}", problems) for k, v in value.items()}
         known = {f.attr: f for f in (field.fields if field is not None else ())}
         converted: dict[Any, Any] = {}
-        for key, item in value.items():
-            inner = known.get(key) if isinstance(key, str) else None
-            name = inner.key if inner is not None else _camel(key) if isinstance(key, str) else key
-            converted[name] = _plain(item, inner)
+        spelled: dict[Any, Any] = {}
+        join = key if key.endswith(":") else f"{key}."
+        for name, item in value.items():
+            inner = known.get(name) if isinstance(name, str) else None
+            config_name = inner.key if inner is not None else _camel(name) if isinstance(name, str) else name
+            if config_name in converted:
+                problems.append(
+                    Problem(
+                        f"{join}{config_name}",
+                        f"given twice, as {spelled[config_name]!r} and {name!r}: keep one",
+                    )
+                )
+            spelled[config_name] = name
+            converted[config_name] = _plain(item, inner, f"{join}{config_name}", problems)
         return converted
     if isinstance(value, list | tuple):
-        return [_plain(item, field) for item in value]
+        return [_plain(item, field, f"{key}[{i}]", problems) for i, item in enumerate(value)]
     return value
 
 
 def _substrate_settings(cluster: Mapping[str, Any]) -> dict[str, str]:
     """The substrate's provider keys (aws:region ...) for a cluster's `region` and `project`."""
+
+    def value(raw: Any) -> Any:
+        return raw.value if isinstance(raw, Enum) else raw
+
     try:
-        platform = Platform(_plain(cluster.get("platform"), None))
+        platform = Platform(value(cluster.get("platform")))
         raw_provider = cluster.get("provider")
-        provider = Provider(_plain(raw_provider, None)) if raw_provider is not None else None
+        provider = Provider(value(raw_provider)) if raw_provider is not None else None
     except ValueError:
         return {}  # the parser reports the platform or provider
     provider = provider or registry().implied_provider(platform)
@@ -62,14 +80,14 @@ def _substrate_settings(cluster: Mapping[str, Any]) -> dict[str, str]:
     return {s.key: cluster[s.attr] for s in substrate.settings if cluster.get(s.attr) is not None}
 
 
-def config_of(args: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """The stack config `args` stand for, and which of its keys hold secrets."""
-    fields = {f.attr: f for f in TOP_LEVEL_FIELDS}
-    config: dict[str, Any] = {}
-    for attr, value in args.items():
-        field = fields.get(attr)
-        key = field.key if field is not None else _camel(str(attr))
-        config[f"{NAMESPACE}:{key}"] = _plain(value, field)
+def config_of(args: Mapping[str, Any]) -> tuple[dict[str, Any], list[str], list[Problem]]:
+    """The stack config `args` stand for, which of its keys hold secrets, and the problems only Python
+    args can have (a key given in two spellings)."""
+    problems: list[Problem] = []
+    converted = _plain(
+        args, Field(NAMESPACE, "object", "", fields=TOP_LEVEL_FIELDS), f"{NAMESPACE}:", problems
+    )
+    config = {f"{NAMESPACE}:{key}": value for key, value in converted.items()}
     cluster = args.get("cluster")
     if isinstance(cluster, Mapping):
         config.update(_substrate_settings(cluster))
@@ -78,13 +96,19 @@ def config_of(args: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
             placed.pop(attr, None)
     # The key is a secret from the start: the library never sees it in a stack file.
     secret_keys = [SSH_KEY] if SSH_KEY in config else []
-    return config, secret_keys
+    return config, secret_keys, problems
 
 
 def resolve_args(args: "GpuClusterArgs") -> ResolvedCluster:
     """Parse and validate GpuClusterArgs as a stack file would be; raises ConfigError."""
     if not isinstance(args, Mapping):
-        raise ConfigError(
-            [Problem(NAMESPACE, f"GpuCluster args must be a mapping; got {type(args).__name__}")]
-        )
-    return resolve_config(*config_of(args))
+        got = type(args).__name__
+        raise ConfigError([Problem(NAMESPACE, f"GpuCluster args must be a mapping; got {got}")])
+    config, secret_keys, problems = config_of(args)
+    try:
+        resolved = resolve_config(config, secret_keys)
+    except ConfigError as err:
+        raise ConfigError(problems + err.problems) from None
+    if problems:
+        raise ConfigError(problems)
+    return resolved

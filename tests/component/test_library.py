@@ -143,6 +143,14 @@ def test_a_wrong_key_or_value_gives_the_stack_file_lines(library: Any, stack: An
     assert library_problems(args) == expected
 
 
+def test_a_key_in_two_spellings_is_refused_not_resolved() -> None:
+    args = library_args()
+    args["node_pools"][1]["minNodes"] = 2  # beside min_nodes: 0
+    assert library_problems(args) == [
+        "gpukit:nodePools[1].minNodes: given twice, as 'min_nodes' and 'minNodes': keep one"
+    ]
+
+
 def test_args_that_are_not_a_mapping_are_a_config_error() -> None:
     assert library_problems(["not", "a", "mapping"]) == [
         "gpukit: GpuCluster args must be a mapping; got list"

@@ -110,3 +110,58 @@ def test_a_missing_extra_is_one_line_naming_it(tmp_path: Path) -> None:
         "gpukit: platform gke needs pulumi-gcp, which is not installed: pip install 'gpukit[gcp]'"
     ]
     assert "Traceback" not in result.stderr
+
+
+def _copy_example(tmp_path: Path) -> Path:
+    project = tmp_path / "ml-platform"
+    shutil.copytree(EXAMPLE, project)
+    return project
+
+
+def test_a_stack_of_another_project_points_at_program(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _copy_example(tmp_path)
+    assert main(["plan", "--project", str(project), "--stack", "dev"]) == EXIT_INVALID
+    assert (
+        "is the Pulumi project 'ml-platform', not gpukit's; to plan your own program: gpukit plan --program"
+        in (capsys.readouterr().err)
+    )
+
+
+def test_a_programs_missing_config_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = _copy_example(tmp_path)
+    (project / "Pulumi.bare.yaml").write_text("config:\n  aws:region: us-west-2\n")
+    assert main(["plan", "--program", str(project), "--stack", "bare"]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "Missing required configuration variable 'ml-platform:team'" in err
+    assert "Traceback" not in err
+
+
+def test_a_crashing_program_shows_its_traceback_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _copy_example(tmp_path)
+    (project / "__main__.py").write_text("raise ValueError('a bug in the program')\n")
+    assert main(["plan", "--program", str(project), "--stack", "dev"]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ValueError: a bug in the program" in err
+    assert err.strip().endswith("see the traceback above")
+
+
+def test_the_program_runs_from_pulumi_yamls_main_folder(tmp_path: Path) -> None:
+    """`main: src`: the program's own modules import from its folder, as under the Pulumi CLI."""
+    project = _copy_example(tmp_path)
+    (project / "src").mkdir()
+    for name in ("__main__.py", "components"):
+        shutil.move(project / name, project / "src" / name)
+    (project / "Pulumi.yaml").write_text((project / "Pulumi.yaml").read_text() + "main: src\n")
+    assert main(["plan", "--program", str(project), "--stack", "dev"]) == EXIT_OK
+
+
+def test_json_is_stable_between_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    documents = []
+    for _ in range(2):
+        assert main(["plan", "--program", str(EXAMPLE), "--stack", "dev", "--json"]) == EXIT_OK
+        documents.append(capsys.readouterr().out)
+    assert documents[0] == documents[1]
