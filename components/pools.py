@@ -108,11 +108,6 @@ def make_pool_facts(
     )
 
 
-def hosts_system_pods(pool: PoolFacts) -> bool:
-    """A pool whose nodes CoreDNS, the GPU Operator and the autoscaler can run on: no GPUs, always up."""
-    return not pool.is_gpu and pool.min_nodes >= 1
-
-
 def tolerations_for(pools: Sequence[PoolFacts]) -> list[dict[str, str]]:
     """Tolerations for the pools' taints, once each, in pool order: what GPU daemonsets need."""
     seen: dict[tuple[str, str], dict[str, str]] = {}

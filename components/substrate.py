@@ -153,6 +153,9 @@ class Substrate(Protocol):
         ...
 
 
+_REQUIRED = ("gpu_node_software", "preinstalled_driver_branch", "plan_fakes", "build")
+
+
 class SubstrateRegistry:
     """(platform, provider) -> substrate; the one place that knows every substrate."""
 
@@ -160,6 +163,12 @@ class SubstrateRegistry:
         self._by_key = {(s.platform, s.provider): s for s in substrates}
         if len(self._by_key) != len(substrates):
             raise ValueError("two substrates for one (platform, provider)")
+        for substrate in substrates:
+            # The protocol's bodiless methods return None when a subclass forgets one: say so here,
+            # where a new substrate is registered, rather than deep inside a plan.
+            missing = [m for m in _REQUIRED if getattr(type(substrate), m) is getattr(Substrate, m)]
+            if missing:
+                raise TypeError(f"substrate {substrate.name!r} does not implement {', '.join(missing)}")
 
     def __iter__(self) -> Iterator[Substrate]:
         return iter(self._by_key.values())

@@ -19,7 +19,11 @@ from typing import Any
 
 from harness import ROOT
 
-SCRIPT_SOURCES = ROOT / "components" / "k3s" / "scripts"
+# Every host script body: the shared ones, and those a provider keeps with its own code.
+SCRIPT_SOURCES = [
+    *(ROOT / "components").glob("**/scripts/*.sh"),
+    *(ROOT / "providers").glob("**/scripts/*.sh"),
+]
 SCRIPTS_DIR = "scripts"
 
 
@@ -29,7 +33,7 @@ def _marker(name: str) -> str:
 
 def _bodies() -> list[tuple[str, str]]:
     """(file name, body) of every host script, longest first so that no body hides inside another."""
-    bodies = [(p.name, p.read_text()) for p in SCRIPT_SOURCES.glob("*.sh")]
+    bodies = [(p.name, p.read_text()) for p in SCRIPT_SOURCES]
     return sorted(bodies, key=lambda item: (-len(item[1]), item[0]))
 
 

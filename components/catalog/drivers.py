@@ -11,7 +11,6 @@ Sources:
   notes, "Deprecated architectures".
 """
 
-from dataclasses import dataclass
 from enum import Enum
 
 from gpukit.components.catalog.gpus import Architecture
@@ -56,14 +55,6 @@ class CudaSupport(str, Enum):
     FULL = "full"
     MINOR_VERSION_COMPAT = "minor-version-compat"
     UNSUPPORTED = "unsupported"
-
-
-@dataclass(frozen=True)
-class DriverBranch:
-    """A driver branch as a node image ships it (only the branch is promised, not the patch)."""
-
-    branch: int
-    source: str
 
 
 def branch_of(driver_version: str) -> int:

@@ -7,25 +7,18 @@ keys) and resolved by components/config/resolve.py: a wrong key or value through
 exactly the ConfigError lines a stack file with the same mistake gives, never an AttributeError.
 """
 
-import re
 from collections.abc import Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.config.resolve import resolve_config
-from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS, Field
+from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS, Field, camel
 from gpukit.components.errors import ConfigError, Problem
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import Platform, Provider
 from gpukit.components.substrate import registry
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
-
-
-def _camel(attr: str) -> str:
-    """`min_nodes` -> `minNodes`: how an attribute gpukit does not know is named in messages."""
-    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), attr)
 
 
 def _plain(value: Any, field: Field | None, key: str, problems: list[Problem]) -> Any:
@@ -45,7 +38,7 @@ def _plain(value: Any, field: Field | None, key: str, problems: list[Problem]) -
         join = key if key.endswith(":") else f"{key}."
         for name, item in value.items():
             inner = known.get(name) if isinstance(name, str) else None
-            config_name = inner.key if inner is not None else _camel(name) if isinstance(name, str) else name
+            config_name = inner.key if inner is not None else camel(name) if isinstance(name, str) else name
             if config_name in converted:
                 problems.append(
                     Problem(
@@ -61,23 +54,16 @@ def _plain(value: Any, field: Field | None, key: str, problems: list[Problem]) -
     return value
 
 
-def _substrate_settings(cluster: Mapping[str, Any]) -> dict[str, str]:
-    """The substrate's provider keys (aws:region ...) for a cluster's `region` and `project`."""
-
-    def value(raw: Any) -> Any:
-        return raw.value if isinstance(raw, Enum) else raw
-
-    try:
-        platform = Platform(value(cluster.get("platform")))
-        raw_provider = cluster.get("provider")
-        provider = Provider(value(raw_provider)) if raw_provider is not None else None
-    except ValueError:
-        return {}  # the parser reports the platform or provider
-    provider = provider or registry().implied_provider(platform)
-    substrate = registry().get(platform, provider) if provider is not None else None
-    if substrate is None:
-        return {}  # validation reports the missing or unknown provider
-    return {s.key: cluster[s.attr] for s in substrate.settings if cluster.get(s.attr) is not None}
+def _provider_keys(cluster: Mapping[str, Any]) -> dict[str, Any]:
+    """`cluster.region` and `cluster.project` under every provider key that means them (aws:region,
+    gcp:region, gcp:project): the substrate reads its own, as from a stack file, and the others are
+    ignored, as a stack file's other providers' keys are."""
+    found: dict[str, Any] = {}
+    for substrate in registry():
+        for setting in substrate.settings:
+            if cluster.get(setting.attr) is not None:
+                found[setting.key] = cluster[setting.attr]
+    return found
 
 
 def config_of(args: Mapping[str, Any]) -> tuple[dict[str, Any], list[str], list[Problem]]:
@@ -90,10 +76,10 @@ def config_of(args: Mapping[str, Any]) -> tuple[dict[str, Any], list[str], list[
     config = {f"{NAMESPACE}:{key}": value for key, value in converted.items()}
     cluster = args.get("cluster")
     if isinstance(cluster, Mapping):
-        config.update(_substrate_settings(cluster))
+        config.update(_provider_keys(cluster))
         placed = config[f"{NAMESPACE}:cluster"]
-        for attr in ("region", "project"):  # provider keys, not gpukit:cluster fields
-            placed.pop(attr, None)
+        for attr in {s.attr for substrate in registry() for s in substrate.settings}:
+            placed.pop(attr, None)  # provider keys, not gpukit:cluster fields
     # The key is a secret from the start: the library never sees it in a stack file.
     secret_keys = [SSH_KEY] if SSH_KEY in config else []
     return config, secret_keys, problems

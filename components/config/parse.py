@@ -29,7 +29,7 @@ def missing_problem(key: str, field: Field) -> Problem:
 
 def _type_problem(field: Field, key: str, value: Any) -> Problem:
     hint = ""
-    if field.kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+    if field.kind in ("str", "secret") and isinstance(value, int | float) and not isinstance(value, bool):
         # YAML has already turned 1.30 into 1.3 here, so say what happened rather than guess digits.
         hint = "; YAML read an unquoted number: quote the value as written in the file"
     return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")

@@ -12,29 +12,20 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from gpukit.components.config.parse import parse_namespace
-from gpukit.components.config.schema import NAMESPACE, SSH_KEY
+from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
 from gpukit.components.errors import ConfigError, Problem
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import Platform, Provider
+from gpukit.components.spec import Platform
 from gpukit.components.substrate import ProviderSetting, Substrate, registry
-from gpukit.components.validate.cluster import SECTIONS, validate_cluster_args
+from gpukit.components.validate.cluster import SECTIONS, substrate_of, validate_cluster_args
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
+    from gpukit.components.spec import ClusterSpec
 
 # gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
-# end to end. Keys in MUST_BE_SECRET are refused unless encrypted.
+# end to end (the SSH key must be: resolve_config refuses it in plain text).
 SECRET_CAPABLE_KEYS: frozenset[str] = frozenset({SSH_KEY})
-MUST_BE_SECRET: frozenset[str] = frozenset({SSH_KEY})
-
-
-# Config sections and their attribute names; meaning checks run on each section that parsed cleanly.
-SECTION_ATTRS = {
-    "cluster": "cluster",
-    "nodePools": "node_pools",
-    "gpuOperator": "gpu_operator",
-    "workloads": "workloads",
-}
 
 
 def config_namespaces() -> tuple[str, ...]:
@@ -64,16 +55,19 @@ def _section(key: str) -> str:
 def _provider_settings(
     config: Mapping[str, Any], substrate: Substrate, problems: list[Problem]
 ) -> dict[str, str]:
-    """The substrate's provider keys (aws:region ...) as ClusterSpec fields ("" where not usable)."""
+    """The substrate's provider keys (aws:region ...) as ClusterSpec fields; a missing or malformed
+    one is a problem, and left out (checks of the cluster then see no value rather than a wrong one)."""
     values: dict[str, str] = {}
     for setting in substrate.settings:
-        values[setting.attr] = _setting(config, setting, substrate, problems)
+        value = _setting(config, setting, substrate, problems)
+        if value is not None:
+            values[setting.attr] = value
     return values
 
 
 def _setting(
     config: Mapping[str, Any], setting: ProviderSetting, substrate: Substrate, problems: list[Problem]
-) -> str:
+) -> str | None:
     raw = config.get(setting.key)
     if raw is None:
         problems.append(
@@ -83,22 +77,21 @@ def _setting(
                 f"(pulumi config set {setting.key} {setting.example})",
             )
         )
-        return ""
+        return None
     if setting.pattern is None:
         return str(raw)
     if not isinstance(raw, str) or not setting.pattern.match(raw):
         problems.append(Problem(setting.key, f"must be {setting.shape}; got {raw!r}"))
-        return ""
+        return None
     return raw
 
 
 def _named_substrate(cluster: Mapping[str, Any]) -> Substrate | None:
-    """The substrate platform and provider name, where both parsed (validation reports the rest)."""
-    platform = cluster.get("platform")
-    if not isinstance(platform, Platform):
+    """The substrate whose provider keys to read, decided as validation decides it (a platform on one
+    provider implies it, whatever `provider` says); None where the platform did not parse."""
+    if not isinstance(cluster.get("platform"), Platform):
         return None
-    provider = cluster.get("provider") or registry().implied_provider(platform)
-    return registry().get(platform, provider) if isinstance(provider, Provider) else None
+    return substrate_of(cast("ClusterSpec", cluster))
 
 
 def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ()) -> ResolvedCluster:
@@ -112,7 +105,8 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     substrate = _named_substrate(cluster)
     settings = _provider_settings(config, substrate, problems) if substrate is not None else {}
     args: dict[str, Any] = {
-        "cluster": {**cluster, "region": "", **settings},  # region "" where there is none (own hosts)
+        # region "" where there is none (own hosts) or it is unusable (reported above)
+        "cluster": {**cluster, "region": "", **settings},
         "node_pools": parsed.get("node_pools", []),
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
@@ -127,7 +121,10 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
                     f"pulumi config set --secret {SSH_KEY} < ~/.ssh/id_ed25519",
                 )
             )
-    checkable = tuple(s for s in SECTIONS if s not in broken and SECTION_ATTRS[s] in parsed)
+    # Meaning checks run on each section that parsed cleanly.
+    checkable = tuple(
+        f.key for f in TOP_LEVEL_FIELDS if f.key in SECTIONS and f.key not in broken and f.attr in parsed
+    )
     typed = cast("GpuClusterArgs", args)
     validated, found = validate_cluster_args(typed, checkable)
     problems.extend(found)

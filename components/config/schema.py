@@ -54,6 +54,11 @@ class Field:
         return re.sub(r"(?<!^)(?=[A-Z])", "_", self.key).lower()
 
 
+def camel(attr: str) -> str:
+    """`min_nodes` -> `minNodes`: the config spelling of an attribute (Field.attr the other way)."""
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), attr)
+
+
 NAMESPACE = "gpukit"
 SSH_KEY = f"{NAMESPACE}:sshPrivateKey"
 

@@ -35,9 +35,12 @@ SHUTDOWN_GRACE_PERIOD = "60s"
 SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS = "20s"
 
 
-def render_script(template: str, **inputs: str | int) -> str:
+def render_script(template: str | Path, **inputs: str | int) -> str:
+    """A script: the header, `inputs` as quoted assignments, then the body. `template` names a file in
+    components/k3s/scripts/, or is the path of a script a provider keeps with its own code."""
     assignments = "".join(f"{name}={shlex.quote(str(value))}\n" for name, value in inputs.items())
-    return HEADER + assignments + (SCRIPTS / template).read_text()
+    path = template if isinstance(template, Path) else SCRIPTS / template
+    return HEADER + assignments + path.read_text()
 
 
 def gpu_pattern(model: str) -> str:

@@ -5,7 +5,8 @@
   installs neither driver nor toolkit, and gpukit adds no RuntimeClass of its own (the Operator's
   `operator.runtimeClass` is the chart default, `nvidia`, the same name k3s ships).
 - `driver: operator`: the Operator runs its driver container and toolkit; the toolkit must talk to
-  k3s's containerd, whose socket is not the default one (the RKE2/k3s recipe in gpu-facts.md §1.3).
+  k3s's containerd, whose socket is not the default one (the toolkit installer's CONTAINERD_SOCKET,
+  NVIDIA/nvidia-container-toolkit cmd/nvidia-ctk-installer/container/runtime/runtime.go).
 """
 
 from gpukit.components.gpu_operator.values import GpuNodeSoftware

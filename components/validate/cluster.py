@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
 from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceTypeError
+from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 from gpukit.components.errors import Problem
 from gpukit.components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
 from gpukit.components.substrate import Substrate, registry
@@ -28,14 +29,17 @@ _CLUSTER_NAME_MAX = 32  # keeps IAM role and service account names within their 
 _POOL_NAME_MAX = 24
 _MIN_DISK_GB, _MAX_DISK_GB = 20, 16384
 
-SECTIONS = ("cluster", "nodePools", "gpuOperator", "workloads")
+# The config sections meaning checks are per: the top-level keys that hold fields.
+SECTIONS = tuple(f.key for f in TOP_LEVEL_FIELDS if f.fields and f.planned is None)
 
 
-def substrate_of(cluster: ClusterSpec, problems: list[Problem]) -> Substrate | None:
+def substrate_of(cluster: ClusterSpec, problems: list[Problem] | None = None) -> Substrate | None:
     """The cluster's substrate, from its platform and (for platforms on several providers) provider.
 
-    None, with the problem appended, where a platform on several providers names none.
+    None where a platform on several providers names none. With `problems`, what is wrong with the
+    provider is appended to it.
     """
+    problems = [] if problems is None else problems
     found = registry()
     platform, provider = cluster["platform"], cluster.get("provider")
     implied = found.implied_provider(platform)

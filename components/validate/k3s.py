@@ -13,9 +13,9 @@ from gpukit.components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
 
 _K3S_VERSION_RE = re.compile(r"^v(\d+\.\d+)\.\d+\+k3s\d+$")
-# k3s's own networks (its defaults, which gpukit keeps: `cluster-cidr`, `service-cidr`, gpu-facts.md
-# §4.2). Flannel routes 10.42.0.0/16 over VXLAN between nodes, so a VPC that overlaps either range
-# makes pod or service traffic leave for the wrong place.
+# k3s's own networks (its defaults, which gpukit keeps: `--cluster-cidr`, `--service-cidr`,
+# k3s-io/docs docs/cli/server.md). Flannel routes 10.42.0.0/16 over VXLAN between nodes, so a VPC that
+# overlaps either range makes pod or service traffic leave for the wrong place.
 K3S_NETWORKS = {
     "pod": ipaddress.IPv4Network("10.42.0.0/16"),
     "service": ipaddress.IPv4Network("10.43.0.0/16"),

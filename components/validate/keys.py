@@ -3,13 +3,12 @@ where it needs them. What each substrate takes is its own declaration (Substrate
 which keys are substrate-specific at all is the schema's (Field.specific)."""
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from gpukit.components.config.parse import missing_problem
 from gpukit.components.config.schema import schema_paths
 from gpukit.components.errors import Problem
 from gpukit.components.substrate import Substrate, registry
-from gpukit.components.validate.common import CLUSTER, POOLS
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
@@ -30,16 +29,27 @@ def where(accepting: list[Substrate]) -> str:
     return " and ".join(s.where for s in accepting)
 
 
-def _locations(args: "GpuClusterArgs") -> dict[str, list[tuple[str, Mapping[str, Any]]]]:
-    """Schema path of a section -> (config key prefix, its parsed values), for every instance of it."""
-    pools = args["node_pools"]
-    return {
-        "": [("gpukit:", args)],
-        "cluster": [(CLUSTER, args["cluster"])],
-        "cluster.network": [(f"{CLUSTER}.network", args["cluster"].get("network", {}))],
-        "nodePools": [(f"{POOLS}[{i}]", pool) for i, pool in enumerate(pools)],
-        "gpuOperator": [("gpukit:gpuOperator", args["gpu_operator"])],
-    }
+_FIELDS_BY_PATH = dict(schema_paths())
+
+
+def _sections(args: "GpuClusterArgs", path: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """The parsed values at a schema path ("" for the top level), each with its config key prefix:
+    `nodePools` gives every pool as (`gpukit:nodePools[i]`, pool)."""
+    found: list[tuple[str, Mapping[str, Any]]] = [("gpukit:", cast("Mapping[str, Any]", args))]
+    walked = ""
+    for part in path.split(".") if path else []:
+        walked = f"{walked}.{part}" if walked else part
+        attr = _FIELDS_BY_PATH[walked].attr
+        deeper: list[tuple[str, Mapping[str, Any]]] = []
+        for prefix, values in found:
+            key = f"{prefix}{part}" if prefix.endswith(":") else f"{prefix}.{part}"
+            value = values.get(attr)
+            if isinstance(value, Mapping):
+                deeper.append((key, value))
+            elif isinstance(value, list):
+                deeper += [(f"{key}[{i}]", item) for i, item in enumerate(value) if isinstance(item, Mapping)]
+        found = deeper
+    return found
 
 
 def key_problems(args: "GpuClusterArgs", substrate: Substrate, pools_ok: bool) -> tuple[list[Problem], bool]:
@@ -47,11 +57,10 @@ def key_problems(args: "GpuClusterArgs", substrate: Substrate, pools_ok: bool) -
     own checks read those keys, so they run only when none is)."""
     problems: list[Problem] = []
     missing = False
-    locations = _locations(args)
     for path, field in SPECIFIC_FIELDS:
         parent, _, _ = path.rpartition(".")
-        checked = pools_ok or parent != "nodePools"  # a pool that did not parse may lack any key
-        for prefix, values in locations[parent]:
+        checked = pools_ok or not parent.startswith("nodePools")  # a pool that did not parse may lack any key
+        for prefix, values in _sections(args, parent):
             key = f"{prefix}{field.key}" if prefix.endswith(":") else f"{prefix}.{field.key}"
             present = field.attr in values
             if present and path not in substrate.accepts:

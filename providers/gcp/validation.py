@@ -4,6 +4,7 @@ ranges and driver mode, GPU placement in zones (GKE and k3s), and k3s on Compute
 import re
 
 from gpukit.components.catalog.instances import UnknownInstanceTypeError
+from gpukit.components.config.schema import camel
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
     ClusterSpec,
@@ -82,13 +83,13 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
         for attr in reuse:
             if attr not in network:
                 problems.append(
-                    Problem(f"{key}.{_camel(attr)}", "required when reusing a network (networkId)")
+                    Problem(f"{key}.{camel(attr)}", "required when reusing a network (networkId)")
                 )
         for attr in ("pods_cidr", "services_cidr"):
             if attr in network:
                 problems.append(
                     Problem(
-                        f"{key}.{_camel(attr)}",
+                        f"{key}.{camel(attr)}",
                         "only for a new network (cidr); a reused subnetwork keeps its own ranges "
                         "(podsRangeName, servicesRangeName)",
                     )
@@ -103,8 +104,8 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
     pods = network.get("pods_cidr")
     services = network.get("services_cidr")
     ok = nodes is not None
-    for camel, value in (("podsCidr", pods), ("servicesCidr", services)):
-        if value is not None and check_cidr(f"{key}.{camel}", value, problems) is None:
+    for name, value in (("podsCidr", pods), ("servicesCidr", services)):
+        if value is not None and check_cidr(f"{key}.{name}", value, problems) is None:
             ok = False
     if not ok:
         return
@@ -122,10 +123,6 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
                 f"add up to {wanted}; use a larger range",
             )
         )
-
-
-def _camel(attr: str) -> str:
-    return re.sub(r"_(.)", lambda m: m.group(1).upper(), attr)
 
 
 def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:

@@ -362,3 +362,34 @@ def test_n1_pool_with_two_attached_t4s_plans(tmp_path: Path, capsys: pytest.Capt
     (t4,) = [p for p in doc["pools"] if p["name"] == "t4"]
     assert t4["pricePerNodeHour"] == pytest.approx(0.38 + 2 * 0.35)
     assert t4["gpusPerNode"] == 2
+
+
+def _problems(config: Config) -> list[str]:
+    from gpukit.components.config.resolve import resolve_config
+    from gpukit.components.errors import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        resolve_config(config)
+    return [str(p) for p in raised.value.problems]
+
+
+def test_a_missing_project_is_one_problem() -> None:
+    config = gke_config()
+    del config["gcp:project"]
+    assert _problems(config) == [
+        "gcp:project: required for platform gke: the project to build in, e.g. my-project "
+        "(pulumi config set gcp:project my-project)"
+    ]
+
+
+def test_a_wrong_provider_still_reads_the_platforms_own_keys() -> None:
+    """platform gke implies gcp: a stray provider is one problem, and gcp's keys are still checked."""
+    config = gke_config()
+    config[CLUSTER]["provider"] = "aws"
+    del config["gcp:region"]
+    assert _problems(config) == [
+        "gcp:region: required for platform gke: the region to build in, e.g. us-central1 "
+        "(pulumi config set gcp:region us-central1)",
+        "gpukit:cluster.provider: platform gke implies provider gcp; remove the key or set it to gcp, "
+        "got 'aws'",
+    ]

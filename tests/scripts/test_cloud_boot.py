@@ -10,19 +10,13 @@ import pytest
 import yaml
 from scripts.stubs import FakeHost
 
-from gpukit.components.k3s.cloud_init import (
-    BOOTSTRAP_DIR,
-    EC2_USER_DATA_LIMIT,
-    CloudNode,
-    api_wait_script,
-    gce_startup_script,
-    node_scripts,
-    node_user_data,
-)
+from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, api_wait_script, node_scripts
 from gpukit.components.k3s.host_scripts import render_script
 from gpukit.components.spec import DriverMode, NodeRole
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script as aws_fetch_secrets_script
+from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, node_user_data
 from gpukit.providers.gcp.k3s.iam import fetch_secrets_script as gcp_fetch_secrets_script
+from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
 from tools import cloud_init_schema_problems, shellcheck_problems
 
 VERSION = "v1.35.8+k3s1"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gpukit.components.substrate import Substrate
 from gpukit.components.validate.keys import unclaimed_keys, undeclared_keys
 from harness import ROOT
 
@@ -82,3 +83,14 @@ def test_every_provider_package_has_the_same_files(package: Path) -> None:
 def test_substrate_key_declarations_match_the_schema() -> None:
     assert undeclared_keys() == [], "keys substrates declare that the schema does not mark specific"
     assert unclaimed_keys() == [], "substrate-specific schema keys no substrate takes"
+
+
+def test_a_substrate_that_forgets_a_method_is_refused_when_registered() -> None:
+    from gpukit.components.substrate import SubstrateRegistry
+    from gpukit.providers.ssh.substrate import K3sSshSubstrate
+
+    class Forgetful(K3sSshSubstrate):
+        build = Substrate.build  # as if the subclass had none
+
+    with pytest.raises(TypeError, match="substrate 'k3s-ssh' does not implement build"):
+        SubstrateRegistry(Forgetful())

@@ -8,13 +8,12 @@ import random
 import pytest
 
 from gpukit.components.catalog.instances import CpuArch
-from gpukit.components.k3s.cloud_init import EC2_USER_DATA_LIMIT
 from gpukit.components.spec import DriverMode
 from gpukit.providers.aws.k3s.api_lb import api_lb_internal
 from gpukit.providers.aws.k3s.iam import secret_read_policy
 from gpukit.providers.aws.k3s.images import IMAGES, ImageFamily, k3s_image
-from gpukit.providers.aws.k3s.launch import ec2_user_data
 from gpukit.providers.aws.k3s.security import Group, IngressRule, ingress_rules
+from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data
 
 CANONICAL_AMD64 = "/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
 CANONICAL_ARM64 = "/aws/service/canonical/ubuntu/server/24.04/stable/current/arm64/hvm/ebs-gp3/ami-id"

@@ -10,13 +10,14 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.cloud_init import CloudNode, node_user_data
+from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script
 from gpukit.providers.aws.k3s.images import k3s_image
-from gpukit.providers.aws.k3s.launch import ec2_user_data, node_launch_template
+from gpukit.providers.aws.k3s.launch import node_launch_template
+from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
 
 TYPE_TOKEN = "gpukit:index:K3sEc2AgentPool"
 # Spot: the cheapest pools least likely to be reclaimed soon (EC2 Auto Scaling user guide,

@@ -3,12 +3,13 @@ identity that can read them.
 
 A node's user data names its secret but never holds it (any process on the machine can read user
 data from the metadata service); the node reads the secret at first boot with its instance role
-(components/k3s/scripts/fetch-secrets-aws.sh). Each role may call secretsmanager:GetSecretValue on its
+(scripts/fetch-secrets-aws.sh). Each role may call secretsmanager:GetSecretValue on its
 own secret and nothing else: agents never see the CA keys that servers hold, and no node gets
 Systems Manager, ECR or any wildcard permission.
 """
 
 import json
+from pathlib import Path
 from typing import Optional, TypedDict
 
 import pulumi
@@ -19,6 +20,7 @@ from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.iam_policies import assume_role_policy
 
 TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
+FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-aws.sh"
 # The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the
 # stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
 # secrets are named by prefix, so a new stack never collides with one still pending deletion.
@@ -27,8 +29,8 @@ RECOVERY_WINDOW_DAYS = 7
 
 def fetch_secrets_script(region: str, secret_id: str) -> str:
     """What a node runs at first boot to read its join secret with its instance role (curl and python3
-    only, the credentials on curl's stdin): components/k3s/scripts/fetch-secrets-aws.sh."""
-    return render_script("fetch-secrets-aws.sh", REGION=region, SECRET_ID=secret_id)
+    only, the credentials on curl's stdin): scripts/fetch-secrets-aws.sh next to this file."""
+    return render_script(FETCH_SECRETS, REGION=region, SECRET_ID=secret_id)
 
 
 def secret_read_policy(secret_arn: str) -> str:

@@ -1,28 +1,11 @@
-"""The launch template every k3s machine on EC2 starts from (servers and agent pools alike), and
-user data in the form EC2 takes it."""
+"""The launch template every k3s machine on EC2 starts from (servers and agent pools alike)."""
 
-import base64
-import gzip
 from typing import Optional
 
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.cloud_init import EC2_USER_DATA_LIMIT
 from gpukit.providers.aws.k3s.images import Ec2Image
-
-
-def ec2_user_data(text: str) -> str:
-    """Base64 user data; gzipped first only when the text is over EC2's limit (cloud-init reads gzip).
-
-    mtime=0 keeps the bytes, and so the launch template, the same for the same text.
-    """
-    data = text.encode()
-    if len(data) > EC2_USER_DATA_LIMIT:
-        data = gzip.compress(data, mtime=0)
-        if len(data) > EC2_USER_DATA_LIMIT:
-            raise ValueError(f"user data is {len(data)} bytes gzipped; EC2 takes {EC2_USER_DATA_LIMIT}")
-    return base64.b64encode(data).decode()
 
 
 def node_launch_template(

@@ -12,7 +12,7 @@ from typing import Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script
+from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.gcp.gke.node_pool import disk_type
@@ -27,6 +27,7 @@ from gpukit.providers.gcp.k3s.machine import (
     scheduling,
     shielded_instance_config,
 )
+from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
 
 TYPE_TOKEN = "gpukit:index:K3sGceAgentPool"
 # Instance template name prefixes: longer ones get a shorter random suffix (Google provider docs).

@@ -6,6 +6,7 @@ metadata, which every process on a machine can read. Servers and agents get sepa
 separate secrets: an agent's account can read the agent token only, never the CA keys.
 """
 
+from pathlib import Path
 from typing import Optional, TypedDict
 
 import pulumi
@@ -15,6 +16,7 @@ from gpukit.components.k3s.host_scripts import render_script, secrets_bundle
 from gpukit.components.spec import NodeRole
 
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
+FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-gcp.sh"
 SECRET_ACCESSOR = "roles/secretmanager.secretAccessor"
 # What the machines' own agents write: the guest agent sends the startup script's output (gpukit's
 # bootstrap log) to Cloud Logging, and the Ops Agent, where installed, logs and metrics. Nothing else:
@@ -38,8 +40,8 @@ def secret_id(cluster_name: str, role: NodeRole) -> str:
 
 def fetch_secrets_script(secret_version: str) -> str:
     """What a machine runs at first boot to read its join secret with its service account, through the
-    metadata server's token: components/k3s/scripts/fetch-secrets-gcp.sh."""
-    return render_script("fetch-secrets-gcp.sh", SECRET_VERSION=secret_version)
+    metadata server's token: scripts/fetch-secrets-gcp.sh next to this file."""
+    return render_script(FETCH_SECRETS, SECRET_VERSION=secret_version)
 
 
 def latest_version(secret: pulumi.Input[str]) -> pulumi.Output[str]:

@@ -13,7 +13,7 @@ from typing import Any, Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.k3s.cloud_init import CloudNode, gce_startup_script
+from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import API_PORT
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
@@ -31,6 +31,7 @@ from gpukit.providers.gcp.k3s.machine import (
     scheduling,
     shielded_instance_config,
 )
+from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
 from gpukit.providers.gcp.placement import pool_zones
 
 TYPE_TOKEN = "gpukit:index:K3sGceServers"

@@ -12,7 +12,7 @@ from gpukit.providers.ssh.k3s.hosts import k3s_hosts
 
 
 def build_k3s_ssh(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> ClusterHandle:
-    """SshSubstrate.build."""
+    """K3sSshSubstrate.build."""
     spec = cluster.spec
     # Secret from here on: in state, in every command that uses it, in plans.
     private_key = pulumi.Output.secret(cluster.args["ssh_private_key"])

@@ -1,0 +1,64 @@
+"""EC2 user data for k3s machines: `#cloud-config` that writes the shared host scripts and runs
+bootstrap.sh once at first boot (components/k3s/cloud_init.py says what a machine runs), in the form
+EC2 takes it. Pure: golden-tested and checked with `cloud-init schema`; providers call it inside
+`.apply` once the secret ids are known."""
+
+import base64
+import gzip
+
+import yaml
+
+from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, node_scripts
+
+# EC2 takes at most 16 KiB of user data (before base64).
+EC2_USER_DATA_LIMIT = 16 * 1024
+
+
+class _Literal(str):
+    """A string dumped as a YAML literal block (`|`), so scripts stay readable in the user data."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _Literal, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+)
+
+
+def node_user_data(node: CloudNode, server_url: str | None, fetch_secrets: str) -> str:
+    """`#cloud-config` user data that writes the scripts and runs bootstrap.sh once, at first boot.
+
+    runcmd runs once per instance, so a reboot does not reinstall; k3s itself starts on boot as a
+    systemd service. A failing bootstrap fails cloud-init's final stage, which `cloud-init status`
+    and the serial console report.
+    """
+    scripts = node_scripts(node, server_url, fetch_secrets)
+    document = {
+        "write_files": [
+            {
+                "path": f"{BOOTSTRAP_DIR}/{name}",
+                "owner": "root:root",
+                "permissions": "0700",
+                "content": _Literal(text),
+            }
+            for name, text in scripts.items()
+        ],
+        "runcmd": [[f"{BOOTSTRAP_DIR}/bootstrap.sh"]],
+    }
+    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
+    return "#cloud-config\n# Rendered by gpukit (components/k3s_cloud_init.py).\n" + body
+
+
+def ec2_user_data(text: str) -> str:
+    """Base64 user data; gzipped first only when the text is over EC2's limit (cloud-init reads gzip).
+
+    mtime=0 keeps the bytes, and so the launch template, the same for the same text.
+    """
+    data = text.encode()
+    if len(data) > EC2_USER_DATA_LIMIT:
+        data = gzip.compress(data, mtime=0)
+        if len(data) > EC2_USER_DATA_LIMIT:
+            raise ValueError(f"user data is {len(data)} bytes gzipped; EC2 takes {EC2_USER_DATA_LIMIT}")
+    return base64.b64encode(data).decode()

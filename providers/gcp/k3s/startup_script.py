@@ -1,0 +1,37 @@
+"""The Compute Engine startup script of k3s machines: it writes the shared host scripts and runs
+bootstrap.sh once (components/k3s/cloud_init.py says what a machine runs). Pure: golden-tested and
+shellcheck-checked. GCE takes 256 KiB per metadata value."""
+
+from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, node_scripts
+
+GCE_MARKER = "/var/lib/gpukit/bootstrapped"
+
+
+def gce_startup_script(node: CloudNode, server_url: str | None, fetch_secrets: str) -> str:
+    """A `startup-script` (GCE metadata) that writes the scripts and runs bootstrap.sh once.
+
+    Compute Engine's guest agent runs startup scripts on every image gpukit uses (Ubuntu and the
+    Deep Learning VM images), on every boot: a marker written after a successful bootstrap makes
+    later boots no-ops, and a failed bootstrap is retried at the next boot. Each script is written
+    with a quoted here-document, so nothing in it is expanded.
+    """
+    scripts = node_scripts(node, server_url, fetch_secrets)
+    lines = [
+        "#!/usr/bin/env bash",
+        "# Rendered by gpukit (components/k3s_cloud_init.py): Compute Engine runs it at every boot.",
+        "set -euo pipefail",
+        f"if [ -e {GCE_MARKER} ]; then",
+        '  echo "gpukit: bootstrapped at first boot; nothing to do"',
+        "  exit 0",
+        "fi",
+        "umask 077",
+        f"mkdir -p {BOOTSTRAP_DIR} {GCE_MARKER.rsplit('/', 1)[0]}",
+    ]
+    for name, text in scripts.items():
+        delimiter = f"GPUKIT_{name.split('.')[0].upper().replace('-', '_')}_EOF"
+        if delimiter in text.splitlines():
+            raise ValueError(f"{name} contains its own here-document delimiter {delimiter}")
+        lines += [f"cat > {BOOTSTRAP_DIR}/{name} <<'{delimiter}'", text.rstrip("\n"), delimiter]
+        lines.append(f"chmod 700 {BOOTSTRAP_DIR}/{name}")
+    lines += [f"{BOOTSTRAP_DIR}/bootstrap.sh", f"touch {GCE_MARKER}", ""]
+    return "\n".join(lines)
