@@ -35,7 +35,7 @@ from gpukit.components.spec import (
 )
 
 if TYPE_CHECKING:
-    from gpukit.components.cluster import GpuCluster, GpuClusterArgs
+    from gpukit.components.cluster import GpuCluster, GpuClusterArgs, PoolOutput
     from gpukit.components.gpu_operator.component import GpuOperator, GpuOperatorArgs
     from gpukit.components.handle import ClusterHandle
     from gpukit.components.k3s.cluster import K3sCluster, K3sClusterArgs, K3sHostArgs
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "GpuCluster": "gpukit.components.cluster",
     "GpuClusterArgs": "gpukit.components.cluster",
+    "PoolOutput": "gpukit.components.cluster",
     "GpuOperator": "gpukit.components.gpu_operator.component",
     "GpuOperatorArgs": "gpukit.components.gpu_operator.component",
     "K3sCluster": "gpukit.components.k3s.cluster",
@@ -93,6 +94,7 @@ __all__ = [
     "NodePoolSpec",
     "NodeRole",
     "Platform",
+    "PoolOutput",
     "Problem",
     "Provider",
     "ReleaseChannel",

@@ -1,7 +1,7 @@
 """GpuCluster: one typed description in, a GPU-ready Kubernetes cluster out, on any substrate."""
 
 import contextvars
-from typing import Any, NotRequired, Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 
@@ -19,6 +19,22 @@ TYPE_TOKEN = "gpukit:index:GpuCluster"
 declared: contextvars.ContextVar[list["GpuCluster"] | None] = contextvars.ContextVar(
     "gpukit_declared_clusters", default=None
 )
+
+
+class PoolOutput(TypedDict):
+    """One pool's scheduling facts, as the `pools` stack output shows them (plain values, known before
+    deployment)."""
+
+    name: str
+    instanceType: str
+    gpuModel: Optional[str]
+    gpusPerNode: int
+    minNodes: int
+    maxNodes: int
+    capacity: str
+    labels: dict[str, str]
+    taints: list[str]
+    """`key=value:Effect`."""
 
 
 class GpuClusterArgs(TypedDict):
@@ -42,7 +58,7 @@ class GpuCluster(pulumi.ComponentResource):
     cluster_name: pulumi.Output[str]
     kubeconfig: pulumi.Output[str]
     """Secret."""
-    pools: list[dict[str, Any]]
+    pools: list[PoolOutput]
     """Per-pool scheduling facts (plain values, known before deployment)."""
 
     def __init__(self, name: str, args: GpuClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):

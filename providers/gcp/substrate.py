@@ -14,7 +14,7 @@ from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import GkeDriverVersion, GpuOperatorSpec, Platform, Provider
+from gpukit.components.spec import GpuOperatorSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.gcp.catalog import GCP_CATALOG
@@ -28,7 +28,11 @@ from gpukit.providers.gcp.config import (
     REQUIRED_KEYS,
 )
 from gpukit.providers.gcp.fakes import GcpFakes
-from gpukit.providers.gcp.gke.gpu_software import GKE_DRIVER_BRANCH_FLOOR, gke_gpu_node_software
+from gpukit.providers.gcp.gke.gpu_software import (
+    GKE_DRIVER_BRANCH_FLOOR,
+    gke_driver_version,
+    gke_gpu_node_software,
+)
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
 from gpukit.providers.gcp.placement import cluster_location
 from gpukit.providers.gcp.validation import (
@@ -78,11 +82,10 @@ class GkeSubstrate(Substrate):
         return validate_gke_operator(operator)
 
     def gpu_node_software(self, cluster: ResolvedCluster) -> GpuNodeSoftware:
-        version = cluster.operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)
-        return gke_gpu_node_software(cluster.driver, version)
+        return gke_gpu_node_software(cluster.driver, gke_driver_version(cluster.operator))
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
-        return GKE_DRIVER_BRANCH_FLOOR[cluster.operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)]
+        return GKE_DRIVER_BRANCH_FLOOR[gke_driver_version(cluster.operator)]
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return gke_charges(cluster)

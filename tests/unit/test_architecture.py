@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpukit.components.substrate import Substrate
+from gpukit.components.spec import Platform, Provider
+from gpukit.components.substrate import Substrate, registry
 from gpukit.components.validate.keys import unclaimed_keys, undeclared_keys
 from harness import ROOT
 
@@ -42,11 +43,23 @@ def test_components_import_nothing_from_providers(path: Path) -> None:
     assert [m for m in imported_modules(path) if m.split(".")[:2] == ["gpukit", "providers"]] == []
 
 
+SUBSTRATE_WORDS = {
+    *(p.value for p in Platform),
+    *(p.value for p in Provider),
+    *(s.name for s in registry()),
+}
+
+
 def platform_chains(path: Path) -> list[str]:
     """Comparisons with, and tables keyed by, a Platform or Provider member: the `if platform == ...`
-    chains a substrate's own methods replace."""
+    chains a substrate's own methods replace. Outside providers/, also a literal that names a platform,
+    provider or substrate (`"eks"`); inside, a provider package naming its own cloud is its business
+    (`providers={"aws": provider}`)."""
+    literals = PROVIDERS not in path.parents
 
     def is_member(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return literals and node.value in SUBSTRATE_WORDS
         return (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
@@ -71,8 +84,11 @@ def test_no_platform_chain_outside_the_substrates() -> None:
 
 def test_the_chain_finder_finds_chains(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("if cluster['platform'] == Platform.EKS:\n    pass\nX = {Provider.GCP: 'present'}\n")
-    assert len(platform_chains(sample)) == 2
+    sample.write_text(
+        "if cluster['platform'] == Platform.EKS:\n    pass\nX = {Provider.GCP: 'present'}\n"
+        "if substrate.name == 'k3s-aws':\n    pass\n"
+    )
+    assert len(platform_chains(sample)) == 3
 
 
 @pytest.mark.parametrize("package", PROVIDER_PACKAGES, ids=lambda p: p.name)

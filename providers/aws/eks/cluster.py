@@ -7,9 +7,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from gpukit.components.handle import ClusterHandle
-from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import ClusterSpec
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
@@ -30,9 +28,8 @@ CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "sch
 
 
 class EksClusterArgs(TypedDict):
-    cluster: ClusterSpec
-    pools: list[PoolFacts]
-    """Pool facts from components/pools.py (this component is built by GpuCluster, in Python)."""
+    cluster: ResolvedCluster
+    """The validated cluster (Python-only: this component is built by GpuCluster)."""
 
 
 class EksCluster(pulumi.ComponentResource):
@@ -43,7 +40,7 @@ class EksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        spec = args["cluster"]
+        spec = args["cluster"].spec
         cluster_name = spec["name"]
         region = spec["region"]
         version = spec["kubernetes_version"]
@@ -148,7 +145,7 @@ class EksCluster(pulumi.ComponentResource):
             for arn in NODE_ROLE_POLICIES
         ]
         system_pools: list[pulumi.Resource] = []
-        for pool in args["pools"]:
+        for pool in args["cluster"].pools:
             node_pool = EksNodePool(
                 f"{name}-{pool.name}",
                 {
@@ -222,7 +219,7 @@ def build_eks(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> C
     """EksSubstrate.build."""
     eks = EksCluster(
         name,
-        {"cluster": cluster.spec, "pools": list(cluster.pools)},
+        {"cluster": cluster},
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return eks.handle

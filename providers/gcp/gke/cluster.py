@@ -7,9 +7,9 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from gpukit.components.handle import ClusterHandle
-from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import ClusterSpec, DriverMode, GkeDriverVersion, GpuOperatorSpec, ReleaseChannel
+from gpukit.components.spec import DriverMode, ReleaseChannel
+from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
 from gpukit.providers.gcp.gke.kubeconfig import gke_kubeconfig
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
@@ -23,9 +23,8 @@ TYPE_TOKEN = "gpukit:index:GkeCluster"
 
 
 class GkeClusterArgs(TypedDict):
-    cluster: ClusterSpec
-    pools: list[PoolFacts]
-    gpu_operator: GpuOperatorSpec
+    cluster: ResolvedCluster
+    """The validated cluster (Python-only: this component is built by GpuCluster)."""
 
 
 class GkeCluster(pulumi.ComponentResource):
@@ -36,12 +35,13 @@ class GkeCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        spec = args["cluster"]
+        resolved = args["cluster"]
+        spec = resolved.spec
         cluster_name, project, region = spec["name"], spec.get("project", ""), spec["region"]
         location = cluster_location(spec)
-        operator = args["gpu_operator"]
+        operator = resolved.operator
         driver = operator["driver"]
-        driver_version = operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)
+        driver_version = gke_driver_version(operator)
 
         provider = cluster_provider(name, spec, self)
         child = pulumi.ResourceOptions(parent=self, provider=provider)
@@ -121,7 +121,7 @@ class GkeCluster(pulumi.ComponentResource):
             # GKE-managed GPU nodes export DCGM metrics only when the cluster asks for them.
             monitoring_config=(
                 {"enable_components": ["SYSTEM_COMPONENTS", "DCGM"], "managed_prometheus": {"enabled": True}}
-                if driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in args["pools"])
+                if driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in resolved.pools)
                 else None
             ),
             deletion_protection=spec.get("deletion_protection", True),
@@ -129,7 +129,7 @@ class GkeCluster(pulumi.ComponentResource):
         )
 
         system_pools: list[pulumi.Resource] = []
-        for pool in args["pools"]:
+        for pool in resolved.pools:
             node_pool = GkeNodePool(
                 f"{name}-{pool.name}",
                 {
@@ -157,7 +157,7 @@ class GkeCluster(pulumi.ComponentResource):
 
         storage = GkeStorage(
             f"{name}-storage",
-            {"hyperdisk": any(p.instance.hyperdisk_only for p in args["pools"])},
+            {"hyperdisk": any(p.instance.hyperdisk_only for p in resolved.pools)},
             opts=pulumi.ResourceOptions(
                 parent=self, providers={"kubernetes": kubernetes}, depends_on=system_pools
             ),
@@ -186,7 +186,7 @@ def build_gke(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> C
     """GkeSubstrate.build."""
     gke = GkeCluster(
         name,
-        {"cluster": cluster.spec, "pools": list(cluster.pools), "gpu_operator": cluster.operator},
+        {"cluster": cluster},
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return gke.handle

@@ -11,7 +11,7 @@
 """
 
 from gpukit.components.gpu_operator.values import GpuNodeSoftware, Operand
-from gpukit.components.spec import DriverMode, GkeDriverVersion
+from gpukit.components.spec import DriverMode, GkeDriverVersion, GpuOperatorSpec
 
 # GKE-installed drivers (gpu_driver_version DEFAULT or LATEST) are chosen per COS image and GPU type
 # (GoogleCloudPlatform/professional-services tools/gke-gpu-driver-version), so no exact table per
@@ -24,6 +24,11 @@ GKE_DRIVER_BRANCH_FLOOR = {GkeDriverVersion.DEFAULT: 535, GkeDriverVersion.LATES
 # NVIDIA's GKE guide: on GKE 1.33+ the toolkit misconfigures containerd's config.toml unless it reads
 # the file (NVIDIA/cloud-native-docs#312). Every GKE version gpukit accepts is 1.34 or newer.
 GKE_TOOLKIT_ENV = (("RUNTIME_CONFIG_SOURCE", "file"),)
+
+
+def gke_driver_version(operator: GpuOperatorSpec) -> GkeDriverVersion:
+    """The GKE-installed driver a cluster asks for (`gkeDriverVersion`, default `default`)."""
+    return operator.get("gke_driver_version", GkeDriverVersion.DEFAULT)
 
 
 def gke_gpu_node_software(driver: DriverMode, version: GkeDriverVersion) -> GpuNodeSoftware:
