@@ -18,6 +18,9 @@ import yaml
 from gpukit.components.spec import DriverMode, NodeRole
 
 SCRIPTS = Path(__file__).parent / "scripts"
+# The rendered text names the renderer by its path before the layout change (it is
+# components/k3s/host_scripts.py now): it is in every plan's boot text, which that change kept
+# byte-identical (tests/golden/plans). It moves with the next change to the rendered scripts.
 HEADER = """#!/usr/bin/env bash
 # Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
 set -euo pipefail

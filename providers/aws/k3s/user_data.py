@@ -48,6 +48,9 @@ def node_user_data(node: CloudNode, server_url: str | None, fetch_secrets: str) 
         "runcmd": [[f"{BOOTSTRAP_DIR}/bootstrap.sh"]],
     }
     body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
+    # The rendered text names the renderer by its path before the layout change (it is
+    # providers/aws/k3s/user_data.py now): it is in every plan's boot text, which that change kept
+    # byte-identical (tests/golden/plans). It moves with the next change to the rendered scripts.
     return "#cloud-config\n# Rendered by gpukit (components/k3s_cloud_init.py).\n" + body
 
 

@@ -16,6 +16,9 @@ def gce_startup_script(node: CloudNode, server_url: str | None, fetch_secrets: s
     with a quoted here-document, so nothing in it is expanded.
     """
     scripts = node_scripts(node, server_url, fetch_secrets)
+    # The rendered text names the renderer by its path before the layout change (it is
+    # providers/gcp/k3s/startup_script.py now): it is in every plan's boot text, which that change kept
+    # byte-identical (tests/golden/plans). It moves with the next change to the rendered scripts.
     lines = [
         "#!/usr/bin/env bash",
         "# Rendered by gpukit (components/k3s_cloud_init.py): Compute Engine runs it at every boot.",
