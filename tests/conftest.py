@@ -70,6 +70,7 @@ SDK_PROBE_STACKS = ["eks-dev", "gke-dev", "k3s-aws", "k3s-gcp", "k3s-ssh"]
 _sdk_probes: dict[str, "subprocess.Popen[str]"] = {}
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected what will not run
 def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
     """Start the fresh-interpreter SDK probes as soon as a collected test needs them, so that they run
     on the other core while the rest of the suite does."""
@@ -78,9 +79,10 @@ def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.It
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    for process in _sdk_probes.values():
+    for process in _sdk_probes.values():  # probes no test waited for (a run stopped early)
         if process.poll() is None:
             process.kill()
+        process.communicate()  # closes its pipes
 
 
 @pytest.fixture(scope="session")

@@ -13,15 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pulumi
 import yaml
-from pulumi.runtime import settings as runtime_settings
 
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Provider
 from gpukit.components.substrate import Substrate, registry
-from gpukit.plan.engine import SECRET_SIG
-from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
+from gpukit.plan.engine import SECRET_SIG, run_mocked
+from gpukit.plan.fakes import Recorded
 
 ROOT = Path(__file__).resolve().parent.parent
 # Vendored chart data (tests/reference/gpu-operator-v26.7.0/README.md names source and licence).
@@ -94,17 +92,12 @@ def record(
     """Run `program` under the mocks; returns every registration once all outputs have settled.
 
     The fakes answer for `region` and `project` whatever `config` says (tests pin the ids they read)."""
-    mocks = PlanMocks.for_config({"aws:region": region, "gcp:region": region, "gcp:project": project})
-    monitor = RecordingMonitor(mocks)
-    runtime_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (config or {}).items()}
-    pulumi.runtime.set_all_config(runtime_config, secret_keys=secret_keys or [])
-    runtime_settings.ROOT.set(None)
-    pulumi.runtime.set_mocks(mocks, project="gpukit", stack="test", preview=False, monitor=monitor)
-    try:
-        pulumi.runtime.test(program)()
-    finally:
-        pulumi.runtime.set_all_config({}, secret_keys=[])
-    return Recording(monitor.recorded)
+    fakes = {"aws:region": region, "gcp:region": region, "gcp:project": project}
+    return Recording(
+        run_mocked(
+            program, config or {}, secret_keys or [], project="gpukit", stack="test", fakes_config=fakes
+        )
+    )
 
 
 CLOUD_SDKS = ("pulumi_aws", "pulumi_azure_native", "pulumi_gcp")

@@ -1,7 +1,8 @@
 """Run the gpukit Pulumi program in-process under the plan mocks and collect what it would build."""
 
+import contextlib
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,25 @@ def mask_secrets(value: Any) -> Any:
     return value
 
 
+@contextlib.contextmanager
+def _without_source_positions() -> Iterator[None]:
+    """Skip the SDK's source position of each resource while mocked: it walks the Python stack for
+    every registration (about a tenth of a mocked run) for the engine's diagnostics, which the mock
+    monitor drops. Restored afterwards, so a real program in the same process keeps them."""
+    from pulumi.runtime import resource
+    from pulumi.runtime.proto import source_pb2
+
+    original = getattr(resource, "_get_stack_trace", None)
+    if original is None:  # another SDK version: nothing to skip
+        yield
+        return
+    resource._get_stack_trace = source_pb2.StackTrace  # an empty trace: no source position
+    try:
+        yield
+    finally:
+        resource._get_stack_trace = original
+
+
 def run_mocked(
     program: Callable[[], object],
     config: dict[str, Any],
@@ -71,17 +91,21 @@ def run_mocked(
     *,
     project: str,
     stack: str,
+    fakes_config: Mapping[str, Any] | None = None,
 ) -> list[Recorded]:
     """Run `program` under the plan mocks with `config` as the stack's config; returns every
-    registration once all outputs have settled. Exceptions from the program propagate unchanged."""
-    monitor = RecordingMonitor(PlanMocks.for_config(config))
+    registration once all outputs have settled. Exceptions from the program propagate unchanged.
+
+    The fakes take their region and project from `fakes_config` (default: `config`)."""
+    monitor = RecordingMonitor(PlanMocks.for_config(config if fakes_config is None else fakes_config))
     # Values as the engine passes them to a program: strings, structured values JSON-encoded.
     runtime_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     pulumi.runtime.set_all_config(runtime_config, secret_keys=secret_keys)
     runtime_settings.ROOT.set(None)  # a fresh root Stack per run, also when runs share a process
     pulumi.runtime.set_mocks(monitor.plan_mocks, project=project, stack=stack, preview=False, monitor=monitor)
     try:
-        pulumi.runtime.test(program)()  # type: ignore[no-untyped-call]
+        with _without_source_positions():
+            pulumi.runtime.test(program)()  # type: ignore[no-untyped-call]
     finally:
         pulumi.runtime.set_all_config({}, secret_keys=[])
     return monitor.recorded
