@@ -2,8 +2,8 @@
 
 A user's infra repo builds GpuCluster with snake_case args and plain strings where gpukit has enums
 ("eks", "spot"). Rather than trust that shape, the args are turned back into the stack config they
-stand for (camelCase keys, enum values, the cluster's region and project under the substrate's provider
-keys) and resolved by components/config/resolve.py: a wrong key or value through the library gives
+stand for (camelCase keys, enum values, the cluster's region and project under the provider keys that
+mean them) and resolved by components/config/resolve.py: a wrong key or value through the library gives
 exactly the ConfigError lines a stack file with the same mistake gives, never an AttributeError.
 """
 
