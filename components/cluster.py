@@ -120,7 +120,7 @@ class GpuCluster(pulumi.ComponentResource):
                 "maxNodes": p.max_nodes,
                 "capacity": p.capacity.value,
                 "labels": dict(p.labels),
-                "taints": [f"{t.key}={t.value}:{t.effect}" for t in p.taints],
+                "taints": [t.spec() for t in p.taints],
             }
             for p in cluster.pools
         ]

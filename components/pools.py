@@ -31,6 +31,10 @@ class Taint:
     effect: str
     """Kubernetes spelling: NoSchedule, PreferNoSchedule, NoExecute."""
 
+    def spec(self) -> str:
+        """`key=value:Effect`: how k3s's `node-taint`, the `pools` output and the plan write a taint."""
+        return f"{self.key}={self.value}:{self.effect}"
+
     def toleration(self) -> dict[str, str]:
         """The toleration that admits pods onto nodes with this taint (any value)."""
         return {"key": self.key, "operator": "Exists", "effect": self.effect}

@@ -104,7 +104,6 @@ class MachineCatalog:
     machines: Mapping[str, InstanceType] = field(default_factory=dict)
     attachable_gpus: Mapping[str, tuple[str, float]] = field(default_factory=dict)
     """GPU model -> (accelerator type, price per GPU-hour), for machines that take GPUs attached."""
-    attachable_counts: tuple[int, ...] = ()
     attach_families: frozenset[str] = frozenset()
     """Machine families that take attached GPUs (Google Cloud N1)."""
 

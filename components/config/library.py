@@ -12,7 +12,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.config.resolve import resolve_config
-from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS, Field, camel
+from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS, Field, camel, child_key
 from gpukit.components.errors import ConfigError, Problem
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.substrate import registry
@@ -31,23 +31,20 @@ def _plain(value: Any, field: Field | None, key: str, problems: list[Problem]) -
         return value.value
     if isinstance(value, Mapping):
         if field is not None and field.kind == "map[str]":  # the user's own keys (tags)
-            return {k: _plain(v, None, f"{key}.{k}", problems) for k, v in value.items()}
+            return {k: _plain(v, None, child_key(key, str(k)), problems) for k, v in value.items()}
         known = {f.attr: f for f in (field.fields if field is not None else ())}
         converted: dict[Any, Any] = {}
         spelled: dict[Any, Any] = {}
-        join = key if key.endswith(":") else f"{key}."
         for name, item in value.items():
             inner = known.get(name) if isinstance(name, str) else None
             config_name = inner.key if inner is not None else camel(name) if isinstance(name, str) else name
+            item_key = child_key(key, str(config_name))
             if config_name in converted:
                 problems.append(
-                    Problem(
-                        f"{join}{config_name}",
-                        f"given twice, as {spelled[config_name]!r} and {name!r}: keep one",
-                    )
+                    Problem(item_key, f"given twice, as {spelled[config_name]!r} and {name!r}: keep one")
                 )
             spelled[config_name] = name
-            converted[config_name] = _plain(item, inner, f"{join}{config_name}", problems)
+            converted[config_name] = _plain(item, inner, item_key, problems)
         return converted
     if isinstance(value, list | tuple):
         return [_plain(item, field, f"{key}[{i}]", problems) for i, item in enumerate(value)]

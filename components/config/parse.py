@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpukit.components.catalog.lookup import suggest
-from gpukit.components.config.schema import NAMESPACE, TOP_LEVEL_FIELDS, Field
+from gpukit.components.config.schema import NAMESPACE, TOP_LEVEL_FIELDS, Field, child_key
 from gpukit.components.errors import Problem
 
 _KIND_NAMES: dict[str, str] = {
@@ -108,14 +108,13 @@ def parse_object(
 ) -> dict[str, Any]:
     """Parse one mapping against its fields; returns snake_case attrs, appends to `problems`."""
     known = [f.key for f in fields if f.planned is None]
-    join = prefix if prefix.endswith(":") else f"{prefix}."
     by_key = {f.key: f for f in fields}
     out: dict[str, Any] = {}
     for key in raw:
         if key not in by_key:
-            problems.append(Problem(f"{join}{key}", f"unknown key; {_did_you_mean(str(key), known)}"))
+            problems.append(Problem(child_key(prefix, key), f"unknown key; {_did_you_mean(str(key), known)}"))
     for field in fields:
-        key = f"{join}{field.key}"
+        key = child_key(prefix, field.key)
         if field.key not in raw:
             if field.planned is not None:
                 continue

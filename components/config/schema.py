@@ -62,6 +62,13 @@ def camel(attr: str) -> str:
 NAMESPACE = "gpukit"
 SSH_KEY = f"{NAMESPACE}:sshPrivateKey"
 
+
+def child_key(parent: str, key: str) -> str:
+    """The config key of `key` inside `parent`: `gpukit:` + `cluster` -> `gpukit:cluster`,
+    `gpukit:cluster` + `name` -> `gpukit:cluster.name`."""
+    return f"{parent}{key}" if parent.endswith(":") else f"{parent}.{key}"
+
+
 NETWORK_FIELDS = (
     Field(
         "cidr",
@@ -564,7 +571,7 @@ def schema_paths(fields: tuple[Field, ...] = TOP_LEVEL_FIELDS, prefix: str = "")
 def filled_default(field: Field) -> Any:
     """A field's default with its own fields' defaults filled in (`gpuOperator`: chart and driver)."""
     if field.kind == "object" and isinstance(field.default, dict):
-        inner = {f.key: filled_default(f) for f in field.fields if filled_default(f) is not None}
+        inner = {f.key: default for f in field.fields if (default := filled_default(f)) is not None}
         return {**inner, **field.default}
     return field.default
 

@@ -70,7 +70,7 @@ def pool_node(
         k3s_version=settings.k3s_version,
         driver=settings.driver,
         labels=dict(pool.labels),
-        taints=tuple(f"{t.key}={t.value}:{t.effect}" for t in pool.taints),
+        taints=tuple(t.spec() for t in pool.taints),
         expect_gpus=pool.gpus_per_node,
         gpu_model=pool.instance.gpu_model or "",
         min_driver_branch=settings.min_driver_branch,

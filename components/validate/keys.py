@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from gpukit.components.config.parse import missing_problem
-from gpukit.components.config.schema import schema_paths
+from gpukit.components.config.schema import child_key, schema_paths
 from gpukit.components.errors import Problem
 from gpukit.components.substrate import Substrate, registry
 
@@ -42,7 +42,7 @@ def _sections(args: "GpuClusterArgs", path: str) -> list[tuple[str, Mapping[str,
         attr = _FIELDS_BY_PATH[walked].attr
         deeper: list[tuple[str, Mapping[str, Any]]] = []
         for prefix, values in found:
-            key = f"{prefix}{part}" if prefix.endswith(":") else f"{prefix}.{part}"
+            key = child_key(prefix, part)
             value = values.get(attr)
             if isinstance(value, Mapping):
                 deeper.append((key, value))
@@ -61,7 +61,7 @@ def key_problems(args: "GpuClusterArgs", substrate: Substrate, pools_ok: bool) -
         parent, _, _ = path.rpartition(".")
         checked = pools_ok or not parent.startswith("nodePools")  # a pool that did not parse may lack any key
         for prefix, values in _sections(args, parent):
-            key = f"{prefix}{field.key}" if prefix.endswith(":") else f"{prefix}.{field.key}"
+            key = child_key(prefix, field.key)
             present = field.attr in values
             if present and path not in substrate.accepts:
                 problems.append(_refused(key, path, substrate))

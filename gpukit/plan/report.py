@@ -142,7 +142,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
     if gpu_pools:
-        taints = sorted({f"{t.key}={t.value}:{t.effect}" for p in gpu_pools for t in p.taints})
+        taints = sorted({t.spec() for p in gpu_pools for t in p.taints})
         out += ["", f"GPU nodes are tainted {', '.join(taints)}; GPU pods need the matching toleration."]
     out += ["", "GPU software:"]
     out += [f"  {o.name}: {o.note}" for o in plan.operands]

@@ -179,7 +179,6 @@ GCP_CATALOG = MachineCatalog(
     price_basis=PriceBasis(PRICE_REGION, PRICE_DATE, PRICE_SOURCE),
     machines=GCP_MACHINE_TYPES,
     attachable_gpus=ATTACHABLE_GPUS,
-    attachable_counts=ATTACHABLE_COUNTS,
     attach_families=GPU_ATTACH_FAMILIES,
 )
 

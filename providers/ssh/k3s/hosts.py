@@ -40,7 +40,7 @@ def k3s_hosts(pools: tuple[PoolFacts, ...], private_key: pulumi.Input[str]) -> l
                     "address": host["address"],
                     "role": pool.role,
                     "labels": dict(pool.labels),
-                    "taints": [f"{t.key}={t.value}:{t.effect}" for t in pool.taints],
+                    "taints": [t.spec() for t in pool.taints],
                     "expect_gpus": pool.gpus_per_node,
                     "gpu_model": gpu.name if gpu else "",
                     "connection": connection(host, private_key),  # type: ignore[typeddict-item]
