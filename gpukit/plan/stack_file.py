@@ -65,6 +65,17 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=PulumiYamlLoader)
 
 
+def _read_yaml_file(path: Path, missing: str) -> Any:
+    """A project or stack file's document (None for an empty file); StackFileError saying `missing`
+    where there is no such file, or what is wrong where it is not YAML."""
+    try:
+        return load_yaml(path.read_text())
+    except FileNotFoundError:
+        raise StackFileError(missing) from None
+    except yaml.YAMLError as err:
+        raise StackFileError(f"{path} is not valid YAML: {err}") from None
+
+
 @dataclass
 class LoadedStack:
     name: str
@@ -101,16 +112,13 @@ def _qualified(project: str, key: str) -> str:
 
 def load_project(root: Path) -> Project:
     path = root / "Pulumi.yaml"
-    try:
-        settings = load_yaml(path.read_text()) or {}
-    except FileNotFoundError:
-        raise StackFileError(f"no Pulumi.yaml in {root}") from None
-    except yaml.YAMLError as err:
-        raise StackFileError(f"{path} is not valid YAML: {err}") from None
+    settings = _read_yaml_file(path, f"no Pulumi.yaml in {root}") or {}
     if not isinstance(settings, dict) or not isinstance(settings.get("name"), str):
         raise StackFileError(f"{path}: expected a mapping with a project `name`")
     name = settings["name"]
     declared = settings.get("config") or {}
+    if not isinstance(declared, dict):
+        raise StackFileError(f"{path}: `config:` must be a mapping of keys to their declarations")
     defaults = {
         _qualified(name, str(key)): spec["default"]
         for key, spec in declared.items()
@@ -157,12 +165,7 @@ def _replace_secure(value: Any, counter: list[int]) -> tuple[Any, bool]:
 
 def load_stack_file(path: Path, project: Project, name: str | None = None) -> LoadedStack:
     """A stack file's config, with the project's defaults for the keys it leaves out."""
-    try:
-        doc = load_yaml(path.read_text())
-    except FileNotFoundError:
-        raise StackFileError(f"stack file not found: {path}") from None
-    except yaml.YAMLError as err:
-        raise StackFileError(f"{path} is not valid YAML: {err}") from None
+    doc = _read_yaml_file(path, f"stack file not found: {path}")
     if doc is None:
         doc = {}
     if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):

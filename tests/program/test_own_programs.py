@@ -138,6 +138,19 @@ def test_a_programs_missing_config_is_one_line(tmp_path: Path, capsys: pytest.Ca
     assert "Traceback" not in err
 
 
+def test_a_project_config_block_that_is_not_a_mapping_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _copy_example(tmp_path)
+    (project / "Pulumi.yaml").write_text("name: ml-platform\nruntime: python\nconfig: [team, tier]\n")
+    assert main(["plan", "--program", str(project), "--stack", "dev"]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"gpukit: {project / 'Pulumi.yaml'}: `config:` must be a mapping of keys to their declarations\n"
+    )
+
+
 def test_a_crashing_program_shows_its_traceback_and_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
