@@ -96,7 +96,10 @@ class GpuCluster(pulumi.ComponentResource):
                     "chart_version": cluster.operator["chart_version"],
                     "driver_preinstalled": software.driver_preinstalled,
                     "toolkit_preinstalled": software.toolkit_preinstalled,
-                    "tolerations": tolerations_for(cluster.pools),  # type: ignore[typeddict-item]
+                    "tolerations": tolerations_for(cluster.gpu_pools),  # type: ignore[typeddict-item]
+                    "controller_tolerations": tolerations_for(  # type: ignore[typeddict-item]
+                        [p for p in cluster.pools if not p.is_gpu]
+                    ),
                     "node_software_summary": software.summary,
                     "toolkit_env": [{"name": k, "value": v} for k, v in software.toolkit_env],
                     "priority_class_quota": software.needs_priority_quota,

@@ -41,6 +41,9 @@ class Taint:
 
 
 GPU_TAINT = Taint(GPU_TAINT_KEY, GPU_TAINT_VALUE, "NoSchedule")
+# k3s servers of a cluster with agents: only pods that tolerate it (k3s's packaged add-ons do, and
+# gpukit's GPU Operator values add it) run there; NoExecute also evicts any that got there first.
+SERVER_TAINT = Taint("CriticalAddonsOnly", "true", "NoExecute")
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,15 @@ class NodeRole(str, Enum):
     AGENT = "agent"
 
 
+class PodSecurityLevel(str, Enum):
+    """k3s: the Pod Security Standard enforced in every namespace without its own label."""
+
+    BASELINE = "baseline"
+    """No host namespaces, host paths, privileged containers or added capabilities (the default)."""
+    RESTRICTED = "restricted"
+    """Baseline, plus non-root, no privilege escalation, all capabilities dropped, a seccomp profile."""
+
+
 class NatGateways(str, Enum):
     SINGLE = "single"
     """One NAT gateway for the VPC: cheapest; private subnets lose egress if its zone fails."""
@@ -131,6 +140,10 @@ class ClusterSpec(TypedDict):
     """k3s: the address clients use for the API (default: the first server host's address)."""
     traefik: NotRequired[bool]
     """k3s: keep k3s's packaged traefik ingress controller (default false: disabled)."""
+    pod_security: NotRequired[PodSecurityLevel]
+    """k3s: the Pod Security Standard enforced by default (baseline)."""
+    k3s_sha256: NotRequired[dict[str, str]]
+    """k3s: architecture -> SHA-256 of the k3s binary, for releases gpukit has no sum pinned for."""
     provider: NotRequired[Provider]
     """Only for `platform: k3s`; implied for eks (aws) and gke (gcp)."""
     project: NotRequired[str]
@@ -164,6 +177,9 @@ class NodePoolSpec(TypedDict):
     """Cloud pools (required there)."""
     role: NotRequired[NodeRole]
     """k3s: server or agent (default agent)."""
+    schedulable: NotRequired[bool]
+    """k3s server pool: run workloads on the servers although the cluster has agents (default false:
+    servers carry CriticalAddonsOnly=true:NoExecute whenever there are agent pools)."""
     hosts: NotRequired[list[HostSpec]]
     """provider ssh (required there): the existing machines of this pool."""
     capacity: NotRequired[Capacity]

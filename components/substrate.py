@@ -110,6 +110,11 @@ class Substrate(Protocol):
         instance = self.catalog.pool_instance(pool["instance_type"], pool.get("gpu"))
         return make_pool_facts(pool, instance, pool["min_nodes"], pool["max_nodes"], self.gpu_taint_value)
 
+    def cluster_pool_facts(self, pools: list[NodePoolSpec]) -> tuple["PoolFacts", ...]:
+        """The facts of every pool of a cluster, where one pool's depend on the others (k3s servers are
+        tainted when the cluster has agents)."""
+        return tuple(self.pool_facts(p) for p in pools)
+
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         """Checks only this substrate makes; runs once every key it requires is present."""
         return []

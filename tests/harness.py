@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # Vendored chart data (tests/reference/gpu-operator-v26.7.0/README.md names source and licence).
 GPU_OPERATOR_REFERENCE = ROOT / "tests" / "reference" / "gpu-operator-v26.7.0"
 CHART_VALUES = yaml.safe_load((GPU_OPERATOR_REFERENCE / "values.yaml").read_text())
+# The NFD subchart's own values are not in the gpu-operator values.yaml: the keys gpukit sets there.
+NFD_VALUES = yaml.safe_load(
+    (ROOT / "tests" / "reference" / "node-feature-discovery-values-excerpt.yaml").read_text()
+)
 
 
 def key_paths(values: dict[str, Any], prefix: str = "") -> list[str]:
@@ -40,7 +44,15 @@ def key_paths(values: dict[str, Any], prefix: str = "") -> list[str]:
 
 
 def chart_has(path: str, chart_values: dict[str, Any] = CHART_VALUES) -> bool:
-    """Whether a dotted key path exists in the gpu-operator v26.7.0 chart's values.yaml."""
+    """Whether a dotted key path exists in the gpu-operator v26.7.0 chart's values.yaml (or, under
+    `node-feature-discovery.`, in its NFD subchart's values)."""
+    subchart = "node-feature-discovery."
+    if chart_values is CHART_VALUES and path.startswith(subchart):
+        return _in(path, CHART_VALUES) or _in(path[len(subchart) :], NFD_VALUES)
+    return _in(path, chart_values)
+
+
+def _in(path: str, chart_values: dict[str, Any]) -> bool:
     node: Any = chart_values
     for part in path.split("."):
         if not isinstance(node, dict) or part not in node:

@@ -4,6 +4,7 @@ A missing validator fails the test that needs it, with how to install it: the RE
 command installs both (scripts/install-test-tools.sh for cloud-init, which is not on PyPI).
 """
 
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,3 +37,18 @@ def cloud_init_schema_problems(path: Path) -> str:
         [binary, "schema", "--config-file", str(path)], capture_output=True, text=True, check=False
     )
     return "" if result.returncode == 0 else result.stdout + result.stderr
+
+
+def script_input(script: str, name: str) -> str:
+    """The value a rendered script assigns to `name` (the header render_script writes)."""
+    value = script[script.index(f"\n{name}=") + len(name) + 2 :]
+    lexer = shlex.shlex(value, posix=True)
+    lexer.whitespace_split = True
+    return lexer.get_token() or ""
+
+
+def remote_script(command: str) -> str:
+    """The script inside a remote command line (components/k3s/host_scripts.py `remote_command`)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    tokens = list(lexer)
+    return tokens[tokens.index("-c") + 1]

@@ -130,4 +130,4 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     problems.extend(found)
     if problems or validated is None:
         raise ConfigError(problems)
-    return ResolvedCluster(typed, validated, tuple(validated.pool_facts(p) for p in typed["node_pools"]))
+    return ResolvedCluster(typed, validated, validated.cluster_pool_facts(typed["node_pools"]))

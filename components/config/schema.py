@@ -24,6 +24,7 @@ from gpukit.components.spec import (
     NodeImage,
     NodeRole,
     Platform,
+    PodSecurityLevel,
     Provider,
     ReleaseChannel,
 )
@@ -310,6 +311,27 @@ CLUSTER_FIELDS = (
         doc="Keep k3s's packaged traefik ingress controller.",
     ),
     Field(
+        "podSecurity",
+        "str",
+        "k3s: Pod Security Standard enforced by default (baseline)",
+        choices=PodSecurityLevel,
+        specific=True,
+        default_doc="`baseline`",
+        doc="The Pod Security Standard the API server enforces in every namespace without its own "
+        "`pod-security.kubernetes.io/enforce` label; it warns and audits against `restricted` either "
+        "way. `kube-system` is exempt, and gpukit labels the GPU Operator's namespace `privileged`.",
+    ),
+    Field(
+        "k3sSha256",
+        "map[str]",
+        "k3s: SHA-256 of the k3s binary per architecture (amd64, arm64)",
+        specific=True,
+        default_doc="gpukit's pins",
+        doc="The SHA-256 of the `k3sVersion` binary, per architecture (`amd64`, `arm64`), from the "
+        "release's `sha256sum-<arch>.txt`. Needed for every release gpukit has not pinned a sum for "
+        "(it pins v1.36.4+k3s1): no machine runs a k3s binary that does not match.",
+    ),
+    Field(
         "tags",
         "map[str]",
         "extra tags on every cloud resource",
@@ -402,6 +424,16 @@ POOL_FIELDS = (
         doc="Servers run the control plane. Over SSH the cluster needs 1 server host, or an odd number "
         "(3 for HA with embedded etcd). On aws/gcp exactly one pool is the server pool: a machine type "
         "without GPUs, on-demand, `minNodes` = `maxNodes` = 1 or 3.",
+    ),
+    Field(
+        "schedulable",
+        "bool",
+        "k3s server pool: run workloads on the servers too",
+        specific=True,
+        default_doc="`false`",
+        doc="Server pool only. While the cluster has agent pools, servers carry "
+        "`CriticalAddonsOnly=true:NoExecute` and run the control plane and system add-ons only; `true` "
+        "lets workloads run there too. A cluster without agents always runs workloads on its servers.",
     ),
     Field(
         "hosts",
@@ -554,7 +586,16 @@ CLOUD_MACHINE_REQUIRED = frozenset(
 """What every substrate that creates machines from a cloud catalog needs."""
 CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb"}
 """What every substrate that creates machines from a cloud catalog takes."""
-K3S_KEYS = frozenset({"cluster.k3sVersion", "cluster.traefik", "nodePools.role"})
+K3S_KEYS = frozenset(
+    {
+        "cluster.k3sVersion",
+        "cluster.k3sSha256",
+        "cluster.traefik",
+        "cluster.podSecurity",
+        "nodePools.role",
+        "nodePools.schedulable",
+    }
+)
 """What every k3s substrate takes."""
 
 

@@ -39,6 +39,9 @@ class GpuOperatorArgs(TypedDict):
     """True where the GPU node image ships the NVIDIA container toolkit."""
     tolerations: list[TolerationArgs]
     """Tolerations for the GPU pools' taints, so operands run on GPU nodes."""
+    controller_tolerations: NotRequired[list[TolerationArgs]]
+    """Tolerations for the taints of machines without GPUs (k3s servers' CriticalAddonsOnly), so the
+    operator and NFD's master and garbage collector can run where only system pods may."""
     node_software_summary: str
     """One line saying which image ships what, shown in plans."""
     toolkit_env: NotRequired[list[EnvVarArgs]]
@@ -69,7 +72,11 @@ class GpuOperator(pulumi.ComponentResource):
         tolerations = [
             {"key": t["key"], "operator": t["operator"], "effect": t["effect"]} for t in args["tolerations"]
         ]
-        values = gpu_operator_values(software, tolerations)
+        controller = [
+            {"key": t["key"], "operator": t["operator"], "effect": t["effect"]}
+            for t in args.get("controller_tolerations", [])
+        ]
+        values = gpu_operator_values(software, tolerations, controller)
 
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

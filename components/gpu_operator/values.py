@@ -46,7 +46,11 @@ class GpuNodeSoftware:
     """What the platform runs instead of the Operator, for plans (when runs_gpu_operator is False)."""
 
 
-def gpu_operator_values(software: GpuNodeSoftware, tolerations: list[dict[str, str]]) -> dict[str, Any]:
+def gpu_operator_values(
+    software: GpuNodeSoftware,
+    tolerations: list[dict[str, str]],
+    controller_tolerations: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
     """Values for the gpu-operator chart.
 
     - driver/toolkit: off where the node image ships them (EKS AL2023/Bottlerocket NVIDIA AMIs do;
@@ -55,11 +59,14 @@ def gpu_operator_values(software: GpuNodeSoftware, tolerations: list[dict[str, s
     - daemonsets.tolerations: the operands (device plugin, GFD, DCGM exporter, validator) must land on
       tainted GPU nodes, so they tolerate exactly the taints gpukit puts on its GPU pools.
     - node-feature-discovery.worker.tolerations: NFD labels the GPU nodes the operands select on.
+    - operator / NFD master and gc tolerations, only where machines without GPUs are tainted (k3s
+      servers while the cluster has agents): the controllers may run there, next to the chart's own
+      control-plane toleration.
     """
     toolkit: dict[str, Any] = {"enabled": not software.toolkit_preinstalled}
     if software.toolkit_env:
         toolkit["env"] = [{"name": k, "value": v} for k, v in software.toolkit_env]
-    return {
+    values: dict[str, Any] = {
         "driver": {"enabled": not software.driver_preinstalled},
         "toolkit": toolkit,
         "daemonsets": {"tolerations": [dict(t) for t in tolerations]},
@@ -67,6 +74,13 @@ def gpu_operator_values(software: GpuNodeSoftware, tolerations: list[dict[str, s
             "worker": {"tolerations": [dict(CONTROL_PLANE_TOLERATION), *(dict(t) for t in tolerations)]},
         },
     }
+    if controller_tolerations:
+        controllers = [dict(CONTROL_PLANE_TOLERATION), *(dict(t) for t in controller_tolerations)]
+        values["operator"] = {"tolerations": controllers}
+        nfd = values["node-feature-discovery"]
+        nfd["master"] = {"tolerations": [dict(t) for t in controllers]}
+        nfd["gc"] = {"tolerations": [dict(t) for t in controllers]}
+    return values
 
 
 def operands(software: GpuNodeSoftware) -> list[Operand]:

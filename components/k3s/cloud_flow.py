@@ -18,10 +18,11 @@ from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_access import K3sCloudAccess
 from gpukit.components.k3s.cloud_init import CloudNode, NodeSettings, pool_node
+from gpukit.components.k3s.host_scripts import k3s_download
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import NodeRole
+from gpukit.components.spec import NodeRole, PodSecurityLevel
 
 Network = TypeVar("Network")
 Secrets = TypeVar("Secrets")
@@ -36,8 +37,9 @@ class K3sServers(Protocol):
         ...
 
     @property
-    def join_url(self) -> pulumi.Output[str]:
-        """https://<first server's private address>:6443, what every other node registers with."""
+    def join_urls(self) -> pulumi.Output[list[str]]:
+        """https://<server's stable private address>:6443 of every server, in server order: a joining
+        machine registers through the first that answers (k3s agents then learn every server)."""
         ...
 
     @property
@@ -59,13 +61,14 @@ class K3sCloudAdapter(Protocol, Generic[Network, Secrets]):
         ...
 
     def servers(self, pool: PoolFacts, node: CloudNode, network: Network, secrets: Secrets) -> K3sServers:
-        """The server pool's machines, each running `node` (cluster-init and TLS SANs set per server)."""
+        """The server pool's machines, each running `node` (its join and TLS SANs set per server:
+        `server_join` says how)."""
         ...
 
     def agent_pool(
         self, pool: PoolFacts, node: CloudNode, network: Network, secrets: Secrets, servers: K3sServers
     ) -> None:
-        """One agent pool: a group of machines that each run `node` and join `servers.join_url`."""
+        """One agent pool: a group of machines that each run `node`, joining through `servers.join_urls`."""
         ...
 
 
@@ -73,11 +76,14 @@ def node_settings(cluster: ResolvedCluster) -> NodeSettings:
     cuda = cluster.cuda_version
     spec = cluster.spec
     return NodeSettings(
-        k3s_version=k3s_version_for(spec["kubernetes_version"], spec.get("k3s_version")),
+        download=k3s_download(
+            k3s_version_for(spec["kubernetes_version"], spec.get("k3s_version")), spec.get("k3s_sha256")
+        ),
         driver=cluster.driver,
         min_driver_branch=min_driver_branch(cuda),
         cuda_version=cuda or "",
         traefik=spec.get("traefik", False),
+        pod_security=spec.get("pod_security", PodSecurityLevel.BASELINE),
     )
 
 

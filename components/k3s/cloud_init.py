@@ -14,6 +14,8 @@ Pure: every input is a plain value, so the output is golden-tested.
 from dataclasses import dataclass, field
 
 from gpukit.components.k3s.host_scripts import (
+    Join,
+    K3sDownload,
     install_script,
     k3s_config,
     kubelet_shutdown_config,
@@ -21,7 +23,7 @@ from gpukit.components.k3s.host_scripts import (
     render_script,
 )
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import DriverMode, NodeRole
+from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
 BOOTSTRAP_DIR = "/opt/gpukit"
 # How long `pulumi up` waits for new servers to boot, install k3s and answer.
@@ -33,7 +35,7 @@ class CloudNode:
     """What one kind of cloud machine (a server, or any machine of an agent pool) runs at first boot."""
 
     role: NodeRole
-    k3s_version: str
+    download: K3sDownload
     driver: DriverMode
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[str, ...] = ()
@@ -42,32 +44,32 @@ class CloudNode:
     gpu_model: str = ""
     min_driver_branch: int = 0
     cuda_version: str = ""
-    cluster_init: bool = False
-    """The first of several servers: starts embedded etcd."""
+    join: Join = field(default_factory=lambda: Join(()))
+    """The servers this machine joins through (set per machine by the cloud's adapter)."""
     tls_sans: tuple[str, ...] = ()
     traefik: bool = False
+    pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE
 
 
 @dataclass(frozen=True)
 class NodeSettings:
     """What every machine of a k3s cluster on cloud VMs shares, whatever its pool."""
 
-    k3s_version: str
+    download: K3sDownload
     driver: DriverMode
     min_driver_branch: int
     """The oldest driver branch that runs `cuda_version` (0: not checked)."""
     cuda_version: str
     """The newest CUDA the workloads use ("" when the stack does not say)."""
     traefik: bool
+    pod_security: PodSecurityLevel
 
 
-def pool_node(
-    pool: PoolFacts, settings: NodeSettings, *, cluster_init: bool = False, tls_sans: tuple[str, ...] = ()
-) -> CloudNode:
-    """What a machine of `pool` runs at first boot."""
+def pool_node(pool: PoolFacts, settings: NodeSettings) -> CloudNode:
+    """What a machine of `pool` runs at first boot (its join and TLS SANs are set per machine)."""
     return CloudNode(
         role=pool.role,
-        k3s_version=settings.k3s_version,
+        download=settings.download,
         driver=settings.driver,
         labels=dict(pool.labels),
         taints=tuple(t.spec() for t in pool.taints),
@@ -75,9 +77,8 @@ def pool_node(
         gpu_model=pool.instance.gpu_model or "",
         min_driver_branch=settings.min_driver_branch,
         cuda_version=settings.cuda_version,
-        cluster_init=cluster_init and pool.role == NodeRole.SERVER,
-        tls_sans=tls_sans,
         traefik=settings.traefik,
+        pod_security=settings.pod_security,
     )
 
 
@@ -85,23 +86,25 @@ def api_wait_script(api_url: str, timeout_seconds: int = API_WAIT_SECONDS) -> st
     return render_script("wait-for-api.sh", API_URL=api_url, TIMEOUT_SECONDS=timeout_seconds)
 
 
-def node_scripts(node: CloudNode, server_url: str | None, fetch_secrets: str) -> dict[str, str]:
-    """File name -> script, for one machine; `server_url` None for the first server."""
+def node_scripts(node: CloudNode, fetch_secrets: str) -> dict[str, str]:
+    """File name -> script, for one machine. Cloud machines are anonymous and replaceable: their node
+    names carry a random id (`with-node-id`), so a replacement that reuses a hostname joins."""
     config = k3s_config(
         node.role,
         None,
         node.labels,
         list(node.taints),
-        server_url=server_url,
-        cluster_init=node.cluster_init,
         tls_sans=list(node.tls_sans),
         traefik=node.traefik,
+        with_node_id=True,
     )
     return {
         "preflight.sh": preflight_script(
             node.expect_gpus, node.gpu_model, node.driver, node.min_driver_branch, node.cuda_version
         ),
         "fetch-secrets.sh": fetch_secrets,
-        "install.sh": install_script(node.role, node.k3s_version, config, kubelet_shutdown_config()),
+        "install.sh": install_script(
+            node.role, node.download, config, kubelet_shutdown_config(), node.join, node.pod_security
+        ),
         "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR),
     }

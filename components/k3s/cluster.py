@@ -18,19 +18,22 @@ import pulumi_kubernetes as k8s
 
 from gpukit.components.k3s.host_scripts import (
     API_PORT,
+    agent_join,
     drain_script,
     fingerprint,
     install_script,
     k3s_config,
+    k3s_download,
     kubelet_shutdown_config,
     preflight_script,
     remote_command,
     secrets_bundle,
+    server_join,
     uninstall_script,
 )
 from gpukit.components.k3s.names import url_host
 from gpukit.components.k3s.pki import K3sPki
-from gpukit.components.spec import DriverMode, NodeRole
+from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
 TYPE_TOKEN = "gpukit:index:K3sCluster"
 
@@ -60,6 +63,10 @@ class K3sClusterArgs(TypedDict):
     cuda_version: NotRequired[str]
     traefik: NotRequired[bool]
     """Keep k3s's packaged traefik ingress (default false)."""
+    k3s_sha256: NotRequired[dict[str, str]]
+    """Architecture -> SHA-256 of the k3s binary, for a release gpukit has no sum pinned for."""
+    pod_security: NotRequired[PodSecurityLevel]
+    """The Pod Security Standard enforced by default (baseline)."""
 
 
 class K3sCluster(pulumi.ComponentResource):
@@ -76,7 +83,8 @@ class K3sCluster(pulumi.ComponentResource):
         )
         servers = [h for h in args["hosts"] if h["role"] == NodeRole.SERVER]
         first = servers[0]
-        join_url = f"https://{url_host(first['address'])}:{API_PORT}"
+        server_urls = [f"https://{url_host(h['address'])}:{API_PORT}" for h in servers]
+        download = k3s_download(args["k3s_version"], args.get("k3s_sha256"))
         tls_sans = sorted({args["api_address"], *(h["address"] for h in servers)})
         server_bundle = pki.server_files.apply(secrets_bundle)
         agent_bundle = pki.agent_files.apply(secrets_bundle)
@@ -106,12 +114,24 @@ class K3sCluster(pulumi.ComponentResource):
                 node,
                 host["labels"],
                 host["taints"],
-                server_url=None if is_first else join_url,
-                cluster_init=is_first and len(servers) > 1,
                 tls_sans=tls_sans,
                 traefik=args.get("traefik", False),
             )
-            install = install_script(role, args["k3s_version"], config, kubelet_shutdown_config())
+            # Servers join through the other servers (the first starts the cluster when none answers);
+            # agents through any server.
+            join = (
+                server_join(servers.index(host), server_urls)
+                if role == NodeRole.SERVER
+                else agent_join(server_urls)
+            )
+            install = install_script(
+                role,
+                download,
+                config,
+                kubelet_shutdown_config(),
+                join,
+                args.get("pod_security", PodSecurityLevel.BASELINE),
+            )
             waits: list[pulumi.Resource] = [check] if first_install is None else [check, first_install]
             installed = command.remote.Command(
                 f"{name}-{node}-k3s",

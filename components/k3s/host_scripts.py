@@ -10,19 +10,24 @@ import base64
 import hashlib
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from gpukit.components.spec import DriverMode, NodeRole
+from gpukit.components.catalog.k3s import (
+    ARCHES,
+    INSTALLER_SHA256,
+    binary_sha256,
+    binary_url,
+    installer_url,
+)
+from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
 SCRIPTS = Path(__file__).parent / "scripts"
-# The rendered text names the renderer by its path before the layout change (it is
-# components/k3s/host_scripts.py now): it is in every plan's boot text, which that change kept
-# byte-identical (tests/golden/plans). It moves with the next change to the rendered scripts.
 HEADER = """#!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 """
 
@@ -30,18 +35,40 @@ CONFIG_DIR = "/etc/rancher/k3s"
 # k3s (1.32+) reads kubelet config drop-ins from here, after its own 00-k3s-defaults.conf.
 KUBELET_DROP_IN = "/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/50-gpukit-shutdown.conf"
 TOKEN_FILE = f"{CONFIG_DIR}/gpukit-token"
+"""Every node's join token: the server token on servers, the agent token on agents (secure format)."""
+AGENT_TOKEN_FILE = f"{CONFIG_DIR}/gpukit-agent-token"
+"""Servers only: the agent token they accept (`agent-token-file`)."""
+JOIN_FILE = f"{CONFIG_DIR}/config.yaml.d/50-gpukit-join.yaml"
+"""Written once per machine by install.sh: `server: <url>` or `cluster-init: ...` (k3s reads
+config.yaml.d/*.yaml after config.yaml, k3s-io/docs docs/installation/configuration.md)."""
 TLS_DIR = "/var/lib/rancher/k3s/server/tls"
+POD_SECURITY_FILE = "/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
 API_PORT = 6443
+POD_CIDR = "10.42.0.0/16"  # k3s's default `--cluster-cidr`, which gpukit keeps
 # Kubelet graceful node shutdown: k3s ships it off (0s). A power-off then gives pods this long to
 # stop, the last part of it reserved for critical pods (kubelet KubeletConfiguration v1beta1).
 SHUTDOWN_GRACE_PERIOD = "60s"
 SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS = "20s"
+# The metadata server of EC2 (IMDS) and Compute Engine: the same link-local address on both.
+METADATA_ADDRESSES = ("169.254.169.254",)
+# How long a joining machine waits for some server to answer; the server that may start the cluster
+# asks this many times (10 s apart) before deciding that it is the first.
+JOIN_WAIT_SECONDS = 1800
+JOIN_PROBES = 6
+# Namespaces Pod Security Admission does not check: k3s's own system pods (svclb, local-path helpers)
+# need host access. The GPU Operator's namespace is labelled privileged where it is created.
+POD_SECURITY_EXEMPT_NAMESPACES = ("kube-system",)
+ADMIN_USER = "gpukit-admin"
 
 
 def render_script(template: str | Path, **inputs: str | int) -> str:
     """A script: the header, `inputs` as quoted assignments, then the body. `template` names a file in
     components/k3s/scripts/, or is the path of a script a provider keeps with its own code."""
-    assignments = "".join(f"{name}={shlex.quote(str(value))}\n" for name, value in inputs.items())
+    assignments = "".join(
+        # A value holding `$` is the text of a file to write (a script), never expanded here.
+        ("# shellcheck disable=SC2016\n" if "$" in str(value) else "") + f"{name}={shlex.quote(str(value))}\n"
+        for name, value in inputs.items()
+    )
     path = template if isinstance(template, Path) else SCRIPTS / template
     return HEADER + assignments + path.read_text()
 
@@ -66,16 +93,6 @@ def preflight_script(
     )
 
 
-def install_script(role: NodeRole, k3s_version: str, k3s_config: str, kubelet_config: str) -> str:
-    return render_script(
-        "install.sh",
-        ROLE=role.value,
-        K3S_VERSION=k3s_version,
-        K3S_CONFIG=k3s_config,
-        KUBELET_CONFIG=kubelet_config,
-    )
-
-
 def uninstall_script(role: NodeRole) -> str:
     return render_script("uninstall.sh", ROLE=role.value)
 
@@ -96,32 +113,206 @@ def k3s_config(
     labels: dict[str, str],
     taints: list[str],
     *,
-    server_url: str | None = None,
-    cluster_init: bool = False,
     tls_sans: list[str] | None = None,
     traefik: bool = False,
+    with_node_id: bool = False,
 ) -> str:
-    """/etc/rancher/k3s/config.yaml: every k3s flag as a key; the token comes from a file, not here.
+    """/etc/rancher/k3s/config.yaml: every k3s flag as a key; tokens come from files, not here, and
+    whether to start the cluster or join it from JOIN_FILE, which install.sh writes once.
 
     `node_name` None keeps k3s's default, the machine's hostname: cloud instances in a group are
-    anonymous, and their hostnames (EC2 ip-10-..., GCE instance names) are unique in the network.
+    anonymous. `with_node_id` appends a random id k3s keeps on the machine's disk, so a replacement
+    that reuses a hostname (a recycled private address) registers as a new node instead of being
+    refused by the node-password check (k3s-io/docs docs/cli/agent.md, `--with-node-id`).
     """
     config: dict[str, Any] = {"token-file": TOKEN_FILE}
     if node_name is not None:
         config = {"node-name": node_name, **config}
-    if server_url is not None:
-        config["server"] = server_url
+    if with_node_id:
+        config["with-node-id"] = True
     if role == NodeRole.SERVER:
-        if cluster_init:
-            config["cluster-init"] = True  # embedded etcd on the first of several servers
+        config["agent-token-file"] = AGENT_TOKEN_FILE
         config["tls-san"] = list(tls_sans or [])
         if not traefik:
             config["disable"] = ["traefik"]  # no ingress controller unless the stack asks for it
         config["write-kubeconfig-mode"] = "0600"
         config["secrets-encryption"] = True
+        config["kube-apiserver-arg"] = [f"admission-control-config-file={POD_SECURITY_FILE}"]
     config["node-label"] = [f"{k}={v}" for k, v in sorted(labels.items())]
     config["node-taint"] = list(taints)
     return yaml.safe_dump(config, sort_keys=False)
+
+
+def pod_security_config(level: PodSecurityLevel) -> str:
+    """The API server's admission config: Pod Security Admission enforces `level` in every namespace
+    without its own label (baseline by default) and warns and audits against restricted, so what
+    would fail the stricter level shows up before anyone enforces it. The k3s CIS hardening guide
+    passes this file the same way (`admission-control-config-file`)."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "apiserver.config.k8s.io/v1",
+            "kind": "AdmissionConfiguration",
+            "plugins": [
+                {
+                    "name": "PodSecurity",
+                    "configuration": {
+                        "apiVersion": "pod-security.admission.config.k8s.io/v1",
+                        "kind": "PodSecurityConfiguration",
+                        "defaults": {
+                            "enforce": level.value,
+                            "enforce-version": "latest",
+                            "audit": PodSecurityLevel.RESTRICTED.value,
+                            "audit-version": "latest",
+                            "warn": PodSecurityLevel.RESTRICTED.value,
+                            "warn-version": "latest",
+                        },
+                        "exemptions": {
+                            "usernames": [],
+                            "runtimeClasses": [],
+                            "namespaces": list(POD_SECURITY_EXEMPT_NAMESPACES),
+                        },
+                    },
+                }
+            ],
+        },
+        sort_keys=False,
+    )
+
+
+def admin_binding() -> str:
+    """A manifest k3s applies from its manifests folder: gpukit's admin certificate names a plain user
+    (not the system:masters group, which RBAC cannot take away), bound to cluster-admin here. Deleting
+    the binding (and this file on every server) revokes the certificate's access."""
+    return yaml.safe_dump(
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": ADMIN_USER, "labels": {"app.kubernetes.io/managed-by": "gpukit"}},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "cluster-admin",
+            },
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": ADMIN_USER}],
+        },
+        sort_keys=False,
+    )
+
+
+def metadata_guard_script() -> str:
+    return render_script(
+        "metadata-guard.sh", POD_CIDR=POD_CIDR, METADATA_ADDRESSES=" ".join(METADATA_ADDRESSES)
+    )
+
+
+METADATA_GUARD_UNIT = """[Unit]
+Description=gpukit: drop pod traffic to the cloud metadata server
+DefaultDependencies=no
+After=network-pre.target
+Before=network.target k3s.service k3s-agent.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/lib/gpukit/metadata-guard.sh
+
+[Install]
+WantedBy=multi-user.target"""
+"""systemd runs the guard at every boot, before the network is up and before k3s."""
+
+METADATA_GUARD_DROP_IN = """[Unit]
+Requires=gpukit-metadata-guard.service
+After=gpukit-metadata-guard.service"""
+"""A drop-in for k3s's own unit: k3s does not start when the guard failed."""
+
+
+@dataclass(frozen=True)
+class K3sDownload:
+    """Where install.sh gets k3s, and the sums it checks before anything runs."""
+
+    version: str
+    sha256: dict[str, str]
+    """Architecture (amd64, arm64) -> the binary's SHA-256; an architecture missing has no sum."""
+    installer_sha256: str = INSTALLER_SHA256
+
+    def inputs(self) -> dict[str, str]:
+        return {
+            "INSTALLER_URL": installer_url(),
+            "INSTALLER_SHA256": self.installer_sha256,
+            **{
+                name: value
+                for arch in ARCHES
+                for name, value in (
+                    (f"BINARY_URL_{arch.upper()}", binary_url(self.version, arch)),
+                    (f"BINARY_SHA256_{arch.upper()}", self.sha256.get(arch, "")),
+                )
+            },
+        }
+
+
+def k3s_download(version: str, given: dict[str, str] | None = None) -> K3sDownload:
+    """The download of `version`, with the stack's sums (k3sSha256) or gpukit's pins."""
+    sums = {arch: found for arch in ARCHES if (found := binary_sha256(version, arch, given)) is not None}
+    return K3sDownload(version, sums)
+
+
+@dataclass(frozen=True)
+class Join:
+    """How one machine finds its cluster (install.sh decides once, on the machine)."""
+
+    urls: tuple[str, ...]
+    """The servers to join through, tried in order (never the machine's own address)."""
+    may_init: bool = False
+    """The one server that starts the cluster when none of `urls` answers."""
+    cluster_init: bool = False
+    """Start it with embedded etcd (3 servers); SQLite with one."""
+
+
+def server_join(index: int, urls: list[str]) -> Join:
+    """Server `index` of `urls` (every server's URL, in order): it joins through the others. Only the
+    first may start the cluster, and only when none of the others answers: a new cluster, or one
+    whose servers are all gone. A replaced first server finds the others and joins them."""
+    return Join(
+        urls=tuple(u for i, u in enumerate(urls) if i != index),
+        may_init=index == 0,
+        cluster_init=len(urls) > 1,
+    )
+
+
+def agent_join(urls: list[str]) -> Join:
+    return Join(urls=tuple(urls))
+
+
+def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sites name them in order
+    role: NodeRole,
+    download: K3sDownload,
+    k3s_config: str,
+    kubelet_config: str,
+    join: Join,
+    pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE,
+) -> str:
+    server = role == NodeRole.SERVER
+    return render_script(
+        "install.sh",
+        ROLE=role.value,
+        K3S_VERSION=download.version,
+        K3S_CONFIG=k3s_config,
+        KUBELET_CONFIG=kubelet_config,
+        TOKEN_FILE=TOKEN_FILE,
+        AGENT_TOKEN_FILE=AGENT_TOKEN_FILE,
+        TLS_DIR=TLS_DIR,
+        JOIN_URLS=" ".join(join.urls),
+        MAY_INIT=str(join.may_init).lower(),
+        CLUSTER_INIT=str(join.cluster_init).lower(),
+        JOIN_PROBES=JOIN_PROBES,
+        JOIN_WAIT_SECONDS=JOIN_WAIT_SECONDS,
+        **download.inputs(),
+        GUARD_SCRIPT=metadata_guard_script(),
+        GUARD_UNIT=METADATA_GUARD_UNIT,
+        GUARD_DROP_IN=METADATA_GUARD_DROP_IN,
+        POD_SECURITY_CONFIG=pod_security_config(pod_security) if server else "",
+        ADMIN_BINDING=admin_binding() if server else "",
+    )
 
 
 def kubelet_shutdown_config() -> str:

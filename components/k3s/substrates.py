@@ -4,13 +4,15 @@ Substrates in providers/ subclass these: k3s over SSH `K3sSubstrate`, k3s on EC2
 `K3sCloudSubstrate`. Pure (no Pulumi import): the registry imports them with gpukit.
 """
 
+from dataclasses import replace
+
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED, K3S_KEYS
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.k3s.software import k3s_gpu_node_software
-from gpukit.components.pools import GPU_TAINT_VALUE
+from gpukit.components.pools import GPU_TAINT_VALUE, SERVER_TAINT, PoolFacts
 from gpukit.components.preflight import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import NodeRole, Platform
+from gpukit.components.spec import NodePoolSpec, NodeRole, Platform
 from gpukit.components.substrate import Substrate
 
 
@@ -20,6 +22,18 @@ class K3sSubstrate(Substrate):
 
     def gpu_node_software(self, cluster: ResolvedCluster) -> GpuNodeSoftware:
         return k3s_gpu_node_software(cluster.driver)
+
+    def cluster_pool_facts(self, pools: list[NodePoolSpec]) -> tuple[PoolFacts, ...]:
+        """Servers carry CriticalAddonsOnly=true:NoExecute while the cluster has agents (unless the
+        server pool says `schedulable: true`): the control plane and etcd keep their machines."""
+        facts = super().cluster_pool_facts(pools)
+        has_agents = any(f.role == NodeRole.AGENT for f in facts)
+        return tuple(
+            replace(fact, taints=(*fact.taints, SERVER_TAINT))
+            if fact.role == NodeRole.SERVER and has_agents and not spec.get("schedulable", False)
+            else fact
+            for fact, spec in zip(facts, pools, strict=True)
+        )
 
 
 class K3sCloudSubstrate(K3sSubstrate):

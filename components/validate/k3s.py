@@ -6,13 +6,24 @@ the server pool, the networks k3s keeps for itself, and who may reach the API. T
 import ipaddress
 import re
 
-from gpukit.components.catalog.instances import MachineCatalog
-from gpukit.components.catalog.k3s import K3S_VERSIONS, k3s_minor
+from gpukit.components.catalog.instances import CpuArch, MachineCatalog
+from gpukit.components.catalog.k3s import (
+    ARCHES,
+    BINARY_SHA256,
+    K3S_VERSIONS,
+    binary_sha256,
+    checksum_list_url,
+    k3s_minor,
+    k3s_version_for,
+)
 from gpukit.components.errors import Problem
 from gpukit.components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
 
 _K3S_VERSION_RE = re.compile(r"^v(\d+\.\d+)\.\d+\+k3s\d+$")
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+# The release asset names of CPU architectures (catalog spelling -> k3s's).
+K3S_ARCH = {CpuArch.X86_64: "amd64", CpuArch.ARM64: "arm64"}
 # k3s's own networks (its defaults, which gpukit keeps: `--cluster-cidr`, `--service-cidr`,
 # k3s-io/docs docs/cli/server.md). Flannel routes 10.42.0.0/16 over VXLAN between nodes, so a VPC that
 # overlaps either range makes pod or service traffic leave for the wrong place.
@@ -25,8 +36,22 @@ K3S_NETWORKS = {
 SERVER_COUNTS = (1, 3)
 
 
-def validate_k3s_versions(cluster: ClusterSpec, problems: list[Problem]) -> None:
-    """kubernetesVersion and k3sVersion, for k3s on any provider."""
+def machine_arches(pools: list[NodePoolSpec] | None, catalog: MachineCatalog) -> set[str]:
+    """The k3s architectures of the pools' machine types (those the catalog knows)."""
+    arches = set()
+    for pool in pools or []:
+        machine = catalog.machines.get(pool.get("instance_type", ""))
+        if machine is not None:
+            arches.add(K3S_ARCH[machine.arch])
+    return arches
+
+
+def validate_k3s_versions(
+    cluster: ClusterSpec, problems: list[Problem], arches: set[str] | None = None
+) -> None:
+    """kubernetesVersion, k3sVersion and the binary's sums, for k3s on any provider. `arches`: the
+    architectures the machines run (None: not known before install, SSH hosts: amd64 or arm64)."""
+    before = len(problems)
     minor = cluster["kubernetes_version"]
     if minor not in K3S_VERSIONS:
         problems.append(
@@ -47,6 +72,37 @@ def validate_k3s_versions(cluster: ClusterSpec, problems: list[Problem]) -> None
                     f"is k3s {k3s_minor(version)}, but kubernetesVersion is {minor!r}",
                 )
             )
+    if len(problems) == before:
+        _validate_sums(cluster, problems, arches)
+
+
+def _validate_sums(cluster: ClusterSpec, problems: list[Problem], arches: set[str] | None) -> None:
+    """No machine runs a k3s binary gpukit cannot check: the stack's sums are well formed, and every
+    architecture in use has one (the stack's, or gpukit's pin)."""
+    key = f"{CLUSTER}.k3sSha256"
+    given = cluster.get("k3s_sha256") or {}
+    for arch, value in given.items():
+        if arch not in ARCHES:
+            problems.append(Problem(f"{key}.{arch}", f"must be one of {', '.join(ARCHES)}; got {arch!r}"))
+        elif not _SHA256_RE.match(str(value)):
+            problems.append(Problem(f"{key}.{arch}", "must be a SHA-256: 64 lowercase hexadecimal digits"))
+    version = k3s_version_for(cluster["kubernetes_version"], cluster.get("k3s_version"))
+    # SSH hosts: their architecture shows only on the host; one sum is enough to plan (install.sh
+    # refuses a host whose architecture has none, before running anything).
+    wanted = sorted(arches) if arches is not None else []
+    missing = [arch for arch in wanted if binary_sha256(version, arch, given) is None]
+    if arches is None and not any(binary_sha256(version, arch, given) for arch in ARCHES):
+        missing = ["amd64"]
+    for arch in missing:
+        pinned = ", ".join(BINARY_SHA256) or "none"
+        problems.append(
+            Problem(
+                f"{key}.{arch}",
+                f"gpukit has no SHA-256 pinned for k3s {version} on {arch} (pinned: {pinned}), and it "
+                f"installs no binary it cannot check: give the sum from {checksum_list_url(version, arch)} "
+                f"(the line of the k3s binary), or use a pinned release",
+            )
+        )
 
 
 def validate_k3s_cloud(
@@ -67,6 +123,19 @@ def validate_k3s_cloud(
         )
     if pools is not None:
         _validate_servers(pools, catalog, problems)
+        validate_schedulable(pools, problems)
+
+
+def validate_schedulable(pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+    """`schedulable` says whether servers take workloads: it belongs on the server pool only."""
+    for i, pool in enumerate(pools):
+        if "schedulable" in pool and pool.get("role") != NodeRole.SERVER:
+            problems.append(
+                Problem(
+                    f"{POOLS}[{i}].schedulable",
+                    "only the server pool (role: server) takes it; agents always run workloads",
+                )
+            )
 
 
 def _validate_against_k3s_networks(cluster: ClusterSpec, problems: list[Problem]) -> None:

@@ -17,7 +17,7 @@ from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
-from gpukit.components.validate.k3s import validate_k3s_cloud, validate_k3s_versions
+from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
@@ -105,7 +105,9 @@ class K3sEc2Substrate(K3sCloudSubstrate):
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster = args["cluster"]
-        validate_k3s_versions(cluster, problems)
+        validate_k3s_versions(
+            cluster, problems, machine_arches(args["node_pools"] if pools_ok else None, self.catalog)
+        )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)

@@ -16,7 +16,7 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
-from gpukit.components.validate.k3s import validate_k3s_cloud, validate_k3s_versions
+from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.gcp.catalog import GCP_CATALOG
 from gpukit.providers.gcp.charges import gke_charges, k3s_gce_charges
 from gpukit.providers.gcp.config import (
@@ -120,7 +120,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else None
-        validate_k3s_versions(cluster, problems)
+        validate_k3s_versions(cluster, problems, machine_arches(pools, self.catalog))
         validate_gcp_project(cluster, problems)
         validate_k3s_network(cluster, problems)
         validate_k3s_cloud(cluster, pools, self.catalog, problems)

@@ -11,7 +11,7 @@ from gpukit.components.errors import Problem
 from gpukit.components.k3s.names import node_name
 from gpukit.components.spec import BastionSpec, ClusterSpec, HostSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
-from gpukit.components.validate.k3s import validate_k3s_versions
+from gpukit.components.validate.k3s import validate_k3s_versions, validate_schedulable
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
@@ -63,6 +63,7 @@ def validate_ssh_cluster(args: "GpuClusterArgs", pools_ok: bool) -> list[Problem
         )
     if pools_ok:
         _validate_hosts(args["node_pools"], problems)
+        validate_schedulable(args["node_pools"], problems)
     return problems
 
 

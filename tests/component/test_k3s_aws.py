@@ -5,7 +5,6 @@ import base64
 import copy
 import gzip
 import json
-import shlex
 from dataclasses import dataclass
 from typing import Any
 from unittest import mock
@@ -17,6 +16,7 @@ from gpukit.plan.fakes import Recorded, RecordingMonitor
 from gpukit.program import build
 from gpukit.providers.aws.fakes import AwsFakes
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
+from tools import script_input
 
 STACK: dict[str, Any] = example_config("k3s-aws")
 CANONICAL = "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
@@ -93,14 +93,6 @@ def user_data_files(value: str) -> dict[str, str]:
     return {f["path"].rsplit("/", 1)[-1]: f["content"] for f in document["write_files"]}
 
 
-def script_input(script: str, name: str) -> str:
-    """The value a rendered script assigns to `name` (the header render_script writes)."""
-    value = script[script.index(f"\n{name}=") + len(name) + 2 :]
-    lexer = shlex.shlex(value, posix=True)
-    lexer.whitespace_split = True
-    return lexer.get_token() or ""
-
-
 def k3s_config(value: str) -> dict[str, Any]:
     config: dict[str, Any] = yaml.safe_load(script_input(user_data_files(value)["install.sh"], "K3S_CONFIG"))
     return config
@@ -167,12 +159,14 @@ def test_on_demand_pool_uses_its_launch_template_directly(ha: Run) -> None:
     assert ha.rec.one(LAUNCH_TEMPLATE, "k3s-aws-cpu-lt").inputs["instanceType"] == "m7i.large"
 
 
-def test_agents_join_the_first_server_with_their_labels_taints_and_gpu_checks(stack: Run) -> None:
+def test_agents_join_through_the_servers_with_their_labels_taints_and_gpu_checks(stack: Run) -> None:
     (server_eni,) = stack.rec.of_type(ENI)
     first_ip = stack.outputs(server_eni)["privateIp"]
     user_data = stack.rec.one(LAUNCH_TEMPLATE, "k3s-aws-l4-lt").inputs["userData"]
     config = k3s_config(user_data)
-    assert config["server"] == f"https://{first_ip}:6443"
+    install = user_data_files(user_data)["install.sh"]
+    assert script_input(install, "JOIN_URLS") == f"https://{first_ip}:6443"
+    assert config["with-node-id"] is True  # a replacement reusing a hostname still joins
     assert config["node-label"] == [
         "gpukit.dev/gpu-model=L4",
         "gpukit.dev/pool=l4",
@@ -184,7 +178,7 @@ def test_agents_join_the_first_server_with_their_labels_taints_and_gpu_checks(st
     assert script_input(preflight, "GPU_MODEL") == "L4"
     assert script_input(preflight, "DRIVER_MODE") == "operator"
     assert script_input(preflight, "CUDA_VERSION") == "12.8"
-    assert script_input(user_data_files(user_data)["install.sh"], "K3S_VERSION") == "v1.35.8+k3s1"
+    assert script_input(user_data_files(user_data)["install.sh"], "K3S_VERSION") == "v1.36.4+k3s1"
 
 
 # --- every machine
@@ -420,8 +414,9 @@ def test_no_user_data_holds_the_token_or_a_private_key(fixture: str, request: py
         ]
     )
     secrets = [base64.b64decode(line.split("\t")[1]).decode() for line in server.splitlines()]
-    token = secrets[0] if server.startswith("/etc/rancher/k3s/gpukit-token") else ""
-    assert token.startswith("plan-fake-")
+    files = dict(zip((line.split("\t")[0] for line in server.splitlines()), secrets, strict=True))
+    token = files["/etc/rancher/k3s/gpukit-token"]
+    assert token.startswith("K10") and "::server:plan-fake-" in token
     user_data = all_user_data(rec)
     assert len(user_data) == (2 if fixture == "stack" else 5)
     for name, value in user_data.items():
@@ -450,7 +445,7 @@ def test_single_server_starts_the_cluster_without_etcd_and_keeps_its_user_data(s
     assert config["disable"] == ["traefik"]
 
 
-def test_three_servers_first_starts_etcd_others_join_it_all_in_the_certificate(ha: Run) -> None:
+def test_three_servers_join_through_each_other_all_in_the_certificate(ha: Run) -> None:
     instances = {i.name: i.inputs for i in ha.rec.of_type(INSTANCE)}
     assert sorted(instances) == ["k3s-aws-control-0", "k3s-aws-control-1", "k3s-aws-control-2"]
     enis = {e.name: e for e in ha.rec.of_type(ENI)}
@@ -459,13 +454,20 @@ def test_three_servers_first_starts_etcd_others_join_it_all_in_the_certificate(h
     assert len({e.inputs["subnetId"] for e in enis.values()}) == 3  # one zone each
     dns_name = ha.outputs(ha.rec.one(LB))["dnsName"]
     configs = [k3s_config(instances[f"k3s-aws-control-{i}"]["userDataBase64"]) for i in range(3)]
-    assert configs[0]["cluster-init"] is True
-    assert "server" not in configs[0]
-    for config in configs[1:]:
-        assert config["server"] == f"https://{ips[0]}:6443"
-        assert "cluster-init" not in config
+    installs = [
+        user_data_files(instances[f"k3s-aws-control-{i}"]["userDataBase64"])["install.sh"] for i in range(3)
+    ]
+    urls = [f"https://{ip}:6443" for ip in ips]
+    for i, install in enumerate(installs):
+        # Through the others' network interfaces, which outlive the instances; the first alone may
+        # start the cluster, with embedded etcd, when none of them answers.
+        assert script_input(install, "JOIN_URLS").split() == [u for j, u in enumerate(urls) if j != i]
+        assert script_input(install, "MAY_INIT") == ("true" if i == 0 else "false")
+        assert script_input(install, "CLUSTER_INIT") == "true"
     for config in configs:
         assert config["tls-san"] == [dns_name, *ips]
+        assert config["node-taint"] == ["CriticalAddonsOnly=true:NoExecute"]
+        assert "server" not in config and "cluster-init" not in config
     attachments = ha.rec.of_type("aws:lb/targetGroupAttachment:TargetGroupAttachment")
     assert sorted(a.inputs["targetId"] for a in attachments) == sorted(i.id for i in ha.rec.of_type(INSTANCE))
     for name in instances:

@@ -1,6 +1,8 @@
 """GpuCluster on k3s over SSH under the mocks: assertions on the recorded inputs."""
 
+import base64
 import copy
+import hashlib
 import shlex
 from typing import Any
 
@@ -9,6 +11,7 @@ import yaml
 
 from gpukit.program import build
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
+from tools import remote_script, script_input
 
 K3S: dict[str, Any] = example_config("k3s-ssh")
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\ntest-only-key\n-----END OPENSSH PRIVATE KEY-----\n"
@@ -57,12 +60,14 @@ def test_the_ssh_key_and_the_secrets_bundle_stay_secret(lab: Recording) -> None:
         assert KEY not in str(inputs.get("create", "")), name
         if name.endswith("-k3s"):
             assert is_secret(inputs["stdin"]), name
-    token = lab.one("random:index/randomPassword:RandomPassword")
-    assert token.inputs["length"] == 48
+    tokens = lab.of_type("random:index/randomPassword:RandomPassword")
+    assert sorted(t.name for t in tokens) == ["lab-pki-agent-token", "lab-pki-token"]
+    assert all(t.inputs["length"] == 48 for t in tokens)
     server_bundle = unsecret(commands(lab)["control-192-0-2-10-k3s"]["stdin"])
     paths = {line.split("\t")[0] for line in server_bundle.splitlines()}
     assert paths == {
         "/etc/rancher/k3s/gpukit-token",
+        "/etc/rancher/k3s/gpukit-agent-token",
         *(
             f"/var/lib/rancher/k3s/server/tls/{ca}.{ext}"
             for ca in ("server-ca", "client-ca", "request-header-ca", "etcd/peer-ca", "etcd/server-ca")
@@ -70,8 +75,26 @@ def test_the_ssh_key_and_the_secrets_bundle_stay_secret(lab: Recording) -> None:
         ),
         "/var/lib/rancher/k3s/server/tls/service.key",
     }
+    # Agents hold the agent token only, in the secure format (the CA hash, user `node`): never the
+    # server token, which joins servers and decrypts the cluster's bootstrap data.
     agent_bundle = unsecret(commands(lab)["l40s-192-0-2-11-k3s"]["stdin"])
-    assert [line.split("\t")[0] for line in agent_bundle.splitlines()] == ["/etc/rancher/k3s/gpukit-token"]
+    agent_files = {
+        line.split("\t")[0]: base64.b64decode(line.split("\t")[1]).decode()
+        for line in agent_bundle.splitlines()
+    }
+    assert list(agent_files) == ["/etc/rancher/k3s/gpukit-token"]
+    server_files = {
+        line.split("\t")[0]: base64.b64decode(line.split("\t")[1]).decode()
+        for line in server_bundle.splitlines()
+    }
+    ca_hash = hashlib.sha256(
+        server_files["/var/lib/rancher/k3s/server/tls/server-ca.crt"].encode()
+    ).hexdigest()
+    agent_password = server_files["/etc/rancher/k3s/gpukit-agent-token"]
+    assert agent_files["/etc/rancher/k3s/gpukit-token"] == f"K10{ca_hash}::node:{agent_password}"
+    server_token = server_files["/etc/rancher/k3s/gpukit-token"]
+    assert server_token.startswith(f"K10{ca_hash}::server:")
+    assert server_token.split(":")[-1] not in agent_bundle and server_token.split(":")[-1] != agent_password
 
 
 def _script_in(create: str) -> str:
@@ -95,9 +118,17 @@ def test_server_and_agent_flags(lab: Recording) -> None:
     assert server["disable"] == ["traefik"]
     assert server["write-kubeconfig-mode"] == "0600"
     assert server["secrets-encryption"] is True
-    assert "server" not in server and "cluster-init" not in server  # one server: no embedded etcd
+    assert server["agent-token-file"] == "/etc/rancher/k3s/gpukit-agent-token"
+    assert server["kube-apiserver-arg"] == [
+        "admission-control-config-file=/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
+    ]
+    assert server["node-taint"] == ["CriticalAddonsOnly=true:NoExecute"]  # the cluster has agents
+    assert "server" not in server and "cluster-init" not in server  # decided on the host, once
     agent = _config_in(commands(lab)["l40s-192-0-2-11-k3s"]["create"])
-    assert agent["server"] == "https://192.0.2.10:6443"
+    assert "server" not in agent and "agent-token-file" not in agent
+    assert script_input(remote_script(commands(lab)["l40s-192-0-2-11-k3s"]["create"]), "JOIN_URLS") == (
+        "https://192.0.2.10:6443"
+    )
     assert agent["token-file"] == "/etc/rancher/k3s/gpukit-token"
     assert agent["node-label"] == [
         "gpukit.dev/gpu-model=L40S",
@@ -105,7 +136,7 @@ def test_server_and_agent_flags(lab: Recording) -> None:
         "nvidia.com/gpu.present=true",
     ]
     assert agent["node-taint"] == ["nvidia.com/gpu=true:NoSchedule"]
-    assert "K3S_VERSION=v1.35.8+k3s1" in commands(lab)["l40s-192-0-2-11-k3s"]["create"]
+    assert "K3S_VERSION=v1.36.4+k3s1" in commands(lab)["l40s-192-0-2-11-k3s"]["create"]
 
 
 def test_only_the_preflight_uses_triggers_and_the_install_uninstalls_on_delete(lab: Recording) -> None:
@@ -137,12 +168,12 @@ def test_ha_servers_use_embedded_etcd(tmp_path: Any) -> None:
     ]
     by_name = commands(run(config))
     first = _config_in(by_name["control-192-0-2-10-k3s"]["create"])
-    assert first["cluster-init"] is True
     assert first["tls-san"] == ["192.0.2.10", "192.0.2.20", "192.0.2.30"]
-    for other in ("control-192-0-2-20-k3s", "control-192-0-2-30-k3s"):
-        joined = _config_in(by_name[other]["create"])
-        assert joined["server"] == "https://192.0.2.10:6443"
-        assert "cluster-init" not in joined
+    for address in (10, 20, 30):
+        script = remote_script(by_name[f"control-192-0-2-{address}-k3s"]["create"])
+        assert script_input(script, "CLUSTER_INIT") == "true"
+        assert script_input(script, "MAY_INIT") == ("true" if address == 10 else "false")
+        assert f"https://192.0.2.{address}:6443" not in script_input(script, "JOIN_URLS")
     assert "control-192-0-2-20-drain" in by_name
 
 
@@ -153,7 +184,9 @@ def test_kubeconfig_uses_the_pulumi_made_admin_certificate(lab: Recording) -> No
     assert doc["clusters"][0]["cluster"]["server"] == "https://192.0.2.10:6443"
     assert set(doc["users"][0]["user"]) == {"client-certificate-data", "client-key-data"}
     csr = lab.one("tls:index/certRequest:CertRequest").inputs
-    assert csr["subject"] == {"commonName": "gpukit-admin", "organization": "system:masters"}
+    # A plain user bound to cluster-admin (revocable), not system:masters (which RBAC cannot revoke).
+    assert csr["subject"] == {"commonName": "gpukit-admin", "organization": "gpukit"}
+    assert lab.one("tls:index/locallySignedCert:LocallySignedCert").inputs["validityPeriodHours"] == 90 * 24
 
 
 def test_operator_values_for_k3s_and_no_extra_runtime_class(lab: Recording) -> None:

@@ -2,6 +2,7 @@
 
 import base64
 import copy
+import re
 import shlex
 from typing import Any
 
@@ -109,16 +110,20 @@ def test_l4_template_boots_the_deep_learning_vm_without_attached_gpus(stack: Rec
     assert template["serviceAccount"]["email"] == "k3s-gcp-k3s-agent@acme-ml-dev.iam.gserviceaccount.com"
 
 
-def test_agents_join_the_first_server_and_check_their_gpu(stack: Recording) -> None:
+def test_agents_join_through_the_servers_and_check_their_gpu(stack: Recording) -> None:
     script = startup_script(stack.one(TEMPLATE).inputs)
-    first_ip = servers(stack)["control-0"]["networkInterfaces"][0]["networkIp"]
+    ips = [servers(stack)[f"control-{i}"]["networkInterfaces"][0]["networkIp"] for i in range(3)]
     agent = k3s_config(script)
-    assert agent["server"] == f"https://{first_ip}:6443"
+    assert "server" not in agent and agent["with-node-id"] is True
+    assert f"JOIN_URLS={shlex.quote(' '.join(f'https://{ip}:6443' for ip in ips))}\n" in script
     assert agent["node-taint"] == ["nvidia.com/gpu=present:NoSchedule"]
     assert "gpukit.dev/pool=l4" in agent["node-label"]
     assert "EXPECT_GPUS=1\n" in script
     assert "DRIVER_MODE=preinstalled\n" in script
-    assert "SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-agent-join/versions/latest\n" in script
+    # The version the stack wrote, never `latest` (a later write would change it under the machines).
+    assert re.search(
+        r"\nSECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-agent-join/versions/\d+\n", script
+    )
 
 
 def test_operator_mode_boots_plain_ubuntu() -> None:
@@ -224,14 +229,14 @@ def test_the_token_is_in_no_metadata(stack: Recording) -> None:
     # The agents' bundle is the token alone: `path<TAB>base64(token)`.
     bundle = plain(stack.named("k3s-gcp-join-agent-version").inputs["secretData"])
     value = base64.b64decode(bundle.split("\t", 1)[1]).decode()
-    assert value.startswith("plan-fake-")
+    assert value.startswith("K10") and "::node:plan-fake-" in value  # the agent token only
     for r in [*stack.of_type(INSTANCE), *stack.of_type(TEMPLATE)]:
         text = str(plain(r.inputs["metadata"]))
         assert value not in text, r.name
         assert base64.b64encode(value.encode()).decode() not in text, r.name
 
 
-def test_three_servers_at_static_addresses_the_first_starts_etcd(stack: Recording) -> None:
+def test_three_servers_at_static_addresses_join_through_each_other(stack: Recording) -> None:
     by_name = servers(stack)
     assert sorted(by_name) == ["control-0", "control-1", "control-2"]
     ordered = [by_name[f"control-{i}"] for i in range(3)]
@@ -242,11 +247,14 @@ def test_three_servers_at_static_addresses_the_first_starts_etcd(stack: Recordin
     nat_ips = [s["networkInterfaces"][0]["accessConfigs"][0]["natIp"] for s in ordered]
     assert len(set(ips + nat_ips)) == 6
     configs = [k3s_config(startup_script(s)) for s in ordered]
-    assert configs[0]["cluster-init"] is True and "server" not in configs[0]
-    for config in configs[1:]:
-        assert config["server"] == f"https://{ips[0]}:6443"
-        assert "cluster-init" not in config
+    urls = [f"https://{ip}:6443" for ip in ips]
+    for i, s in enumerate(ordered):
+        script = startup_script(s)
+        others = " ".join(u for j, u in enumerate(urls) if j != i)
+        assert f"JOIN_URLS={shlex.quote(others)}\n" in script
+        assert f"MAY_INIT={'true' if i == 0 else 'false'}\n" in script
     for config in configs:
+        assert "server" not in config and "cluster-init" not in config
         assert sorted(config["tls-san"]) == sorted(ips + nat_ips)
     for inputs in by_name.values():
         assert inputs["bootDisk"]["initializeParams"]["image"] == UBUNTU

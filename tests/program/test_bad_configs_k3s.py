@@ -46,11 +46,11 @@ from tests.program.test_bad_configs import (
     top_drop,
     top_set,
 )
+from tools import remote_script, script_input
 
 OPERATOR = "gpukit:gpuOperator"
 SSH_KEY = "gpukit:sshPrivateKey"
 COMMAND = "command:remote:Command"
-SERVER_URL = "https://192.0.2.10:6443"  # the first server of the k3s-ssh stack
 PLAIN_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n-----END OPENSSH PRIVATE KEY-----\n"
 
 
@@ -307,7 +307,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         k3s_config,
         cluster_set(k3sVersion="v1.34.11+k3s1"),
         f"{CLUSTER}.k3sVersion",
-        "is k3s 1.34, but kubernetesVersion is '1.35'",
+        "is k3s 1.34, but kubernetesVersion is '1.36'",
     ),
     (
         "k3s-version-malformed",
@@ -501,26 +501,27 @@ def test_base_config_plans_and_builds(tmp_path: Path, capsys: pytest.CaptureFixt
     assert record(lambda: build(program_config, secret_keys)).resources
 
 
-def test_three_server_ha_plans_with_one_cluster_init(
+def test_three_server_ha_plans_with_one_server_that_may_start_the_cluster(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = k3s_config()
     hosts_add(0, host("192.0.2.13"), host("192.0.2.14"))(config)
     doc = plan_ok(config, tmp_path, capsys)
 
-    commands = [r for r in doc["resources"] if r["type"] == COMMAND]
-    init = [r["name"] for r in commands if "cluster-init: true" in (r["inputs"].get("create") or "")]
-    assert init == ["lab-control-192-0-2-10-k3s"]
-
-    by_name = installs(doc)
-    first = by_name["lab-control-192-0-2-10-k3s"]
-    assert f"server: {SERVER_URL}" not in first
-    for address in ("192-0-2-13", "192-0-2-14"):
-        create = by_name[f"lab-control-{address}-k3s"]
-        assert f"server: {SERVER_URL}" in create, create
-        assert "cluster-init" not in create
-    for address in ("192-0-2-11", "192-0-2-12"):  # the agents join the first server too
-        assert f"server: {SERVER_URL}" in by_name[f"lab-l40s-{address}-k3s"]
+    urls = {a: f"https://192.0.2.{a}:6443" for a in (10, 13, 14)}
+    scripts = {name: remote_script(create) for name, create in installs(doc).items()}
+    for address in urls:
+        script = scripts[f"lab-control-192-0-2-{address}-k3s"]
+        # Each server joins through the others, never itself; only the first may start the cluster
+        # (with embedded etcd), and only when none of the others answers.
+        assert script_input(script, "JOIN_URLS").split() == [u for a, u in urls.items() if a != address]
+        assert script_input(script, "MAY_INIT") == ("true" if address == 10 else "false")
+        assert script_input(script, "CLUSTER_INIT") == "true"
+        assert "cluster-init" not in script_input(script, "K3S_CONFIG")
+    for address in (11, 12):  # agents join through any server
+        script = scripts[f"lab-l40s-192-0-2-{address}-k3s"]
+        assert script_input(script, "JOIN_URLS").split() == list(urls.values())
+        assert script_input(script, "MAY_INIT") == "false"
 
 
 def test_every_k3s_problem_is_reported_in_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -534,7 +535,7 @@ def test_every_k3s_problem_is_reported_in_one_run(tmp_path: Path, capsys: pytest
         ),
     )()
     expected = [
-        (f"{CLUSTER}.k3sVersion", "is k3s 1.34, but kubernetesVersion is '1.35'"),
+        (f"{CLUSTER}.k3sVersion", "is k3s 1.34, but kubernetesVersion is '1.36'"),
         (f"{HOST}.user", "must be a Unix user name"),
         (f"{POOLS}[1].hosts[1].address", "'192.0.2.10' is listed 2 times"),
         (f"{POOLS}[1].gpu.model", "did you mean L40S"),
@@ -592,4 +593,4 @@ def test_ipv6_server_address_is_bracketed_in_the_join_url(
     doc = plan_ok(config, tmp_path, capsys)
     for name, create in installs(doc).items():
         if name.startswith("lab-l40s-"):
-            assert "server: https://[2001:db8::10]:6443" in create, name
+            assert script_input(remote_script(create), "JOIN_URLS") == "https://[2001:db8::10]:6443", name

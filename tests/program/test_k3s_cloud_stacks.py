@@ -2,6 +2,7 @@
 plan.json for the machines and their network rules, boot/ for what the machines run at first boot."""
 
 import base64
+import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -144,7 +145,10 @@ def test_servers_are_instances_and_the_token_is_stored_in_secrets_manager(aws: P
         *(lt.get("userData") for lt in inputs(aws, "aws:ec2/launchTemplate:LaunchTemplate")),
         *(i.get("userDataBase64") for i in inputs(aws, "aws:ec2/instance:Instance")),
     ]
-    texts = [base64.b64decode(b).decode() for b in boot if b]
+    texts = [
+        gzip.decompress(raw).decode() if raw[:2] == b"\x1f\x8b" else raw.decode()
+        for raw in map(base64.b64decode, filter(None, boot))
+    ]
     assert len(texts) == 2  # the server instance, the L4 pool's launch template
     for text in texts:
         assert "fetch-secrets.sh" in text and "secretsmanager" in text

@@ -43,7 +43,7 @@ def test_one_server_two_agents_with_pool_labels_taints_and_the_pinned_k3s(planne
         "lab-l40s-192-0-2-11-k3s",
         "lab-l40s-192-0-2-12-k3s",
     ]
-    assert all("K3S_VERSION=v1.35.8+k3s1" in create for create in installs.values())
+    assert all("K3S_VERSION=v1.36.4+k3s1" in create for create in installs.values())
     assert "ROLE=server" in installs["lab-control-192-0-2-10-k3s"]
     for agent in ("lab-l40s-192-0-2-11-k3s", "lab-l40s-192-0-2-12-k3s"):
         assert "ROLE=agent" in installs[agent]
@@ -62,7 +62,7 @@ def test_gpu_operator_release_with_the_k3s_socket(planned: Path) -> None:
 def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--project", str(ROOT), "--stack", "k3s-ssh"]) == 0
     text = capsys.readouterr().out
-    assert "l40s-192-0-2-11     agent   192.0.2.11  v1.35.8+k3s1" in text
+    assert "l40s-192-0-2-11     agent   192.0.2.11  v1.36.4+k3s1" in text
     assert "Storage: local-path" in text
     assert "gpukit adds no cloud charges" in text
 

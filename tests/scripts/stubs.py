@@ -12,7 +12,7 @@ STUBS: dict[str, str] = {
     # The k3s installer: record how it was called, then "install" k3s and start its service.
     "sh": """
 echo "sh $* VERSION=${INSTALL_K3S_VERSION:-} EXEC=${INSTALL_K3S_EXEC:-} \
-FORCE=${INSTALL_K3S_FORCE_RESTART:-}" >> "$STATE/calls.log"
+FORCE=${INSTALL_K3S_FORCE_RESTART:-} SKIP_DOWNLOAD=${INSTALL_K3S_SKIP_DOWNLOAD:-}" >> "$STATE/calls.log"
 cat > "$STUBBIN/k3s" <<K3S
 #!/usr/bin/env bash
 echo "k3s \\$*" >> "$STATE/calls.log"
@@ -26,11 +26,41 @@ K3S
 chmod +x "$STUBBIN/k3s"
 touch "$STATE/active-k3s" "$STATE/active-k3s-agent"
 """,
+    # Servers answer /ping when listed in $STATE/answering; downloads write a fake installer or binary
+    # (the bytes FAKE_INSTALLER and FAKE_BINARY below) and fail $STATE/curl-failures times first.
     "curl": """
 echo "curl $*" >> "$STATE/calls.log"
+case "$*" in
+  */ping*)
+    for arg in "$@"; do
+      case "$arg" in */ping) grep -qxF "${arg%/ping}" "$STATE/answering" 2>/dev/null && exit 0 ;; esac
+    done
+    exit 7 ;;
+esac
 count=$(cat "$STATE/curl-failures" 2>/dev/null || echo 0)
 if [ "$count" -gt 0 ]; then echo $((count - 1)) > "$STATE/curl-failures"; exit 7; fi
-while [ $# -gt 0 ]; do if [ "$1" = -o ]; then echo 'echo fake installer' > "$2"; fi; shift; done
+url=""
+for arg in "$@"; do case "$arg" in https://*) url=$arg ;; esac; done
+while [ $# -gt 0 ]; do
+  if [ "$1" = -o ]; then
+    case "$url" in
+      */install.sh) echo 'echo fake installer' > "$2" ;;
+      *) echo 'fake k3s binary' > "$2" ;;
+    esac
+  fi
+  shift
+done
+""",
+    # The metadata guard: `-C` finds a rule once `-I` added it.
+    "iptables": """
+echo "iptables $*" >> "$STATE/calls.log"
+all="$*"
+rule="${all/-C /}"
+rule="${rule/-I /}"
+case "$*" in
+  *" -C "*) grep -qxF -e "$rule" "$STATE/iptables-rules" 2>/dev/null ;;
+  *" -I "*) echo "$rule" >> "$STATE/iptables-rules" ;;
+esac
 """,
     "systemctl": """
 echo "systemctl $*" >> "$STATE/calls.log"
@@ -39,6 +69,10 @@ if [ "$1" = is-active ]; then service="${*: -1}"; [ -e "$STATE/active-$service" 
     "sleep": 'echo "sleep $*" >> "$STATE/calls.log"',
     "lspci": 'cat "$STATE/lspci" 2>/dev/null || true',
 }
+
+
+FAKE_INSTALLER = b"echo fake installer\n"
+FAKE_BINARY = b"fake k3s binary\n"
 
 
 @dataclass

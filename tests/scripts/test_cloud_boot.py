@@ -11,20 +11,24 @@ import yaml
 from scripts.stubs import FakeHost
 
 from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, api_wait_script, node_scripts
-from gpukit.components.k3s.host_scripts import render_script
+from gpukit.components.k3s.host_scripts import agent_join, k3s_download, render_script, server_join
 from gpukit.components.spec import DriverMode, NodeRole
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script as aws_fetch_secrets_script
-from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, node_user_data
+from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data, node_user_data
 from gpukit.providers.gcp.k3s.iam import fetch_secrets_script as gcp_fetch_secrets_script
 from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
-from tools import cloud_init_schema_problems, shellcheck_problems
+from tools import cloud_init_schema_problems, script_input, shellcheck_problems
 
-VERSION = "v1.35.8+k3s1"
+VERSION = "v1.36.4+k3s1"
+DOWNLOAD = k3s_download(VERSION)
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:k3s-aws-agents-AbCdEf"
-SECRET_VERSION = "projects/acme-ml-dev/secrets/k3s-gcp-agents/versions/latest"
+SECRET_VERSION_ID = "3f1c2a9e-6b0d-4c5e-9a7f-2d8e1b4c6a01"
+SECRET_VERSION = "projects/acme-ml-dev/secrets/k3s-gcp-agents/versions/3"
+AWS_SERVERS = ["https://10.50.1.10:6443", "https://10.50.2.10:6443", "https://10.50.3.10:6443"]
+GCE_SERVERS = ["https://10.70.0.10:6443", "https://10.70.0.11:6443", "https://10.70.0.12:6443"]
 L4_AGENT = CloudNode(
     NodeRole.AGENT,
-    VERSION,
+    DOWNLOAD,
     DriverMode.OPERATOR,
     labels={"gpukit.dev/pool": "l4", "gpukit.dev/gpu-model": "L4", "nvidia.com/gpu.present": "true"},
     taints=("nvidia.com/gpu=true:NoSchedule",),
@@ -32,35 +36,60 @@ L4_AGENT = CloudNode(
     gpu_model="L4",
     min_driver_branch=570,
     cuda_version="12.8",
+    join=agent_join(AWS_SERVERS[:1]),
 )
 FIRST_HA_SERVER = CloudNode(
     NodeRole.SERVER,
-    VERSION,
+    DOWNLOAD,
     DriverMode.PREINSTALLED,
     labels={"gpukit.dev/pool": "control"},
-    cluster_init=True,
+    taints=("CriticalAddonsOnly=true:NoExecute",),
+    join=server_join(0, GCE_SERVERS),
     tls_sans=("10.70.0.10", "10.70.0.11", "10.70.0.12", "34.120.10.11"),
 )
 JOINING_SERVER = CloudNode(
     NodeRole.SERVER,
-    VERSION,
+    DOWNLOAD,
     DriverMode.OPERATOR,
     labels={"gpukit.dev/pool": "control"},
-    tls_sans=("k3s-aws-api-0123456789abcdef.elb.us-east-1.amazonaws.com", "10.50.1.10"),
+    taints=("CriticalAddonsOnly=true:NoExecute",),
+    join=server_join(1, AWS_SERVERS),
+    tls_sans=("k3s-aws-api-0123456789abcdef.elb.us-east-1.amazonaws.com", *(u[8:-5] for u in AWS_SERVERS)),
 )
-AWS_FETCH = aws_fetch_secrets_script("us-east-1", SECRET_ARN)
+AWS_FETCH = aws_fetch_secrets_script("us-east-1", SECRET_ARN, SECRET_VERSION_ID)
 GCP_FETCH = gcp_fetch_secrets_script(SECRET_VERSION)
 
 USER_DATA: dict[str, Callable[[], str]] = {
-    "aws-agent-l4-operator": lambda: node_user_data(L4_AGENT, "https://10.50.1.10:6443", AWS_FETCH),
+    "aws-agent-l4-operator": lambda: node_user_data(L4_AGENT, AWS_FETCH),
     "aws-server-first": lambda: node_user_data(
-        CloudNode(NodeRole.SERVER, VERSION, DriverMode.OPERATOR, tls_sans=JOINING_SERVER.tls_sans),
-        None,
+        CloudNode(
+            NodeRole.SERVER,
+            DOWNLOAD,
+            DriverMode.OPERATOR,
+            join=server_join(0, AWS_SERVERS[:1]),
+            tls_sans=JOINING_SERVER.tls_sans[:2],
+        ),
         AWS_FETCH,
     ),
-    "aws-server-joining": lambda: node_user_data(JOINING_SERVER, "https://10.50.1.10:6443", AWS_FETCH),
+    "aws-server-joining": lambda: node_user_data(JOINING_SERVER, AWS_FETCH),
 }
 STARTUP_SCRIPTS: dict[str, Callable[[], str]] = {
+    "gce-server-first-ha": lambda: gce_startup_script(FIRST_HA_SERVER, GCP_FETCH),
+    "gce-agent-l4-preinstalled": lambda: gce_startup_script(
+        CloudNode(
+            NodeRole.AGENT,
+            DOWNLOAD,
+            DriverMode.PREINSTALLED,
+            labels={"gpukit.dev/pool": "l4"},
+            taints=("nvidia.com/gpu=present:NoSchedule",),
+            expect_gpus=1,
+            gpu_model="L4",
+            join=agent_join(GCE_SERVERS),
+        ),
+        GCP_FETCH,
+    ),
+}
+SCRIPTS: dict[str, Callable[[], str]] = {
     "gce-server-first-ha": lambda: gce_startup_script(FIRST_HA_SERVER, None, GCP_FETCH),
     "gce-agent-l4-preinstalled": lambda: gce_startup_script(
         CloudNode(
@@ -97,7 +126,8 @@ def test_user_data_is_valid_cloud_config(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(USER_DATA))
 def test_user_data_fits_ec2_and_carries_no_secret(name: str) -> None:
     text = USER_DATA[name]()
-    assert len(text.encode()) < EC2_USER_DATA_LIMIT
+    # Over EC2's limit as text, so it goes gzipped (cloud-init reads gzip): what EC2 gets must fit.
+    assert len(base64.b64decode(ec2_user_data(text))) <= EC2_USER_DATA_LIMIT
     for marker in ("PRIVATE KEY", "BEGIN CERTIFICATE", "gpukit-token\t"):
         assert marker not in text
 
@@ -134,21 +164,29 @@ def test_boot_scripts_golden(name: str, golden) -> None:  # type: ignore[no-unty
 
 def test_the_startup_script_writes_the_same_scripts_as_the_user_data() -> None:
     """GCE and EC2 machines run the same bootstrap: only the delivery differs."""
-    scripts = node_scripts(L4_AGENT, "https://10.50.1.10:6443", GCP_FETCH)
-    startup = gce_startup_script(L4_AGENT, "https://10.50.1.10:6443", GCP_FETCH)
+    scripts = node_scripts(L4_AGENT, GCP_FETCH)
+    startup = gce_startup_script(L4_AGENT, GCP_FETCH)
     for text in scripts.values():
         assert text.rstrip("\n") in startup
 
 
-def test_first_server_starts_etcd_and_the_others_join_it() -> None:
-    installs = {
-        "first": node_scripts(FIRST_HA_SERVER, None, GCP_FETCH)["install.sh"],
-        "joining": node_scripts(JOINING_SERVER, "https://10.50.1.10:6443", AWS_FETCH)["install.sh"],
-    }
-    assert "cluster-init: true" in installs["first"] and "server: https://" not in installs["first"]
-    assert "server: https://10.50.1.10:6443" in installs["joining"]
-    assert "cluster-init" not in installs["joining"]
-    assert "node-name" not in installs["first"]  # cloud machines keep their hostname as node name
+def test_servers_join_through_the_others_and_only_the_first_may_start_the_cluster() -> None:
+    first = node_scripts(FIRST_HA_SERVER, GCP_FETCH)["install.sh"]
+    joining = node_scripts(JOINING_SERVER, AWS_FETCH)["install.sh"]
+    assert script_input(first, "JOIN_URLS").split() == GCE_SERVERS[1:]
+    assert (script_input(first, "MAY_INIT"), script_input(first, "CLUSTER_INIT")) == ("true", "true")
+    assert script_input(joining, "JOIN_URLS").split() == [AWS_SERVERS[0], AWS_SERVERS[2]]
+    assert script_input(joining, "MAY_INIT") == "false"
+    for install in (first, joining):
+        config = yaml.safe_load(script_input(install, "K3S_CONFIG"))
+        assert "node-name" not in config and config["with-node-id"] is True  # replaceable machines
+        assert "server" not in config and "cluster-init" not in config  # decided on the machine, once
+        assert config["node-taint"] == ["CriticalAddonsOnly=true:NoExecute"]
+
+
+def test_every_cloud_machine_blocks_pods_from_the_metadata_server() -> None:
+    for text in [*(f() for f in USER_DATA.values()), *(f() for f in STARTUP_SCRIPTS.values())]:
+        assert "169.254.169.254" in text and "gpukit-metadata-guard.service" in text
 
 
 # --- executed against stubs

@@ -1,18 +1,25 @@
 """gpukit's host scripts, executed: under bash, in a temporary root, with stub commands on PATH."""
 
 import base64
+import hashlib
 from pathlib import Path
 
 import pytest
-from scripts.stubs import FakeHost
+from scripts.stubs import FAKE_BINARY, FAKE_INSTALLER, FakeHost
 
+from gpukit.components.catalog.k3s import binary_url, installer_url
 from gpukit.components.k3s.host_scripts import (
+    AGENT_TOKEN_FILE,
+    JOIN_FILE,
     KUBELET_DROP_IN,
     TOKEN_FILE,
+    Join,
+    K3sDownload,
     drain_script,
     install_script,
     k3s_config,
     kubelet_shutdown_config,
+    metadata_guard_script,
     preflight_script,
     secrets_bundle,
     uninstall_script,
@@ -21,7 +28,7 @@ from gpukit.components.spec import DriverMode, NodeRole
 from tools import shellcheck_problems
 
 L40S = "NVIDIA L40S, 46068, 580.95.05, [N/A]"
-VERSION = "v1.35.8+k3s1"
+VERSION = "v1.36.4+k3s1"
 
 
 @pytest.fixture
@@ -114,39 +121,184 @@ def test_a_cpu_pool_host_with_gpus_gets_a_warning(host: FakeHost) -> None:
 # --- install
 
 
-def _install(role: NodeRole = NodeRole.SERVER, labels: dict[str, str] | None = None) -> str:
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+DOWNLOAD = K3sDownload(
+    VERSION, {"amd64": _sha(FAKE_BINARY), "arm64": _sha(FAKE_BINARY)}, _sha(FAKE_INSTALLER)
+)
+FIRST = Join((), may_init=True)
+SERVER_URLS = ("https://192.0.2.10:6443", "https://192.0.2.13:6443")
+
+
+def _install(
+    role: NodeRole = NodeRole.SERVER,
+    labels: dict[str, str] | None = None,
+    join: Join = FIRST,
+    download: K3sDownload = DOWNLOAD,
+) -> str:
     config = k3s_config(role, "n1", labels or {"gpukit.dev/pool": "control"}, [], tls_sans=["192.0.2.10"])
-    return install_script(role, VERSION, config, kubelet_shutdown_config())
+    return install_script(role, download, config, kubelet_shutdown_config(), join)
 
 
 BUNDLE = secrets_bundle(
     {
         TOKEN_FILE: "s3cret-token",
+        AGENT_TOKEN_FILE: "ag3nt-token",
         "/var/lib/rancher/k3s/server/tls/server-ca.crt": "-----BEGIN CERTIFICATE-----\nCA\n-----END "
         "CERTIFICATE-----\n",
     }
 )
+AGENT_BUNDLE = secrets_bundle({TOKEN_FILE: "K10abc::node:ag3nt-token"})
 
 
-def test_install_writes_secrets_and_config_then_installs_the_pinned_version(host: FakeHost) -> None:
+def test_install_writes_secrets_and_config_then_installs_the_checked_binary(host: FakeHost) -> None:
     result = host.run(_install(), stdin=BUNDLE)
     assert result.code == 0, result.stderr
-    assert f"sh {host.state.parent}" not in result.calls  # the installer runs from a temp file
     installs = [c for c in result.calls if c.startswith("sh ")]
     assert len(installs) == 1
-    assert f"VERSION={VERSION} EXEC=server FORCE=true" in installs[0]
-    assert any(
-        c.startswith("curl -sfL --connect-timeout 10 --max-time 120 https://get.k3s.io -o ")
-        for c in result.calls
-    )
+    assert f"VERSION={VERSION} EXEC=server FORCE=true SKIP_DOWNLOAD=true" in installs[0]
+    downloads = [c.split()[-3] for c in result.calls if c.startswith("curl -sfL")]
+    assert downloads == [binary_url(VERSION, "amd64"), installer_url()]
+    assert (host.root / "usr/local/bin/k3s").read_bytes() == FAKE_BINARY
+    assert host.mode("/usr/local/bin/k3s") == 0o755
     assert (host.root / TOKEN_FILE.lstrip("/")).read_text() == "s3cret-token"
+    assert (host.root / AGENT_TOKEN_FILE.lstrip("/")).read_text() == "ag3nt-token"
     assert host.mode(TOKEN_FILE) == 0o600
     assert host.mode("/var/lib/rancher/k3s/server/tls/server-ca.crt") == 0o600
     config = (host.root / "etc/rancher/k3s/config.yaml").read_text()
     assert "secrets-encryption: true" in config and "token-file: /etc/rancher/k3s/gpukit-token" in config
+    assert "agent-token-file: /etc/rancher/k3s/gpukit-agent-token" in config
     assert "shutdownGracePeriod: 60s" in (host.root / KUBELET_DROP_IN.lstrip("/")).read_text()
-    assert "s3cret-token" not in result.stdout + result.stderr + "\n".join(result.calls)
+    # A single server starts the cluster (SQLite) at once: there is no other server to ask.
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == "cluster-init: false\n"
+    assert not any("/ping" in c for c in result.calls)
+    for secret in ("s3cret-token", "ag3nt-token"):
+        assert secret not in result.stdout + result.stderr + "\n".join(result.calls)
     assert f"k3s {VERSION} (server) installed and running" in result.stdout
+
+
+def test_pods_are_kept_off_the_metadata_server_before_k3s_starts(host: FakeHost) -> None:
+    (host.state / "answering").write_text(SERVER_URLS[0] + "\n")
+    result = host.run(_install(NodeRole.AGENT, join=Join(SERVER_URLS[:1])), stdin=AGENT_BUNDLE)
+    assert result.code == 0, result.stderr
+    guard = host.root / "usr/local/lib/gpukit/metadata-guard.sh"
+    assert host.mode("/usr/local/lib/gpukit/metadata-guard.sh") == 0o700
+    drop_in = (host.root / "etc/systemd/system/k3s-agent.service.d/50-gpukit-metadata-guard.conf").read_text()
+    assert "Requires=gpukit-metadata-guard.service" in drop_in
+    start = result.calls.index("systemctl start gpukit-metadata-guard.service")
+    assert start < next(i for i, c in enumerate(result.calls) if c.startswith("sh "))
+    ran = host.run(guard.read_text())
+    assert ran.code == 0, ran.stderr
+    rule = "-w -t raw PREROUTING -s 10.42.0.0/16 -d 169.254.169.254 -j DROP"
+    assert (host.state / "iptables-rules").read_text().splitlines() == [rule]
+    again = host.run(guard.read_text())  # at every boot: the rule goes in once
+    assert again.code == 0 and (host.state / "iptables-rules").read_text().splitlines() == [rule]
+
+
+def test_a_binary_without_the_pinned_sum_never_runs(host: FakeHost) -> None:
+    wrong = K3sDownload(VERSION, {"amd64": "0" * 64, "arm64": "0" * 64}, _sha(FAKE_INSTALLER))
+    result = host.run(_install(download=wrong), stdin=BUNDLE)
+    assert result.code == 1
+    assert f"{binary_url(VERSION, 'amd64')} does not have the SHA-256 gpukit pins" in result.stderr
+    assert not any(c.startswith("sh ") for c in result.calls)
+    assert not (host.root / "usr/local/bin/k3s").exists()
+    unpinned = K3sDownload(VERSION, {}, _sha(FAKE_INSTALLER))
+    result = host.run(_install(download=unpinned), stdin=BUNDLE)
+    assert result.code == 1 and "set gpukit:cluster.k3sSha256" in result.stderr
+
+
+def test_an_installer_without_the_pinned_sum_never_runs(host: FakeHost) -> None:
+    wrong = K3sDownload(VERSION, DOWNLOAD.sha256, "f" * 64)
+    result = host.run(_install(download=wrong), stdin=BUNDLE)
+    assert result.code == 1
+    assert f"{installer_url()} does not have the SHA-256 gpukit pins" in result.stderr
+    assert not any(c.startswith("sh ") for c in result.calls)
+
+
+@pytest.mark.parametrize(
+    ("role", "path"),
+    [
+        (NodeRole.SERVER, "/etc/passwd"),
+        (NodeRole.SERVER, "/var/lib/rancher/k3s/server/tls/../../../../../root/.ssh/authorized_keys"),
+        (NodeRole.AGENT, "/var/lib/rancher/k3s/server/tls/server-ca.key"),
+        (NodeRole.AGENT, AGENT_TOKEN_FILE),
+    ],
+)
+def test_an_unexpected_bundle_path_is_refused_before_anything_is_written(
+    host: FakeHost, role: NodeRole, path: str
+) -> None:
+    bundle = secrets_bundle({TOKEN_FILE: "s3cret-token", path: "owned"})
+    result = host.run(_install(role), stdin=bundle)
+    assert result.code == 1
+    assert f"the secrets bundle names {path}" in result.stderr
+    assert not (host.root / TOKEN_FILE.lstrip("/")).exists()
+    assert not [p for p in host.root.rglob("*") if p.is_file()]
+
+
+def test_a_second_server_joins_through_the_first_that_answers(host: FakeHost) -> None:
+    (host.state / "answering").write_text(SERVER_URLS[1] + "\n")
+    result = host.run(_install(join=Join(SERVER_URLS)), stdin=BUNDLE)
+    assert result.code == 0, result.stderr
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == f"server: {SERVER_URLS[1]}\n"
+    assert f"joining the cluster through {SERVER_URLS[1]}" in result.stdout
+
+
+def test_a_joining_server_waits_for_a_server_then_gives_up(host: FakeHost) -> None:
+    result = host.run(_install(join=Join(SERVER_URLS)), stdin=BUNDLE)
+    assert result.code == 1
+    assert "no server answered at" in result.stderr and "this machine cannot join" in result.stderr
+    assert not (host.root / JOIN_FILE.lstrip("/")).exists()
+    assert not any(c.startswith("sh ") for c in result.calls)
+
+
+def test_the_first_server_starts_a_new_cluster_only_when_no_other_answers(host: FakeHost) -> None:
+    first = Join(SERVER_URLS[1:], may_init=True, cluster_init=True)
+    result = host.run(_install(join=first), stdin=BUNDLE)
+    assert result.code == 0, result.stderr
+    assert len([c for c in result.calls if "/ping" in c]) == 6  # asked 6 times, 10 s apart
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == "cluster-init: true\n"
+
+
+def test_a_replaced_first_server_joins_the_running_cluster(host: FakeHost) -> None:
+    """A new machine in the first server's place (empty disk) finds the others and joins them
+    instead of starting a second, empty cluster."""
+    (host.state / "answering").write_text(SERVER_URLS[1] + "\n")
+    replaced = Join(SERVER_URLS[1:], may_init=True, cluster_init=True)
+    result = host.run(_install(join=replaced), stdin=BUNDLE)
+    assert result.code == 0, result.stderr
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == f"server: {SERVER_URLS[1]}\n"
+
+
+def test_the_join_is_decided_once_per_machine(host: FakeHost) -> None:
+    assert (
+        host.run(_install(join=Join(SERVER_URLS[1:], may_init=True, cluster_init=True)), stdin=BUNDLE).code
+        == 0
+    )
+    (host.state / "answering").write_text(SERVER_URLS[1] + "\n")  # later, the others answer
+    again = host.run(_install(join=Join(SERVER_URLS[1:], may_init=True, cluster_init=True)), stdin=BUNDLE)
+    assert again.code == 0
+    assert "already installed and up to date" in again.stdout
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == "cluster-init: true\n"
+
+
+def test_a_recreated_agent_rejoins_under_a_new_node_name(host: FakeHost) -> None:
+    """A group's replacement machine may reuse its predecessor's hostname (a recycled private
+    address): `with-node-id` gives it a node name of its own, so k3s's node-password check, which
+    binds a name to the first machine that used it, does not refuse it."""
+    config = k3s_config(NodeRole.AGENT, None, {"gpukit.dev/pool": "l4"}, [], with_node_id=True)
+    assert "with-node-id: true" in config and "node-name" not in config
+    script = install_script(NodeRole.AGENT, DOWNLOAD, config, kubelet_shutdown_config(), Join(SERVER_URLS))
+    (host.state / "answering").write_text(SERVER_URLS[0] + "\n")
+    first = host.run(script, stdin=AGENT_BUNDLE)
+    assert first.code == 0, first.stderr
+    replacement = FakeHost(host.state.parent / "replacement")  # a new machine: an empty disk
+    (replacement.state / "answering").write_text(SERVER_URLS[1] + "\n")  # and the first server is gone
+    second = replacement.run(script, stdin=AGENT_BUNDLE)
+    assert second.code == 0, second.stderr
+    assert (replacement.root / JOIN_FILE.lstrip("/")).read_text() == f"server: {SERVER_URLS[1]}\n"
+    assert "with-node-id: true" in (replacement.root / "etc/rancher/k3s/config.yaml").read_text()
 
 
 def test_install_twice_changes_nothing_the_second_time(host: FakeHost) -> None:
@@ -163,7 +315,7 @@ def test_a_changed_config_restarts_k3s_with_it(host: FakeHost) -> None:
     assert host.run(_install(), stdin=BUNDLE).code == 0
     changed = host.run(_install(labels={"gpukit.dev/pool": "renamed"}), stdin=BUNDLE)
     assert changed.code == 0
-    assert next(c for c in changed.calls if c.startswith("sh ")).endswith("FORCE=true")
+    assert "FORCE=true" in next(c for c in changed.calls if c.startswith("sh "))
     assert "gpukit.dev/pool=renamed" in (host.root / "etc/rancher/k3s/config.yaml").read_text()
 
 
@@ -178,18 +330,20 @@ def test_a_host_of_another_cluster_is_refused_and_left_alone(host: FakeHost) -> 
     assert not any(c.startswith("sh ") for c in result.calls)
 
 
-def test_downloads_retry_with_backoff_then_give_up_with_a_clear_message(host: FakeHost) -> None:
+def test_a_failed_download_is_retried_with_backoff_then_given_up_with_a_clear_message(host: FakeHost) -> None:
     (host.state / "curl-failures").write_text("2")
-    retried = host.run(_install(NodeRole.AGENT), stdin=BUNDLE)
-    assert retried.code == 0
+    (host.state / "answering").write_text(SERVER_URLS[0] + "\n")
+    retried = host.run(_install(NodeRole.AGENT, join=Join(SERVER_URLS)), stdin=AGENT_BUNDLE)
+    assert retried.code == 0, retried.stderr
     assert [c for c in retried.calls if c.startswith("sleep")] == ["sleep 1", "sleep 4"]
-    assert len([c for c in retried.calls if c.startswith("curl")]) == 3
+    assert len([c for c in retried.calls if c.startswith("curl -sfL")]) == 4  # 3 for the binary, 1 installer
 
     other = FakeHost(host.state.parent / "second")
     (other.state / "curl-failures").write_text("9")
-    failed = other.run(_install(NodeRole.AGENT), stdin=BUNDLE)
+    (other.state / "answering").write_text(SERVER_URLS[0] + "\n")
+    failed = other.run(_install(NodeRole.AGENT, join=Join(SERVER_URLS)), stdin=AGENT_BUNDLE)
     assert failed.code == 1
-    assert "could not download the k3s installer from https://get.k3s.io after 5 attempts" in failed.stderr
+    assert f"could not download {binary_url(VERSION, 'amd64')} after 5 attempts" in failed.stderr
 
 
 def test_the_token_is_only_ever_read_from_stdin() -> None:
@@ -204,7 +358,7 @@ def test_the_token_is_only_ever_read_from_stdin() -> None:
 def test_uninstall_removes_k3s_and_gpukit_files_and_can_run_again(host: FakeHost) -> None:
     assert host.run(_install(), stdin=BUNDLE).code == 0
     uninstaller = host.root / "usr/local/bin/k3s-uninstall.sh"
-    uninstaller.parent.mkdir(parents=True)
+    uninstaller.parent.mkdir(parents=True, exist_ok=True)
     uninstaller.write_text('#!/usr/bin/env bash\necho "k3s-uninstall" >> "$STATE/calls.log"\n')
     uninstaller.chmod(0o755)
     first = host.run(uninstall_script(NodeRole.SERVER))
@@ -239,7 +393,8 @@ RENDERED = {
     "preflight-gpu": lambda: preflight_script(2, "L40S", DriverMode.PREINSTALLED, 570, "12.8"),
     "preflight-cpu": lambda: preflight_script(0, "", DriverMode.OPERATOR),
     "install-server": _install,
-    "install-agent": lambda: _install(NodeRole.AGENT),
+    "install-agent": lambda: _install(NodeRole.AGENT, join=Join(SERVER_URLS)),
+    "metadata-guard": metadata_guard_script,
     "uninstall-server": lambda: uninstall_script(NodeRole.SERVER),
     "uninstall-agent": lambda: uninstall_script(NodeRole.AGENT),
     "drain": lambda: drain_script("l40s-192-0-2-11"),

@@ -27,6 +27,7 @@ from gpukit.components.gpu_operator.component import GpuOperator
                 "nodeSoftwareSummary",
                 "toolkitEnv",
                 "priorityClassQuota",
+                "controllerTolerations",
             },
         ),
     ],

@@ -48,7 +48,7 @@ def cluster(**extra: Any) -> ClusterSpec:
         "platform": Platform.K3S,
         "provider": Provider.GCP,
         "region": "us-central1",
-        "kubernetes_version": "1.35",
+        "kubernetes_version": "1.36",
     }
     spec.update(extra)
     return spec  # type: ignore[return-value]

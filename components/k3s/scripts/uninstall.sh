@@ -16,5 +16,13 @@ if [ -x "$script" ]; then
 else
   echo "gpukit: k3s is not installed here; nothing to remove"
 fi
+# The metadata guard's rules stay until the next boot; its unit, which would add them again, goes.
+if [ -e "$ROOT/etc/systemd/system/gpukit-metadata-guard.service" ]; then
+  systemctl disable gpukit-metadata-guard.service || true
+fi
 rm -f "$ROOT/etc/rancher/k3s/config.yaml" "$ROOT/etc/rancher/k3s/gpukit-token" \
-  "$ROOT/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/50-gpukit-shutdown.conf"
+  "$ROOT/etc/rancher/k3s/gpukit-agent-token" "$ROOT/etc/rancher/k3s/config.yaml.d/50-gpukit-join.yaml" \
+  "$ROOT/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/50-gpukit-shutdown.conf" \
+  "$ROOT/etc/systemd/system/gpukit-metadata-guard.service" "$ROOT/usr/local/lib/gpukit/metadata-guard.sh" \
+  "$ROOT/etc/systemd/system/k3s.service.d/50-gpukit-metadata-guard.conf" \
+  "$ROOT/etc/systemd/system/k3s-agent.service.d/50-gpukit-metadata-guard.conf"

@@ -1,16 +1,18 @@
 """K3sEc2AgentPool: one k3s agent pool on EC2, a launch template and the Auto Scaling group it feeds.
 
 Every machine of a pool is alike, so the group starts them all from one user data; each joins the
-first server at first boot with the agents' join secret. The group carries Cluster Autoscaler
-discovery and scale-from-zero tags, so an autoscaler can own its size later.
+cluster at first boot through the first server that answers, with the agents' join secret. The group
+carries Cluster Autoscaler discovery and scale-from-zero tags, so an autoscaler can own its size later.
 """
 
+from dataclasses import replace
 from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 
 from gpukit.components.k3s.cloud_init import CloudNode
+from gpukit.components.k3s.host_scripts import agent_join
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
@@ -32,9 +34,10 @@ class K3sEc2AgentPoolArgs(TypedDict):
     node: CloudNode
     """What every machine of the pool runs at first boot."""
     region: str
-    server_url: pulumi.Input[str]
-    """https://<first server>:6443."""
+    server_urls: pulumi.Input[list[str]]
+    """https://<server>:6443 of every server."""
     secret_arn: pulumi.Input[str]
+    secret_version_id: pulumi.Input[str]
     instance_profile_arn: pulumi.Input[str]
     security_group_id: pulumi.Input[str]
     subnet_ids: pulumi.Input[list[str]]
@@ -65,8 +68,14 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
         node = args["node"]
         region = args["region"]
         user_data = pulumi.Output.all(
-            pulumi.Output.from_input(args["server_url"]), pulumi.Output.from_input(args["secret_arn"])
-        ).apply(lambda a: ec2_user_data(node_user_data(node, a[0], fetch_secrets_script(region, a[1]))))
+            pulumi.Output.from_input(args["server_urls"]),
+            pulumi.Output.from_input(args["secret_arn"]),
+            pulumi.Output.from_input(args["secret_version_id"]),
+        ).apply(
+            lambda a: ec2_user_data(
+                node_user_data(replace(node, join=agent_join(a[0])), fetch_secrets_script(region, a[1], a[2]))
+            )
+        )
 
         template = node_launch_template(
             f"{name}-lt",

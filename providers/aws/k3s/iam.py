@@ -27,10 +27,11 @@ FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-aws.sh"
 RECOVERY_WINDOW_DAYS = 7
 
 
-def fetch_secrets_script(region: str, secret_id: str) -> str:
+def fetch_secrets_script(region: str, secret_id: str, version_id: str) -> str:
     """What a node runs at first boot to read its join secret with its instance role (curl and python3
-    only, the credentials on curl's stdin): scripts/fetch-secrets-aws.sh next to this file."""
-    return render_script(FETCH_SECRETS, REGION=region, SECRET_ID=secret_id)
+    only, the credentials on curl's stdin): scripts/fetch-secrets-aws.sh next to this file. It reads
+    the version the stack wrote (`version_id`), not whatever is current when the machine boots."""
+    return render_script(FETCH_SECRETS, REGION=region, SECRET_ID=secret_id, VERSION_ID=version_id)
 
 
 def secret_read_policy(secret_arn: str) -> str:
@@ -62,6 +63,7 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
     may read it."""
 
     secret_arn: pulumi.Output[str]
+    secret_version_id: pulumi.Output[str]
     instance_profile_arn: pulumi.Output[str]
 
     def __init__(self, name: str, args: K3sEc2NodeRoleArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -77,7 +79,7 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
             recovery_window_in_days=RECOVERY_WINDOW_DAYS,
             opts=child,
         )
-        aws.secretsmanager.SecretVersion(
+        version = aws.secretsmanager.SecretVersion(
             f"{name}-secret-version",
             secret_id=secret.id,
             secret_string=pulumi.Output.secret(args["bundle"]),
@@ -98,6 +100,7 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
         profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, opts=child)
 
         self.secret_arn = secret.arn
+        self.secret_version_id = version.version_id
         self.instance_profile_arn = profile.arn
         self.register_outputs(
             {"secret_arn": self.secret_arn, "instance_profile_arn": self.instance_profile_arn}

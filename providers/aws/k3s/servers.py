@@ -3,7 +3,8 @@
 Each server owns a network interface that is a resource of its own, so its private address (which
 the other nodes join and which is in the API certificate) stays the same when the instance is
 replaced. Servers are not in an autoscaling group: their number is the etcd quorum (1 or 3), and
-each one's user data differs (the first starts the cluster, the others join it).
+each one's user data differs (each joins through the others; the first starts the cluster when none
+of them answers: components/k3s/host_scripts.py `server_join`).
 """
 
 import functools
@@ -14,7 +15,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpukit.components.k3s.cloud_init import CloudNode
-from gpukit.components.k3s.host_scripts import API_PORT
+from gpukit.components.k3s.host_scripts import API_PORT, server_join
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script
@@ -37,6 +38,8 @@ class K3sEc2ServersArgs(TypedDict):
     security_group_ids: list[pulumi.Input[str]]
     instance_profile_arn: pulumi.Input[str]
     secret_arn: pulumi.Input[str]
+    secret_version_id: pulumi.Input[str]
+    """The version of the join secret this cluster's servers read (never "the current one")."""
     api_dns_name: pulumi.Input[str]
     target_group_arn: pulumi.Input[str]
     tags: dict[str, str]
@@ -47,8 +50,9 @@ class K3sEc2ServersArgs(TypedDict):
 
 class K3sEc2Servers(pulumi.ComponentResource):
     instances: list[pulumi.Resource]
-    join_url: pulumi.Output[str]
-    """https://<first server's private address>:6443, what every other node registers with."""
+    join_urls: pulumi.Output[list[str]]
+    """https://<server's network interface address>:6443 of every server: addresses that outlive
+    the instances, so a replacement server or a new agent always finds the others there."""
     api_url: pulumi.Output[str]
     """https://<the API load balancer>:6443."""
 
@@ -81,7 +85,9 @@ class K3sEc2Servers(pulumi.ComponentResource):
             for i in range(count)
         ]
         addresses = [eni.private_ip for eni in interfaces]
-        self.join_url = addresses[0].apply(lambda ip: f"https://{url_host(ip)}:{API_PORT}")
+        self.join_urls = pulumi.Output.all(*addresses).apply(
+            lambda ips: [f"https://{url_host(ip)}:{API_PORT}" for ip in ips]
+        )
         self.api_url = pulumi.Output.concat("https://", args["api_dns_name"], f":{API_PORT}")
 
         self.instances = []
@@ -89,6 +95,7 @@ class K3sEc2Servers(pulumi.ComponentResource):
             user_data = pulumi.Output.all(
                 pulumi.Output.from_input(args["api_dns_name"]),
                 pulumi.Output.from_input(args["secret_arn"]),
+                pulumi.Output.from_input(args["secret_version_id"]),
                 *addresses,
             ).apply(functools.partial(_server_user_data, args, i))
             instance = aws.ec2.Instance(
@@ -117,7 +124,7 @@ class K3sEc2Servers(pulumi.ComponentResource):
             )
             self.instances.append(instance)
 
-        self.register_outputs({"join_url": self.join_url})
+        self.register_outputs({"join_urls": self.join_urls})
 
 
 def _pick(index: int, subnet_ids: list[str]) -> str:
@@ -125,11 +132,9 @@ def _pick(index: int, subnet_ids: list[str]) -> str:
 
 
 def _server_user_data(args: K3sEc2ServersArgs, index: int, values: list[str]) -> str:
-    """The first server starts the cluster (embedded etcd when there are 3); the others join it."""
-    dns_name, secret_arn, *addresses = values
-    node = replace(
-        args["node"], cluster_init=index == 0 and args["pool"].min_nodes > 1, tls_sans=(dns_name, *addresses)
-    )
-    server_url = None if index == 0 else f"https://{url_host(addresses[0])}:{API_PORT}"
-    fetch = fetch_secrets_script(args["region"], secret_arn)
-    return ec2_user_data(node_user_data(node, server_url, fetch))
+    """Each server joins through the others; the first starts the cluster when none answers."""
+    dns_name, secret_arn, version_id, *addresses = values
+    urls = [f"https://{url_host(ip)}:{API_PORT}" for ip in addresses]
+    node = replace(args["node"], join=server_join(index, urls), tls_sans=(dns_name, *addresses))
+    fetch = fetch_secrets_script(args["region"], secret_arn, version_id)
+    return ec2_user_data(node_user_data(node, fetch))

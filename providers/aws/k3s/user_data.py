@@ -27,14 +27,14 @@ _Dumper.add_representer(
 )
 
 
-def node_user_data(node: CloudNode, server_url: str | None, fetch_secrets: str) -> str:
+def node_user_data(node: CloudNode, fetch_secrets: str) -> str:
     """`#cloud-config` user data that writes the scripts and runs bootstrap.sh once, at first boot.
 
     runcmd runs once per instance, so a reboot does not reinstall; k3s itself starts on boot as a
     systemd service. A failing bootstrap fails cloud-init's final stage, which `cloud-init status`
     and the serial console report.
     """
-    scripts = node_scripts(node, server_url, fetch_secrets)
+    scripts = node_scripts(node, fetch_secrets)
     document = {
         "write_files": [
             {
@@ -48,10 +48,7 @@ def node_user_data(node: CloudNode, server_url: str | None, fetch_secrets: str) 
         "runcmd": [[f"{BOOTSTRAP_DIR}/bootstrap.sh"]],
     }
     body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
-    # The rendered text names the renderer by its path before the layout change (it is
-    # providers/aws/k3s/user_data.py now): it is in every plan's boot text, which that change kept
-    # byte-identical (tests/golden/plans). It moves with the next change to the rendered scripts.
-    return "#cloud-config\n# Rendered by gpukit (components/k3s_cloud_init.py).\n" + body
+    return "#cloud-config\n# Rendered by gpukit (providers/aws/k3s/user_data.py).\n" + body
 
 
 def ec2_user_data(text: str) -> str:

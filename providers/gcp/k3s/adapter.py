@@ -125,7 +125,7 @@ class GceAdapter:
                 "zones": pool_zones(self.spec, pool),
                 "subnetwork": network.subnetwork_id,
                 "service_account": secrets.service_accounts[NodeRole.AGENT],
-                "server_url": servers.join_url,
+                "server_urls": servers.join_urls,
                 "secret_version": secrets.secret_versions[NodeRole.AGENT],
                 "tags": [node_tag(self.cluster.name)],
                 "waits": [*secrets.ready, *servers.instances],

@@ -7,12 +7,14 @@ to the cluster autoscaler. maxNodes has no MIG field: it is recorded in the grou
 the autoscaler work (its node-group bounds per MIG) consumes it from the pool facts.
 """
 
+from dataclasses import replace
 from typing import Optional, TypedDict, cast
 
 import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.k3s.cloud_init import CloudNode
+from gpukit.components.k3s.host_scripts import agent_join
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.gcp.gke.node_pool import disk_type
@@ -59,7 +61,8 @@ class K3sGceAgentPoolArgs(TypedDict):
     """Zones for the group (empty: the region's, picked by Compute Engine)."""
     subnetwork: pulumi.Input[str]
     service_account: pulumi.Input[str]
-    server_url: pulumi.Input[str]
+    server_urls: pulumi.Input[list[str]]
+    """https://<server>:6443 of every server: a machine joins through the first that answers."""
     secret_version: pulumi.Input[str]
     tags: list[str]
     waits: list[pulumi.Resource]
@@ -73,8 +76,10 @@ class K3sGceAgentPool(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         cluster, pool = args["cluster_name"], args["pool"]
         group_name = f"{cluster}-{pool.name}"
-        script = pulumi.Output.all(args["server_url"], args["secret_version"]).apply(
-            lambda a: gce_startup_script(args["node"], a[0], fetch_secrets_script(a[1]))
+        script = pulumi.Output.all(args["server_urls"], args["secret_version"]).apply(
+            lambda a: gce_startup_script(
+                replace(args["node"], join=agent_join(a[0])), fetch_secrets_script(a[1])
+            )
         )
         template = gcp.compute.InstanceTemplate(
             f"{name}-template",

@@ -44,11 +44,6 @@ def fetch_secrets_script(secret_version: str) -> str:
     return render_script(FETCH_SECRETS, SECRET_VERSION=secret_version)
 
 
-def latest_version(secret: pulumi.Input[str]) -> pulumi.Output[str]:
-    """`projects/P/secrets/S` -> the path fetch-secrets-gcp.sh reads (the newest version)."""
-    return pulumi.Output.from_input(secret).apply(lambda s: f"{s}/versions/latest")
-
-
 class K3sGceJoinSecretsArgs(TypedDict):
     cluster_name: str
     project: str
@@ -62,7 +57,8 @@ class K3sGceJoinSecrets(pulumi.ComponentResource):
     service_accounts: dict[NodeRole, pulumi.Output[str]]
     """Role -> the email of the account its machines run as."""
     secret_versions: dict[NodeRole, pulumi.Output[str]]
-    """Role -> `projects/P/secrets/S/versions/latest`, what its machines fetch."""
+    """Role -> `projects/P/secrets/S/versions/N`, the version the stack wrote: what its machines
+    fetch (never `latest`, which a later write, or someone else's, would change under them)."""
     ready: list[pulumi.Resource]
     """Secret versions and read grants: machines are created after them, so the first fetch works."""
 
@@ -114,6 +110,6 @@ class K3sGceJoinSecrets(pulumi.ComponentResource):
                 opts=child,
             )
             self.service_accounts[role] = account.email
-            self.secret_versions[role] = latest_version(secret.id)
+            self.secret_versions[role] = version.name
             self.ready += [version, grant]
         self.register_outputs({})

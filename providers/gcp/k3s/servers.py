@@ -2,8 +2,9 @@
 
 Servers are individual VMs, not a managed group: each keeps its internal address (and, when clients
 outside the VPC may reach the API, an external one) for life, so the TLS SANs, the agents' join URL
-and the kubeconfig never go stale. With 3 servers the first starts embedded etcd (`cluster-init`)
-and the others join it; they are spread over the region's zones.
+and the kubeconfig never go stale. Each server joins through the others' addresses; the first starts
+the cluster (embedded etcd with 3) only when none of them answers, so a replaced first server joins
+the cluster instead of starting an empty one. They are spread over the region's zones.
 """
 
 from dataclasses import replace
@@ -14,7 +15,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.k3s.cloud_init import CloudNode
-from gpukit.components.k3s.host_scripts import API_PORT
+from gpukit.components.k3s.host_scripts import API_PORT, server_join
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import ClusterSpec
@@ -75,8 +76,8 @@ class K3sGceServers(pulumi.ComponentResource):
     instances: list[gcp.compute.Instance]
     api_url: pulumi.Output[str]
     """https://<first server's external address, else its internal one>:6443."""
-    join_url: pulumi.Output[str]
-    """https://<first server's internal address>:6443: what other servers and agents join."""
+    join_urls: pulumi.Output[list[str]]
+    """https://<server's static internal address>:6443 of every server: what machines join through."""
 
     def __init__(self, name: str, args: K3sGceServersArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -111,21 +112,22 @@ class K3sGceServers(pulumi.ComponentResource):
         tls_sans = pulumi.Output.all(*[a.address for a in internal + external]).apply(
             lambda ips: tuple(sorted(set(ips)))
         )
-        self.join_url = internal[0].address.apply(api_url)
+        self.join_urls = pulumi.Output.all(*[a.address for a in internal]).apply(
+            lambda ips: [api_url(ip) for ip in ips]
+        )
         # The kubeconfig names the first server; the others' addresses are in the SANs too, so it can
         # be pointed at any of them.
         self.api_url = (external or internal)[0].address.apply(api_url)
 
         def startup_script(i: int, values: list[Any]) -> str:
-            """The first server starts the cluster (embedded etcd when there are 3); the others join it."""
-            sans, join_url, secret_version = values
-            node = replace(args["node"], cluster_init=i == 0 and count > 1, tls_sans=sans)
-            fetch = fetch_secrets_script(secret_version)
-            return gce_startup_script(node, None if i == 0 else join_url, fetch)
+            """Each server joins through the others; the first starts the cluster when none answers."""
+            sans, join_urls, secret_version = values
+            node = replace(args["node"], join=server_join(i, join_urls), tls_sans=sans)
+            return gce_startup_script(node, fetch_secrets_script(secret_version))
 
         self.instances = []
         for i in range(count):
-            script = pulumi.Output.all(tls_sans, self.join_url, args["secret_version"]).apply(
+            script = pulumi.Output.all(tls_sans, self.join_urls, args["secret_version"]).apply(
                 partial(startup_script, i)
             )
             interface: gcp.compute.InstanceNetworkInterfaceArgsDict = {
@@ -164,4 +166,4 @@ class K3sGceServers(pulumi.ComponentResource):
                     opts=pulumi.ResourceOptions(parent=self, depends_on=args["waits"]),
                 )
             )
-        self.register_outputs({"api_url": self.api_url, "join_url": self.join_url})
+        self.register_outputs({"api_url": self.api_url, "join_urls": self.join_urls})

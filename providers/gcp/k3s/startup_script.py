@@ -7,7 +7,7 @@ from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, node_scri
 GCE_MARKER = "/var/lib/gpukit/bootstrapped"
 
 
-def gce_startup_script(node: CloudNode, server_url: str | None, fetch_secrets: str) -> str:
+def gce_startup_script(node: CloudNode, fetch_secrets: str) -> str:
     """A `startup-script` (GCE metadata) that writes the scripts and runs bootstrap.sh once.
 
     Compute Engine's guest agent runs startup scripts on every image gpukit uses (Ubuntu and the
@@ -15,13 +15,10 @@ def gce_startup_script(node: CloudNode, server_url: str | None, fetch_secrets: s
     later boots no-ops, and a failed bootstrap is retried at the next boot. Each script is written
     with a quoted here-document, so nothing in it is expanded.
     """
-    scripts = node_scripts(node, server_url, fetch_secrets)
-    # The rendered text names the renderer by its path before the layout change (it is
-    # providers/gcp/k3s/startup_script.py now): it is in every plan's boot text, which that change kept
-    # byte-identical (tests/golden/plans). It moves with the next change to the rendered scripts.
+    scripts = node_scripts(node, fetch_secrets)
     lines = [
         "#!/usr/bin/env bash",
-        "# Rendered by gpukit (components/k3s_cloud_init.py): Compute Engine runs it at every boot.",
+        "# Rendered by gpukit (providers/gcp/k3s/startup_script.py): Compute Engine runs it at every boot.",
         "set -euo pipefail",
         f"if [ -e {GCE_MARKER} ]; then",
         '  echo "gpukit: bootstrapped at first boot; nothing to do"',

@@ -8,6 +8,7 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cluster import K3sCluster
 from gpukit.components.k3s.handle import k3s_cluster_handle
 from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import PodSecurityLevel
 from gpukit.providers.ssh.k3s.hosts import k3s_hosts
 
 
@@ -29,6 +30,8 @@ def build_k3s_ssh(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) 
             "min_driver_branch": min_driver_branch(cuda),
             "cuda_version": cuda or "",
             "traefik": spec.get("traefik", False),
+            "k3s_sha256": spec.get("k3s_sha256", {}),
+            "pod_security": spec.get("pod_security", PodSecurityLevel.BASELINE),
         },
         opts=pulumi.ResourceOptions(parent=parent),
     )

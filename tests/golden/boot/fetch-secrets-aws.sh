@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 REGION=us-east-1
 SECRET_ID=arn:aws:secretsmanager:us-east-1:123456789012:secret:k3s-aws-agents-AbCdEf
+VERSION_ID=3f1c2a9e-6b0d-4c5e-9a7f-2d8e1b4c6a01
 # --- gpukit: print the join secrets bundle from AWS Secrets Manager, read with the instance role.
-# Inputs (set above by the renderer): REGION, SECRET_ID
+# Inputs (set above by the renderer): REGION, SECRET_ID, VERSION_ID (the version the stack wrote)
 # Needs only curl (7.75+, for --aws-sigv4) and python3, both on Ubuntu and the Deep Learning AMIs:
 # no AWS CLI. Credentials go to curl on stdin (-K -), never on a command line other users can read.
 fail() {
@@ -33,7 +34,7 @@ response=$(printf 'user = "%s:%s"\nheader = "X-Amz-Security-Token: %s"\n' \
     --aws-sigv4 "aws:amz:$REGION:secretsmanager" \
     -H 'X-Amz-Target: secretsmanager.GetSecretValue' \
     -H 'Content-Type: application/x-amz-json-1.1' \
-    --data "{\"SecretId\": \"$SECRET_ID\"}" \
+    --data "{\"SecretId\": \"$SECRET_ID\", \"VersionId\": \"$VERSION_ID\"}" \
     "https://secretsmanager.$REGION.amazonaws.com/") \
-  || fail "Secrets Manager refused to return $SECRET_ID"
+  || fail "Secrets Manager refused to return version $VERSION_ID of $SECRET_ID"
 printf '%s' "$response" | json_field SecretString

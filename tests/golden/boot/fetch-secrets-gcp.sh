@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
-SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-agents/versions/latest
+SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-agents/versions/3
 # --- gpukit: print the join secrets bundle from Secret Manager, read with the VM's service account.
 # Inputs (set above by the renderer): SECRET_VERSION (projects/P/secrets/S/versions/N)
 # Needs only curl and python3 (both on Ubuntu and the Deep Learning VM images): no gcloud. The

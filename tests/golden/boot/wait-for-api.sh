@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 API_URL=https://k3s.example.com:6443
 TIMEOUT_SECONDS=900

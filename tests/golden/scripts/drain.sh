@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 NODE_NAME=l40s-192-0-2-11
 # --- gpukit drain: runs on a server before a node leaves the cluster, so its pods move elsewhere.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 EXPECT_GPUS=2
 GPU_MODEL=L40S

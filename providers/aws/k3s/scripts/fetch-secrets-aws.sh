@@ -1,5 +1,5 @@
 # --- gpukit: print the join secrets bundle from AWS Secrets Manager, read with the instance role.
-# Inputs (set above by the renderer): REGION, SECRET_ID
+# Inputs (set above by the renderer): REGION, SECRET_ID, VERSION_ID (the version the stack wrote)
 # Needs only curl (7.75+, for --aws-sigv4) and python3, both on Ubuntu and the Deep Learning AMIs:
 # no AWS CLI. Credentials go to curl on stdin (-K -), never on a command line other users can read.
 fail() {
@@ -28,7 +28,7 @@ response=$(printf 'user = "%s:%s"\nheader = "X-Amz-Security-Token: %s"\n' \
     --aws-sigv4 "aws:amz:$REGION:secretsmanager" \
     -H 'X-Amz-Target: secretsmanager.GetSecretValue' \
     -H 'Content-Type: application/x-amz-json-1.1' \
-    --data "{\"SecretId\": \"$SECRET_ID\"}" \
+    --data "{\"SecretId\": \"$SECRET_ID\", \"VersionId\": \"$VERSION_ID\"}" \
     "https://secretsmanager.$REGION.amazonaws.com/") \
-  || fail "Secrets Manager refused to return $SECRET_ID"
+  || fail "Secrets Manager refused to return version $VERSION_ID of $SECRET_ID"
 printf '%s' "$response" | json_field SecretString

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_cloud_init.py): Compute Engine runs it at every boot.
+# Rendered by gpukit (providers/gcp/k3s/startup_script.py): Compute Engine runs it at every boot.
 set -euo pipefail
 if [ -e /var/lib/gpukit/bootstrapped ]; then
   echo "gpukit: bootstrapped at first boot; nothing to do"
@@ -9,7 +9,7 @@ umask 077
 mkdir -p /opt/gpukit /var/lib/gpukit
 cat > /opt/gpukit/preflight.sh <<'GPUKIT_PREFLIGHT_EOF'
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 EXPECT_GPUS=0
 GPU_MODEL=''
@@ -22,20 +22,21 @@ GPUKIT_PREFLIGHT_EOF
 chmod 700 /opt/gpukit/preflight.sh
 cat > /opt/gpukit/fetch-secrets.sh <<'GPUKIT_FETCH_SECRETS_EOF'
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
-SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-server-join/versions/latest
+SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-server-join/versions/1
 «scripts/fetch-secrets-gcp.sh»
 GPUKIT_FETCH_SECRETS_EOF
 chmod 700 /opt/gpukit/fetch-secrets.sh
 cat > /opt/gpukit/install.sh <<'GPUKIT_INSTALL_EOF'
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 ROLE=server
-K3S_VERSION=v1.35.8+k3s1
+K3S_VERSION=v1.36.4+k3s1
 K3S_CONFIG='token-file: /etc/rancher/k3s/gpukit-token
-server: https://10.40.0.53:6443
+with-node-id: true
+agent-token-file: /etc/rancher/k3s/gpukit-agent-token
 tls-san:
 - 10.40.0.133
 - 10.40.0.53
@@ -47,21 +48,97 @@ disable:
 - traefik
 write-kubeconfig-mode: '"'"'0600'"'"'
 secrets-encryption: true
+kube-apiserver-arg:
+- admission-control-config-file=/var/lib/rancher/k3s/server/gpukit-pod-security.yaml
 node-label:
 - gpukit.dev/pool=control
-node-taint: []
+node-taint:
+- CriticalAddonsOnly=true:NoExecute
 '
 KUBELET_CONFIG='apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 shutdownGracePeriod: 60s
 shutdownGracePeriodCriticalPods: 20s
 '
+TOKEN_FILE=/etc/rancher/k3s/gpukit-token
+AGENT_TOKEN_FILE=/etc/rancher/k3s/gpukit-agent-token
+TLS_DIR=/var/lib/rancher/k3s/server/tls
+JOIN_URLS='https://10.40.0.53:6443 https://10.40.0.133:6443'
+MAY_INIT=false
+CLUSTER_INIT=true
+JOIN_PROBES=6
+JOIN_WAIT_SECONDS=1800
+INSTALLER_URL=https://raw.githubusercontent.com/k3s-io/k3s/v1.36.4+k3s1/install.sh
+INSTALLER_SHA256=46177d4c99440b4c0311b67233823a8e8a2fc09693f6c89af1a7161e152fbfad
+BINARY_URL_AMD64=https://github.com/k3s-io/k3s/releases/download/v1.36.4+k3s1/k3s
+BINARY_SHA256_AMD64=835873f37245fc615f547a2fe2af9402a347875f13fa64a1f136de644955ea3f
+BINARY_URL_ARM64=https://github.com/k3s-io/k3s/releases/download/v1.36.4+k3s1/k3s-arm64
+BINARY_SHA256_ARM64=c920706346d5ad4e5cd3c7bf1bb09ce71ebe07fec829e513e40f1caf98aed8bb
+# shellcheck disable=SC2016
+GUARD_SCRIPT='#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+POD_CIDR=10.42.0.0/16
+METADATA_ADDRESSES=169.254.169.254
+«scripts/metadata-guard.sh»
+'
+GUARD_UNIT='[Unit]
+Description=gpukit: drop pod traffic to the cloud metadata server
+DefaultDependencies=no
+After=network-pre.target
+Before=network.target k3s.service k3s-agent.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/lib/gpukit/metadata-guard.sh
+
+[Install]
+WantedBy=multi-user.target'
+GUARD_DROP_IN='[Unit]
+Requires=gpukit-metadata-guard.service
+After=gpukit-metadata-guard.service'
+POD_SECURITY_CONFIG='apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: PodSecurity
+  configuration:
+    apiVersion: pod-security.admission.config.k8s.io/v1
+    kind: PodSecurityConfiguration
+    defaults:
+      enforce: baseline
+      enforce-version: latest
+      audit: restricted
+      audit-version: latest
+      warn: restricted
+      warn-version: latest
+    exemptions:
+      usernames: []
+      runtimeClasses: []
+      namespaces:
+      - kube-system
+'
+ADMIN_BINDING='apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: gpukit-admin
+  labels:
+    app.kubernetes.io/managed-by: gpukit
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cluster-admin
+subjects:
+- apiGroup: rbac.authorization.k8s.io
+  kind: User
+  name: gpukit-admin
+'
 «scripts/install.sh»
 GPUKIT_INSTALL_EOF
 chmod 700 /opt/gpukit/install.sh
 cat > /opt/gpukit/bootstrap.sh <<'GPUKIT_BOOTSTRAP_EOF'
 #!/usr/bin/env bash
-# Rendered by gpukit (components/k3s_scripts.py); edit the source, not this copy.
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 BOOTSTRAP_DIR=/opt/gpukit
 «scripts/bootstrap.sh»
