@@ -100,6 +100,8 @@ class BastionSpec(TypedDict):
     address: str
     user: str
     port: NotRequired[int]
+    host_key: NotRequired[str]
+    """Its SSH host key: a known_hosts line or `<type> <base64>`."""
 
 
 class HostSpec(TypedDict):
@@ -108,6 +110,9 @@ class HostSpec(TypedDict):
     user: str
     port: NotRequired[int]
     """SSH port (default 22)."""
+    host_key: NotRequired[str]
+    """Its SSH host key: a known_hosts line or `<type> <base64>` (required unless the cluster sets
+    `insecure_ignore_host_keys`)."""
     bastion: NotRequired[BastionSpec]
     """A jump host to reach `address` through."""
 
@@ -129,6 +134,8 @@ class ClusterSpec(TypedDict):
     """k3s: the exact k3s release (default: gpukit's pin for `kubernetes_version`)."""
     api_address: NotRequired[str]
     """k3s: the address clients use for the API (default: the first server host's address)."""
+    insecure_ignore_host_keys: NotRequired[bool]
+    """k3s over SSH: let hosts and bastions without `host_key` through, unchecked (default false)."""
     traefik: NotRequired[bool]
     """k3s: keep k3s's packaged traefik ingress controller (default false: disabled)."""
     provider: NotRequired[Provider]

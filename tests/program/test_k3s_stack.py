@@ -62,7 +62,11 @@ def test_gpu_operator_release_with_the_k3s_socket(planned: Path) -> None:
 def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--project", str(ROOT), "--stack", "k3s-ssh"]) == 0
     text = capsys.readouterr().out
-    assert "l40s-192-0-2-11     agent   192.0.2.11  v1.35.8+k3s1" in text
+    # The host key as its fingerprint (ssh-keygen -lf's), to compare with the host's console.
+    assert (
+        "l40s-192-0-2-11     agent   192.0.2.11  "
+        "ssh-ed25519 SHA256:WFiBJDzgcbg03si9DtmFwQRvHzY2qPBKOg5ec0u1bU0  v1.35.8+k3s1"
+    ) in text
     assert "Storage: local-path" in text
     assert "gpukit adds no cloud charges" in text
 
