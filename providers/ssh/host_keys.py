@@ -86,6 +86,8 @@ def _blob_problem(key_type: str, blob: bytes) -> str | None:
     if not strings:
         return "its base64 is cut short, or holds no SSH public key"
     inner = strings[0].decode("ascii", "replace")
+    if not _TYPE_RE.match(inner):  # random bytes that happen to parse: print no garbage
+        return "its base64 is cut short, or holds no SSH public key"
     if inner != key_type:
         return f"it says {key_type} but its base64 holds a {inner} key"
     if len(strings) - 1 != _FIELDS[key_type]:

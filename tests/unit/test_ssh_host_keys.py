@@ -107,6 +107,7 @@ ED25519_BASE64 = ED25519_11.split()[1]
         (f"ssh-ed25519 {ED25519_BASE64[:-8]}", 22, "its base64 is cut short, or holds no SSH public key"),
         (f"ssh-ed25519 {ED25519_BASE64[:-1]}", 22, "the ssh-ed25519 key's base64 does not decode"),
         (f"ssh-ed25519 {base64.b64encode(b'abc').decode()}", 22, "cut short, or holds no SSH public key"),
+        (f"ssh-ed25519 {_key(chr(7) * 4, bytes(32))}", 22, "cut short, or holds no SSH public key"),
         (
             f"ecdsa-sha2-nistp256 {_key('ecdsa-sha2-nistp256', b'nistp384', b'point')}",
             22,
@@ -133,6 +134,7 @@ ED25519_BASE64 = ED25519_11.split()[1]
         "truncated-base64",
         "base64-missing-a-character",
         "blob-not-ssh-strings",
+        "blob-names-no-key-type",
         "ecdsa-curve-field-differs",
         "type-without-key",
         "empty",
