@@ -109,6 +109,8 @@ class BastionSpec(TypedDict):
     address: str
     user: str
     port: NotRequired[int]
+    host_key: NotRequired[str]
+    """Its SSH host key: a known_hosts line or `<type> <base64>`."""
 
 
 class HostSpec(TypedDict):
@@ -117,6 +119,9 @@ class HostSpec(TypedDict):
     user: str
     port: NotRequired[int]
     """SSH port (default 22)."""
+    host_key: NotRequired[str]
+    """Its SSH host key: a known_hosts line or `<type> <base64>` (required unless the cluster sets
+    `insecure_ignore_host_keys`)."""
     bastion: NotRequired[BastionSpec]
     """A jump host to reach `address` through."""
 
@@ -138,6 +143,8 @@ class ClusterSpec(TypedDict):
     """k3s: the exact k3s release (default: gpukit's pin for `kubernetes_version`)."""
     api_address: NotRequired[str]
     """k3s: the address clients use for the API (default: the first server host's address)."""
+    insecure_ignore_host_keys: NotRequired[bool]
+    """k3s over SSH: let hosts and bastions without `host_key` through, unchecked (default false)."""
     traefik: NotRequired[bool]
     """k3s: keep k3s's packaged traefik ingress controller (default false: disabled)."""
     pod_security: NotRequired[PodSecurityLevel]

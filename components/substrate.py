@@ -70,6 +70,8 @@ class PlannedHost:
     k3s_version: str
     labels: list[str]
     taints: list[str]
+    host_key: str = ""
+    """The SSH host key gpukit checks, as its fingerprint (`ssh-ed25519 SHA256:...`), or why none is."""
 
 
 class Substrate(Protocol):

@@ -153,7 +153,8 @@ def config_reference() -> str:
         "Every key is checked before anything is created: unknown keys (with a did-you-mean for typos), "
         "missing keys and wrong types, closed sets and ranges, keys of capabilities not built yet (refused "
         "rather than ignored), and keys the cluster's substrate does not take. The substrates are `eks`, "
-        "`gke`, `k3s-aws`, `k3s-gcp` and `k3s-ssh` (k3s over SSH on your own hosts).",
+        "`gke`, `k3s-aws`, `k3s-gcp` and `k3s-ssh` (k3s over SSH on your own hosts). A message never "
+        "prints a secret value (the SSH key, any `secure:` value): it names the key and the type given.",
         "",
         *_provider_keys(),
     ]

@@ -28,11 +28,29 @@ def missing_problem(key: str, field: Field) -> Problem:
 
 
 def _type_problem(field: Field, key: str, value: Any) -> Problem:
+    if field.kind == "secret":  # the value may be the secret itself: say only what type it has
+        return Problem(key, f"must be {_KIND_NAMES[field.kind]}, got {_type_name(value)}")
     hint = ""
     if field.kind in ("str", "secret") and isinstance(value, int | float) and not isinstance(value, bool):
         # YAML has already turned 1.30 into 1.3 here, so say what happened rather than guess digits.
         hint = "; YAML read an unquoted number: quote the value as written in the file"
     return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")
+
+
+def _type_name(value: Any) -> str:
+    """`a list`, `an integer`: a value's type, in the words _KIND_NAMES uses."""
+    if isinstance(value, bool):
+        return "a boolean"
+    for kind, words in (
+        (int, "an integer"),
+        (float, "a number"),
+        (dict, "a mapping"),
+        (list, "a list"),
+        (str, "a string"),
+    ):
+        if isinstance(value, kind):
+            return words
+    return "null" if value is None else f"a {type(value).__name__}"
 
 
 def _did_you_mean(key: str, known: list[str]) -> str:

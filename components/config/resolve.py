@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from gpukit.components.config.parse import parse_namespace
 from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
+from gpukit.components.config.secrets import redact, secret_values
 from gpukit.components.errors import ConfigError, Problem
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Platform
@@ -129,5 +130,5 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     validated, found = validate_cluster_args(typed, checkable)
     problems.extend(found)
     if problems or validated is None:
-        raise ConfigError(problems)
+        raise ConfigError(redact(problems, secret_values(config, secret_keys)))
     return ResolvedCluster(typed, validated, validated.cluster_pool_facts(typed["node_pools"]))

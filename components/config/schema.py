@@ -167,10 +167,25 @@ NETWORK_FIELDS = (
     ),
 )
 
+HOST_KEY_DOC = (
+    "Its SSH host key, checked on every connection: a known_hosts line (`<host> <type> <base64>`, "
+    "hashed or not) or `<type> <base64>`. Get it with `ssh-keyscan -t ed25519 ADDRESS` (`-p PORT` off "
+    "port 22) and compare its fingerprint (`... | ssh-keygen -lf -`) with the one the machine's console "
+    "shows (`ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub`). Required unless "
+    "`cluster.insecureIgnoreHostKeys` is set."
+)
+
 BASTION_FIELDS = (
     Field("address", "str", "jump host address", required=True, doc="The jump host's address."),
     Field("user", "str", "jump host SSH user", required=True, doc="The user to log in to it as."),
     Field("port", "int", "jump host SSH port", default_doc="22", doc="Its SSH port."),
+    Field(
+        "hostKey",
+        "str",
+        "jump host SSH host key (a known_hosts line)",
+        default_doc="required",
+        doc=HOST_KEY_DOC,
+    ),
 )
 
 HOST_FIELDS = (
@@ -180,7 +195,9 @@ HOST_FIELDS = (
         "host address reachable over SSH",
         required=True,
         doc="How gpukit reaches the host (IP address or DNS name); also its node address unless NATed. "
-        "Each host joins once; addresses that differ only in case are the same host.",
+        "Each host joins once: DNS names that differ only in case, and one IP address in two spellings "
+        "(`2001:db8::1`, `2001:DB8:0::1`), are the same host. Loopback, unspecified and `localhost` "
+        "addresses are refused: the other nodes could not reach the host there.",
     ),
     Field(
         "user",
@@ -190,6 +207,13 @@ HOST_FIELDS = (
         doc="A user with passwordless sudo (or root) that `gpukit:sshPrivateKey` logs in as.",
     ),
     Field("port", "int", "SSH port (default 22)", default_doc="22", doc="The host's SSH port."),
+    Field(
+        "hostKey",
+        "str",
+        "the host's SSH host key (a known_hosts line)",
+        default_doc="required",
+        doc=HOST_KEY_DOC,
+    ),
     Field(
         "bastion",
         "object",
@@ -300,7 +324,18 @@ CLUSTER_FIELDS = (
         specific=True,
         default_doc="first server",
         doc="The address kubectl and Pulumi reach the API at (port 6443). It goes into the server "
-        "certificate. (On aws/gcp gpukit makes the address.)",
+        "certificate; a loopback or unspecified address is refused. (On aws/gcp gpukit makes the address.)",
+    ),
+    Field(
+        "insecureIgnoreHostKeys",
+        "bool",
+        "k3s over SSH: connect to hosts without a hostKey unchecked (insecure)",
+        specific=True,
+        default_doc="`false`",
+        doc="Lets hosts and bastions without `hostKey` through, connected to without checking who answers: "
+        "anyone who can intercept the connection gets the cluster's CA keys and join token. Keys that are "
+        "given are still checked, and `gpukit plan` warns about every host it cannot check. For throwaway "
+        "lab clusters only.",
     ),
     Field(
         "traefik",

@@ -153,9 +153,17 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     if plan.hosts:
         out += ["", "Hosts:"]
         out += _table(
-            ["node", "role", "address", "k3s", "labels", "taints"],
+            ["node", "role", "address", "host key", "k3s", "labels", "taints"],
             [
-                [h.node, h.role, h.address, h.k3s_version, ",".join(h.labels), ",".join(h.taints) or "-"]
+                [
+                    h.node,
+                    h.role,
+                    h.address,
+                    h.host_key or "-",
+                    h.k3s_version,
+                    ",".join(h.labels),
+                    ",".join(h.taints) or "-",
+                ]
                 for h in plan.hosts
             ],
         )

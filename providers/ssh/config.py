@@ -3,6 +3,11 @@ Which gpukit keys are substrate-specific is the schema's (components/config/sche
 
 from gpukit.components.config.schema import K3S_KEYS
 
-K3S_SSH_KEYS = K3S_KEYS | {"cluster.apiAddress", "nodePools.hosts", "sshPrivateKey"}
+K3S_SSH_KEYS = K3S_KEYS | {
+    "cluster.apiAddress",
+    "cluster.insecureIgnoreHostKeys",
+    "nodePools.hosts",
+    "sshPrivateKey",
+}
 REQUIRED_KEYS: frozenset[str] = frozenset()
 """Hosts and the SSH key are checked by providers/ssh/validation.py, with messages of their own."""

@@ -11,6 +11,7 @@ from gpukit.components.errors import Problem
 from gpukit.components.k3s.substrates import K3sSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts, make_pool_facts
+from gpukit.components.preflight import Finding
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodePoolSpec, Provider
 from gpukit.components.substrate import PlannedHost
@@ -18,6 +19,8 @@ from gpukit.providers.ssh.catalog import SSH_CATALOG, host_instance
 from gpukit.providers.ssh.charges import ssh_charges
 from gpukit.providers.ssh.config import K3S_SSH_KEYS, REQUIRED_KEYS
 from gpukit.providers.ssh.fakes import ssh_plan_fakes
+from gpukit.providers.ssh.findings import host_key_findings
+from gpukit.providers.ssh.host_keys import describe_host_key
 from gpukit.providers.ssh.validation import validate_ssh_cluster
 
 if TYPE_CHECKING:
@@ -52,6 +55,9 @@ class K3sSshSubstrate(K3sSubstrate):
         """Unknown until each host's own preflight reads it (it refuses a driver too old for CUDA)."""
         return None
 
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        return host_key_findings(cluster)
+
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return ssh_charges(cluster)
 
@@ -60,6 +66,7 @@ class K3sSshSubstrate(K3sSubstrate):
 
         spec = cluster.spec
         version = k3s_version_for(spec["kubernetes_version"], spec.get("k3s_version"))
+        by_address = {host["address"]: host for pool in cluster.pools for host in pool.hosts}
         return [
             PlannedHost(
                 h["node_name"],
@@ -68,6 +75,7 @@ class K3sSshSubstrate(K3sSubstrate):
                 version,
                 [f"{k}={v}" for k, v in sorted(h["labels"].items())],
                 list(h["taints"]),
+                describe_host_key(by_address[h["address"]]),
             )
             for h in k3s_hosts(cluster.pools, "")
         ]

@@ -11,6 +11,7 @@ import yaml
 
 from gpukit.program import build
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
+from tests.ssh_host_keys import ED25519_10, ED25519_11, ED25519_12, ED25519_OTHER, HASHED_11
 from tools import remote_script, script_input
 
 K3S: dict[str, Any] = example_config("k3s-ssh")
@@ -164,7 +165,7 @@ def test_drains_run_on_the_first_server(lab: Recording) -> None:
 def test_ha_servers_use_embedded_etcd(tmp_path: Any) -> None:
     config = k3s_config()
     config["gpukit:nodePools"][0]["hosts"] = [
-        {"address": f"192.0.2.{i}", "user": "ubuntu"} for i in (10, 20, 30)
+        {"address": f"192.0.2.{i}", "user": "ubuntu", "hostKey": ED25519_OTHER} for i in (10, 20, 30)
     ]
     by_name = commands(run(config))
     first = _config_in(by_name["control-192-0-2-10-k3s"]["create"])
@@ -194,8 +195,16 @@ def test_operator_values_for_k3s_and_no_extra_runtime_class(lab: Recording) -> N
     assert values["toolkit"]["env"] == [
         {"name": "CONTAINERD_SOCKET", "value": "/run/k3s/containerd/containerd.sock"}
     ]
-    assert values["driver"]["enabled"] is False and values["toolkit"]["enabled"] is False
-    assert lab.of_type("kubernetes:node.k8s.io/v1:RuntimeClass") == []  # k3s ships `nvidia` itself
+    # Driver on the hosts, the Operator's toolkit on every GPU node (an image may lack one); the
+    # chart's CDI default hands GPUs to pods, so no RuntimeClass is needed or made.
+    assert values["driver"]["enabled"] is False and values["toolkit"]["enabled"] is True
+    assert "cdi" not in values  # the chart default, cdi.enabled: true
+    assert lab.of_type("kubernetes:node.k8s.io/v1:RuntimeClass") == []
+    # Servers are tainted (the stack has agents): the operator and NFD's controllers tolerate it.
+    critical = {"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoExecute"}
+    assert critical in values["operator"]["tolerations"]
+    nfd = values["node-feature-discovery"]
+    assert critical in nfd["master"]["tolerations"] and critical in nfd["gc"]["tolerations"]
 
 
 def test_traefik_stays_only_when_the_stack_asks_for_it() -> None:
@@ -216,10 +225,41 @@ def test_operator_mode_turns_driver_and_toolkit_on() -> None:
 
 def test_bastion_hosts_are_reached_through_a_proxy() -> None:
     config = k3s_config()
-    config["gpukit:nodePools"][1]["hosts"][0]["bastion"] = {"address": "198.51.100.5", "user": "jump"}
+    config["gpukit:nodePools"][1]["hosts"][0]["bastion"] = {
+        "address": "198.51.100.5",
+        "user": "jump",
+        "hostKey": ED25519_OTHER,
+    }
     connection = unsecret(commands(run(config))["l40s-192-0-2-11-k3s"]["connection"])
     assert connection["proxy"]["host"] == "198.51.100.5"
     assert connection["proxy"]["user"] == "jump"
+
+
+def test_every_connection_and_proxy_checks_its_host_key() -> None:
+    """pulumi-command trusts whoever answers unless `hostKey` is set: every command, on every host and
+    through every bastion, carries the key of the machine it talks to, as `<type> <base64>`."""
+    config = k3s_config()
+    agent = config["gpukit:nodePools"][1]["hosts"][0]
+    agent["hostKey"] = HASHED_11  # a hashed known_hosts line still hands over the key alone
+    agent["bastion"] = {"address": "198.51.100.5", "user": "jump", "hostKey": f"198.51.100.5 {ED25519_OTHER}"}
+    expected = {"192.0.2.10": ED25519_10, "192.0.2.11": ED25519_11, "192.0.2.12": ED25519_12}
+    connections = {name: unsecret(inputs["connection"]) for name, inputs in commands(run(config)).items()}
+    assert len(connections) == 8
+    for name, connection in connections.items():
+        assert connection["hostKey"] == expected[connection["host"]], name
+        if connection["host"] == "192.0.2.11":
+            assert connection["proxy"]["hostKey"] == ED25519_OTHER, name
+        else:
+            assert "proxy" not in connection, name
+
+
+def test_without_host_keys_only_the_opt_out_connects_unchecked() -> None:
+    config = k3s_config()
+    del config["gpukit:nodePools"][1]["hosts"][1]["hostKey"]
+    config["gpukit:cluster"]["insecureIgnoreHostKeys"] = True
+    connections = {name: unsecret(inputs["connection"]) for name, inputs in commands(run(config)).items()}
+    unchecked = sorted(name for name, connection in connections.items() if "hostKey" not in connection)
+    assert unchecked == ["l40s-192-0-2-12-k3s", "l40s-192-0-2-12-preflight"]
 
 
 def test_every_resource_argument_is_one_the_provider_schema_knows(lab: Recording) -> None:

@@ -46,6 +46,7 @@ from tests.program.test_bad_configs import (
     top_drop,
     top_set,
 )
+from tests.ssh_host_keys import ED25519_OTHER
 from tools import remote_script, script_input
 
 OPERATOR = "gpukit:gpuOperator"
@@ -75,7 +76,8 @@ def for_program(config: Config) -> tuple[Config, list[str]]:
 
 
 def host(address: str, user: str = "ubuntu", **values: Any) -> dict[str, Any]:
-    return {"address": address, "user": user, **values}
+    """A host to add: with a host key (the key alone, which any address may carry)."""
+    return {"address": address, "user": user, "hostKey": ED25519_OTHER, **values}
 
 
 def host_set(pool: int, index: int, **values: Any) -> Mutation:
@@ -113,14 +115,14 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         k3s_config,
         host_set(1, 0, address="192.0.2.10"),
         f"{POOLS}[1].hosts[0].address",
-        "'192.0.2.10' is listed 2 times; each host joins once",
+        f"'192.0.2.10' is the host {POOLS}[0].hosts[0].address lists ('192.0.2.10'); each host joins once",
     ),
     (
         "duplicate-address-within-pool",
         k3s_config,
         host_set(1, 1, address="192.0.2.11"),
         f"{POOLS}[1].hosts[1].address",
-        "'192.0.2.11' is listed 2 times; each host joins once",
+        f"'192.0.2.11' is the host {POOLS}[1].hosts[0].address lists ('192.0.2.11'); each host joins once",
     ),
     (
         "pool-hosts-empty",
@@ -397,7 +399,7 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         k3s_config,
         pool_set(1, hosts=[host("gpu1.lab"), host("GPU1.lab")]),
         f"{POOLS}[1].hosts[1].address",
-        "is listed 2 times; each host joins once",
+        f"'GPU1.lab' is the host {POOLS}[1].hosts[0].address lists ('gpu1.lab'); each host joins once",
         "DNS names are case-insensitive, but providers/ssh/validation.py _validate_hosts counts "
         "addresses as exact strings: 'gpu1.lab' and 'GPU1.lab' (the same host) are accepted, plan exits 0 "
         "and registers lab-l40s-gpu1-lab-{preflight,k3s,drain} twice (node_name lower-cases the address)",
@@ -537,7 +539,7 @@ def test_every_k3s_problem_is_reported_in_one_run(tmp_path: Path, capsys: pytest
     expected = [
         (f"{CLUSTER}.k3sVersion", "is k3s 1.34, but kubernetesVersion is '1.36'"),
         (f"{HOST}.user", "must be a Unix user name"),
-        (f"{POOLS}[1].hosts[1].address", "'192.0.2.10' is listed 2 times"),
+        (f"{POOLS}[1].hosts[1].address", f"'192.0.2.10' is the host {POOLS}[0].hosts[0].address lists"),
         (f"{POOLS}[1].gpu.model", "did you mean L40S"),
     ]
     stderr = plan_stderr(config, tmp_path, capsys)

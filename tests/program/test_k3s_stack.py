@@ -1,6 +1,7 @@
 """The k3s-ssh example through `gpukit plan --out`, and `gpukit doctor` on this machine."""
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -62,7 +63,11 @@ def test_gpu_operator_release_with_the_k3s_socket(planned: Path) -> None:
 def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--project", str(ROOT), "--stack", "k3s-ssh"]) == 0
     text = capsys.readouterr().out
-    assert "l40s-192-0-2-11     agent   192.0.2.11  v1.36.4+k3s1" in text
+    # The host key as its fingerprint (ssh-keygen -lf's), to compare with the host's console.
+    assert (
+        "l40s-192-0-2-11     agent   192.0.2.11  "
+        "ssh-ed25519 SHA256:WFiBJDzgcbg03si9DtmFwQRvHzY2qPBKOg5ec0u1bU0  v1.36.4+k3s1"
+    ) in text
     assert "Storage: local-path" in text
     assert "gpukit adds no cloud charges" in text
 
@@ -76,7 +81,13 @@ def test_doctor_on_this_machine_says_there_is_no_gpu(capsys: pytest.CaptureFixtu
     assert "Result: NOT ready to join (exit status 1)" in text
 
 
-def test_doctor_as_a_cpu_node_and_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_as_a_cpu_node_and_as_json(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The preflight runs on this machine: it needs iptables, which a build container may lack.
+    (tmp_path / "iptables").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "iptables").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     assert main(["doctor", "--cpu"]) == 0
     assert "Result: ready to join" in capsys.readouterr().out
     assert main(["doctor", "--gpu", "L40S:2", "--json"]) == 1

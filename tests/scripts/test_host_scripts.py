@@ -76,7 +76,9 @@ def test_preinstalled_mode_refuses_a_host_without_a_driver_but_not_one_without_t
     result = host.run(preflight_script(1, "L40S", DriverMode.PREINSTALLED))
     assert result.code == 1
     messages = [m for status, m in checks(result.stdout) if status == "fail"]
-    assert messages == [m for m in messages if m.startswith("no NVIDIA driver loaded, but driver: preinstalled")]
+    assert messages == [
+        m for m in messages if m.startswith("no NVIDIA driver loaded, but driver: preinstalled")
+    ]
     assert messages
     # The GPU Operator brings its own container toolkit: a host without one is fine.
     assert facts(result.stdout)["container_toolkit"] == "no"

@@ -7,24 +7,30 @@ import pulumi
 from gpukit.components.k3s.cluster import K3sHostArgs
 from gpukit.components.k3s.names import node_name
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import HostSpec, NodeRole
+from gpukit.components.spec import BastionSpec, HostSpec, NodeRole
+from gpukit.providers.ssh.host_keys import connection_host_key
+
+
+def _endpoint(endpoint: HostSpec | BastionSpec, private_key: pulumi.Input[str]) -> dict[str, Any]:
+    conn: dict[str, Any] = {
+        "host": endpoint["address"],
+        "user": endpoint["user"],
+        "port": endpoint.get("port", 22),
+        "private_key": private_key,
+    }
+    # Without host_key pulumi-command trusts whoever answers (see providers/ssh/host_keys.py).
+    host_key = connection_host_key(endpoint)
+    if host_key is not None:
+        conn["host_key"] = host_key
+    return conn
 
 
 def connection(host: HostSpec, private_key: pulumi.Input[str]) -> dict[str, Any]:
-    conn: dict[str, Any] = {
-        "host": host["address"],
-        "user": host["user"],
-        "port": host.get("port", 22),
-        "private_key": private_key,
-    }
+    """A pulumi-command ConnectionArgs (as a dict), with the bastion as its `proxy`."""
+    conn = _endpoint(host, private_key)
     bastion = host.get("bastion")
     if bastion is not None:
-        conn["proxy"] = {
-            "host": bastion["address"],
-            "user": bastion["user"],
-            "port": bastion.get("port", 22),
-            "private_key": private_key,
-        }
+        conn["proxy"] = _endpoint(bastion, private_key)
     return conn
 
 

@@ -47,6 +47,12 @@ fi
 if ! command -v curl >/dev/null 2>&1; then
   check fail "curl not found: install curl (the k3s installer is downloaded with it)"
 fi
+if ! command -v iptables >/dev/null 2>&1; then
+  check fail "iptables not found: install it (gpukit keeps pods off the metadata server with it)"
+fi
+if ! command -v sha256sum >/dev/null 2>&1; then
+  check fail "sha256sum not found: install coreutils (gpukit checks the k3s download with it)"
+fi
 
 pci_gpus=0
 if command -v lspci >/dev/null 2>&1; then
@@ -106,9 +112,6 @@ if [ "$EXPECT_GPUS" -ne 0 ]; then
   if [ "$DRIVER_MODE" = preinstalled ]; then
     if [ "$driver_loaded" = no ]; then
       check fail "no NVIDIA driver loaded, but driver: preinstalled: install the NVIDIA driver on the host, or set gpuOperator.driver: operator"
-    fi
-    if [ "$toolkit" = no ]; then
-      check fail "nvidia-container-toolkit not found, but driver: preinstalled: install it so k3s can detect the NVIDIA runtime"
     fi
   elif [ "$driver_loaded" = yes ]; then
     check fail "an NVIDIA driver ($driver_version) is loaded, but driver: operator installs its own: remove the host driver, or set gpuOperator.driver: preinstalled"
