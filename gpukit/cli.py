@@ -110,6 +110,7 @@ def _stack(args: argparse.Namespace, project: Project, default: str | None) -> L
 
 def plan_command(args: argparse.Namespace) -> int:
     # Imported here so `gpukit --help` stays instant.
+    from gpukit.components.name_rules import ResourceNameError
     from gpukit.plan.artifacts import plan_document, write_artifacts
     from gpukit.plan.engine import PlanResult, ProgramPlan, run_plan
     from gpukit.plan.program import ProgramError, plan_project
@@ -139,6 +140,9 @@ def plan_command(args: argparse.Namespace) -> int:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_INVALID
     except (MissingExtraError, ProgramError) as err:
+        print(f"gpukit: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    except ResourceNameError as err:  # a name the cloud would refuse: `pulumi up` would fail on it too
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID
 

@@ -2,15 +2,21 @@
 
 import re
 
+from gpukit.components.names import fit_name
+
+# A node name is also a label value (kubernetes.io/hostname): at most 63 characters.
+NODE_NAME_MAX = 63
+
 
 def node_name(pool: str, address: str) -> str:
     """`l40s` + `192.0.2.11` -> `l40s-192-0-2-11`: stable per host, a valid Kubernetes node name.
 
     Case and punctuation are folded, so `gpu1.lab` and `GPU1-lab` give the same name: validation
-    refuses such pairs (they would be the same node twice).
+    refuses such pairs (they would be the same node twice). A name too long is cut and hashed, so
+    two long addresses that differ only past the cut still give two nodes.
     """
     slug = re.sub(r"[^a-z0-9]+", "-", address.lower()).strip("-")
-    return f"{pool}-{slug}"[:63].rstrip("-")
+    return fit_name(f"{pool}-{slug}", "", NODE_NAME_MAX)
 
 
 def url_host(address: str) -> str:

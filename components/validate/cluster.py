@@ -25,8 +25,11 @@ if TYPE_CHECKING:
 # Chart versions whose values gpukit renders and has checked against the chart's values.yaml.
 SUPPORTED_GPU_OPERATOR_CHARTS = ("v26.7.0",)
 
-_CLUSTER_NAME_MAX = 32  # keeps IAM role and service account names within their limits
-_POOL_NAME_MAX = 24
+# The longest cluster and pool names: every cloud name gpukit composes from them fits its cloud's
+# limit, cut and hashed where needed (components/names.py), as tests/program/test_name_limits.py
+# checks with names this long.
+CLUSTER_NAME_MAX = 32
+POOL_NAME_MAX = 24
 _MIN_DISK_GB, _MAX_DISK_GB = 20, 16384
 
 # The config sections meaning checks are per: the top-level keys that hold fields.
@@ -64,7 +67,7 @@ def substrate_of(cluster: ClusterSpec, problems: list[Problem] | None = None) ->
 
 def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> Substrate | None:
     """Checks every cluster section gets; the substrate, or None where it cannot be known."""
-    check_name(f"{CLUSTER}.name", cluster["name"], _CLUSTER_NAME_MAX, problems)
+    check_name(f"{CLUSTER}.name", cluster["name"], CLUSTER_NAME_MAX, problems)
     substrate = substrate_of(cluster, problems)
     if substrate is not None and "cluster.apiAccessCidrs" in substrate.accepts:
         for i, cidr in enumerate(cluster.get("api_access_cidrs", [])):
@@ -139,7 +142,7 @@ def _validate_pools(pools: list[NodePoolSpec], substrate: Substrate, problems: l
         problems.append(Problem(POOLS, "needs at least one pool"))
         return
     for i, pool in enumerate(pools):
-        check_name(f"{POOLS}[{i}].name", pool["name"], _POOL_NAME_MAX, problems)
+        check_name(f"{POOLS}[{i}].name", pool["name"], POOL_NAME_MAX, problems)
         if substrate.builds_machines and _is_machine_pool(pool):
             _validate_pool(i, pool, substrate.catalog, problems)
     names = Counter(p["name"] for p in pools)

@@ -5,7 +5,8 @@ what the cloud returns (ids, ARNs, endpoints), so everything the program derives
 it would for real. Here: the fakes for what runs on the deployer's machine or on the hosts (tls,
 random, command), and the generic fallback for any other resource (a stable id, its inputs as its
 outputs), so a plan of one's own program that mixes gpukit with other resources runs too. An invoke
-no fakes know raises: a silent all-None answer would plan a broken cluster.
+no fakes know raises: a silent all-None answer would plan a broken cluster, and so does a resource name
+its cloud would refuse (components/name_rules.py ResourceNameError).
 """
 
 import asyncio
@@ -41,6 +42,8 @@ class Recorded:
     custom: bool
     inputs: dict[str, Any]
     id: str = ""
+    delete_before_replace: bool = False
+    """The resource option: a replacement deletes the old resource before creating the new one."""
 
 
 def substrate_fakes(config: Mapping[str, Any]) -> list[PlanFakes]:
@@ -133,6 +136,7 @@ class RecordingMonitor(MockMonitor):
             custom=bool(request.custom),
             inputs=args.inputs,
             id=response.id,
+            delete_before_replace=bool(request.deleteBeforeReplace),
         )
         with self._lock:
             self.recorded.append(recorded)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pulumi
 
 from gpukit.components.errors import ConfigError, MissingExtraError
+from gpukit.components.name_rules import ResourceNameError
 from gpukit.plan.engine import ProgramPlan, plan_program
 from gpukit.plan.stack_file import LoadedStack, Project, StackFileError
 
@@ -40,9 +41,9 @@ def _running_in(folder: Path) -> Iterator[None]:
 def plan_project(project: Project, stack: LoadedStack) -> ProgramPlan:
     """Run `project`'s program with `stack`'s config under gpukit's mock engine.
 
-    gpukit's own errors (ConfigError, MissingExtraError) pass through; a missing config value or a
-    RunError the program raises becomes a ProgramError; any other exception is the program's own bug:
-    its traceback is printed, then a ProgramError.
+    gpukit's own errors (ConfigError, MissingExtraError, ResourceNameError) pass through; a missing
+    config value or a RunError the program raises becomes a ProgramError; any other exception is the
+    program's own bug: its traceback is printed, then a ProgramError.
     """
     if not project.main.is_file():
         raise StackFileError(f"{project.main}: no program to plan (Pulumi.yaml `main`, or __main__.py)")
@@ -55,7 +56,7 @@ def plan_project(project: Project, stack: LoadedStack) -> ProgramPlan:
             return plan_program(
                 program, stack.config, secret_keys=stack.secret_keys, project=project.name, stack=stack.name
             )
-    except (ConfigError, MissingExtraError):
+    except (ConfigError, MissingExtraError, ResourceNameError):
         raise
     except (pulumi.ConfigMissingError, pulumi.RunError) as err:
         raise ProgramError(f"{project.main}: {err}") from None

@@ -2,13 +2,17 @@
 
 Everything the program derives from these (kubeconfig, autoscaling group tags, IAM policies, user data)
 renders as it would for real. Values are stable: the same names give the same fakes in every plan.
+Names are what AWS would name the resource (the explicit name, a prefix and the provider's id, or
+Pulumi's auto-name), and a name AWS would refuse fails the plan (names.py).
 """
 
 from collections.abc import Mapping
 from typing import Any
 
+from gpukit.components.name_rules import planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
+from gpukit.providers.aws.names import AWS_NAME_RULES
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
@@ -35,11 +39,6 @@ def _private_ip(name: str) -> str:
     return f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
 
 
-def _auto_name(state: dict[str, Any], name: str) -> str:
-    """What AWS names a resource given `name` or `namePrefix` (or neither: Pulumi's own prefix)."""
-    return str(state.get("name") or f"{state.get('namePrefix', name + '-')}{_hex(name, length=26)}")
-
-
 class AwsFakes:
     """providers' PlanFakes for the `aws` package."""
 
@@ -49,11 +48,16 @@ class AwsFakes:
         self.region = str(config.get("aws:region") or DEFAULT_REGION)
 
     def resource(self, token: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Raises ResourceNameError for a name AWS would refuse (providers/aws/names.py)."""
         if token in _EC2_PREFIXES:
             rid = f"{_EC2_PREFIXES[token]}-{_hex(token, name)}"
         else:
             rid = f"{name}-{_hex(token, name, length=8)}"
-        return rid, self._outputs(token, name, rid, inputs)
+        names = {
+            rule.field: planned_name(token, name, inputs, rule) for rule in AWS_NAME_RULES.get(token, ())
+        }
+        named = {field: value for field, value in names.items() if value is not None}
+        return rid, {**named, **self._outputs(token, name, rid, {**inputs, **named})}
 
     def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
@@ -86,7 +90,7 @@ class AwsFakes:
 
     def _outputs(self, token: str, name: str, rid: str, state: dict[str, Any]) -> dict[str, Any]:
         if token == "aws:eks/cluster:Cluster":
-            cluster = state.get("name", name)
+            cluster = state["name"]
             return {
                 "arn": self._arn("eks", f"cluster/{cluster}"),
                 "endpoint": f"https://{_hex(cluster, length=32).upper()}.gr7.{self.region}.eks.amazonaws.com",
@@ -95,7 +99,8 @@ class AwsFakes:
                 "platformVersion": "eks.1",
             }
         if token == "aws:eks/nodeGroup:NodeGroup":
-            ng = f"{state.get('nodeGroupNamePrefix', name + '-')}{_hex(name, length=26)}"
+            # Neither name nor prefix: the provider makes one up.
+            ng = state.get("nodeGroupName") or f"{name}-{_hex(name, length=26)}"
             return {
                 "nodeGroupName": ng,
                 "arn": self._arn("eks", f"nodegroup/{state.get('clusterName')}/{ng}/{_hex(ng, length=8)}"),
@@ -109,8 +114,7 @@ class AwsFakes:
                 "arn": self._arn("ec2", f"launch-template/{rid}"),
             }
         if token == "aws:iam/role:Role":
-            role = state.get("name") or f"{name}-{_hex(name, length=7)}"
-            return {"name": role, "arn": self._arn("iam", f"role/{role}", regional=False), "uniqueId": rid}
+            return {"arn": self._arn("iam", f"role/{state['name']}", regional=False), "uniqueId": rid}
         if token == "aws:kms/key:Key":
             key_id = (
                 f"{_hex(name, length=8)}-{_hex(name, 'a', length=4)}-{_hex(name, 'b', length=4)}-"
@@ -140,32 +144,24 @@ class AwsFakes:
         if token.startswith(("aws:ec2/", "aws:vpc/")):
             return {"arn": self._arn("ec2", rid)}
         if token == "aws:lb/loadBalancer:LoadBalancer":
-            lb = (state.get("name") or f"{name[:20]}-{_hex(name, length=6)}")[:32]
+            lb = state["name"]
             return {
                 "arn": self._arn("elasticloadbalancing", f"loadbalancer/net/{lb}/{_hex(name, length=16)}"),
                 "dnsName": f"{lb}-{_hex(name, 'dns', length=16)}.elb.{self.region}.amazonaws.com",
                 "zoneId": "Z26RNL4JYFTOTI",
             }
         if token == "aws:lb/targetGroup:TargetGroup":
-            tg = (state.get("name") or state.get("namePrefix", "") + _hex(name, length=8))[:32]
+            tg = state["name"]
             return {"arn": self._arn("elasticloadbalancing", f"targetgroup/{tg}/{_hex(name, length=16)}")}
         if token == "aws:lb/listener:Listener":
             return {"arn": self._arn("elasticloadbalancing", f"listener/net/{rid}")}
         if token == "aws:autoscaling/group:Group":
-            group = _auto_name(state, name)
-            return {
-                "name": group,
-                "arn": self._arn("autoscaling", f"autoScalingGroup:{rid}:autoScalingGroupName/{group}"),
-            }
+            group = state["name"]
+            return {"arn": self._arn("autoscaling", f"autoScalingGroup:{rid}:autoScalingGroupName/{group}")}
         if token == "aws:iam/instanceProfile:InstanceProfile":
-            profile = state.get("name") or f"{name}-{_hex(name, length=7)}"
-            return {"name": profile, "arn": self._arn("iam", f"instance-profile/{profile}", regional=False)}
+            return {"arn": self._arn("iam", f"instance-profile/{state['name']}", regional=False)}
         if token == "aws:secretsmanager/secret:Secret":
-            secret = _auto_name(state, name)
-            return {
-                "name": secret,
-                "arn": self._arn("secretsmanager", f"secret:{secret}-{_hex(name, length=6)}"),
-            }
+            return {"arn": self._arn("secretsmanager", f"secret:{state['name']}-{_hex(name, length=6)}")}
         if token == "aws:secretsmanager/secretVersion:SecretVersion":
             return {"arn": state.get("secretId"), "versionId": _hex(name, length=32)}
         return {}

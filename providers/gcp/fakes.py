@@ -1,11 +1,14 @@
 """`gpukit plan` fakes for Google Cloud resources: ids as the resource paths Google returns, with the
-links, emails and addresses other resources take from them. Stable: the same names, the same fakes."""
+links, emails and addresses other resources take from them. Stable: the same names, the same fakes.
+A name Google would refuse fails the plan (names.py)."""
 
 from collections.abc import Mapping
 from typing import Any
 
+from gpukit.components.name_rules import planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
+from gpukit.providers.gcp.names import GCP_NAME_RULES
 
 PROJECT_NUMBER = "123456789012"
 DEFAULT_PROJECT = "gpukit-plan"
@@ -22,8 +25,14 @@ class GcpFakes:
         self.region = str(config.get("gcp:region") or DEFAULT_REGION)
 
     def resource(self, token: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        rid = self._gcp_id(token, name, inputs)
-        return rid, self._gcp_outputs(token, name, rid, inputs)
+        """Raises ResourceNameError for a name Google would refuse (providers/gcp/names.py)."""
+        names = {
+            rule.field: planned_name(token, name, inputs, rule) for rule in GCP_NAME_RULES.get(token, ())
+        }
+        named = {field: value for field, value in names.items() if value is not None}
+        state = {**inputs, **named}
+        rid = self._gcp_id(token, name, state)
+        return rid, {**named, **self._gcp_outputs(token, name, rid, state)}
 
     def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
         """gpukit's GCP builders call no invokes: image families and zones are plain paths and tables."""

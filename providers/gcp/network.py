@@ -9,10 +9,13 @@ from typing import NotRequired, Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
+from gpukit.components.names import fit_name
 from gpukit.providers.gcp.gke.ranges import SubnetRanges
 
 TYPE_TOKEN = "gpukit:index:GcpNetwork"
 PODS_RANGE = "pods"
+# Compute Engine names: RFC 1035, at most 63 characters (providers/gcp/names.py).
+GCE_NAME_MAX = 63
 SERVICES_RANGE = "services"
 
 
@@ -27,7 +30,12 @@ class GcpNetworkArgs(TypedDict):
 
 class GcpNetwork(pulumi.ComponentResource):
     """Machines without external IPs (GKE's private nodes, k3s agents) get egress through Cloud NAT:
-    image pulls, and for k3s the k3s download at first boot."""
+    image pulls, and for k3s the k3s download at first boot.
+
+    Fixed names, and no delete_before_replace: what replaces these (another region or CIDR) replaces
+    every machine and the GKE cluster on them. Created first, the new network fails on its name before
+    anything is deleted, rather than taking the cluster down on its way.
+    """
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
@@ -47,7 +55,7 @@ class GcpNetwork(pulumi.ComponentResource):
         )
         subnetwork = gcp.compute.Subnetwork(
             f"{name}-subnet",
-            name=f"{cluster}-{region}",
+            name=fit_name(cluster, f"-{region}", GCE_NAME_MAX),  # gcp:region's length has no cap
             network=network.id,
             region=region,
             ip_cidr_range=ranges.nodes if ranges else args["cidr"],

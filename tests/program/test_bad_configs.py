@@ -191,6 +191,12 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "must be lowercase letters, digits and '-'",
     ),
     (
+        "pool-name-too-long",
+        pool_set(1, name="l4-spot-inference-us-west"),
+        f"{POOLS}[1].name",
+        "at most 24 characters; got 'l4-spot-inference-us-west'",
+    ),
+    (
         "all-pools-gpu",
         pool_set(0, instanceType="g6.xlarge"),
         POOLS,
@@ -250,6 +256,12 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         cluster_set(name="GPU-Dev"),
         f"{CLUSTER}.name",
         "must be lowercase letters, digits and '-', start with a letter",
+    ),
+    (
+        "cluster-name-too-long",
+        cluster_set(name="research-gpu-platform-eu-west-prod"),
+        f"{CLUSTER}.name",
+        "at most 32 characters; got 'research-gpu-platform-eu-west-prod'",
     ),
     (
         "missing-aws-region",

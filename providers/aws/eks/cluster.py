@@ -96,7 +96,10 @@ class EksCluster(pulumi.ComponentResource):
         public_cidrs = spec["api_access_cidrs"]
         cluster = aws.eks.Cluster(
             f"{name}-eks",
-            name=cluster_name,  # fixed: IAM conditions and autoscaler discovery are keyed on it
+            # Fixed: IAM conditions and autoscaler discovery are keyed on it. No delete_before_replace:
+            # a replaced control plane is a new, empty cluster; created first, it fails on the name
+            # before the old one (and its node groups) are deleted.
+            name=cluster_name,
             role_arn=cluster_role.arn,
             version=version,
             vpc_config={

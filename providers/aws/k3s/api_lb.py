@@ -10,6 +10,12 @@ from gpukit.components.api_access import needs_public_endpoint
 from gpukit.components.k3s.host_scripts import API_PORT
 
 TYPE_TOKEN = "gpukit:index:K3sEc2ApiLoadBalancer"
+# Load balancer and target group names hold 32 characters, too few for Pulumi's auto-name of a long
+# cluster's resource names. With a prefix (6 characters at most) the provider fills the 32 with a unique
+# id: every name fits, and a replacement (the load balancer turning internet-facing, a new VPC) creates
+# the new one before it deletes the old, so the API and the listener keep a target group throughout.
+# (terraform-provider-aws internal/service/elbv2/validate.go, validNamePrefix.) The Name tag says whose.
+NAME_PREFIX = "k3s-"
 
 
 def api_lb_internal(api_access_cidrs: list[str]) -> bool:
@@ -50,6 +56,7 @@ class K3sEc2ApiLoadBalancer(pulumi.ComponentResource):
 
         lb = aws.lb.LoadBalancer(
             f"{name}-nlb",
+            name_prefix=NAME_PREFIX,
             load_balancer_type="network",
             internal=self.internal,
             subnets=subnets,
@@ -62,6 +69,7 @@ class K3sEc2ApiLoadBalancer(pulumi.ComponentResource):
         )
         target_group = aws.lb.TargetGroup(
             f"{name}-servers",
+            name_prefix=NAME_PREFIX,
             port=API_PORT,
             protocol="TCP",
             target_type="instance",

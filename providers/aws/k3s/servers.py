@@ -108,6 +108,9 @@ class K3sEc2Servers(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(
                     parent=self,
                     depends_on=args["boot_after"],
+                    # Its network interface (and address) attaches to one instance at a time: a
+                    # replacement must free it first.
+                    delete_before_replace=True,
                     # cloud-init runs the bootstrap at first boot only, so new user data would do
                     # nothing on a running server, and a new template version would replace it (its
                     # disk holds the cluster's datastore). Both apply to servers created later; k3s

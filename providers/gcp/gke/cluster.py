@@ -86,6 +86,8 @@ class GkeCluster(pulumi.ComponentResource):
         cidrs = spec["api_access_cidrs"]
         cluster = gcp.container.Cluster(
             f"{name}-gke",
+            # No delete_before_replace: a replaced cluster is a new, empty one; created first, it fails
+            # on the name before the old one (and its node pools) are deleted.
             name=cluster_name,
             location=location,
             network=network_id,

@@ -124,6 +124,10 @@ class GkeNodePool(pulumi.ComponentResource):
                 parent=self,
                 # The cluster autoscaler owns the node count after creation.
                 ignore_changes=["initialNodeCount", "nodeCount"],
+                # The pool keeps the name the config gives it (GKE labels its nodes with it), so a
+                # replacement (a new machine type, disk or accelerator) must delete the old pool before
+                # it creates the new one: created first, it would fail on the name.
+                delete_before_replace=True,
             ),
         )
         self.node_pool_name = node_pool.name

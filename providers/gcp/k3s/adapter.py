@@ -42,6 +42,9 @@ class GceAdapter:
         self.spec = cluster.spec
         self.with_gcp = pulumi.ResourceOptions(parent=parent, providers={"gcp": provider})
         self.child = pulumi.ResourceOptions(parent=parent, provider=provider)
+        # Resources with a fixed name: a replacement (another network) must delete the old one first,
+        # or the new one's create fails on the name.
+        self.fixed_name = pulumi.ResourceOptions(parent=parent, provider=provider, delete_before_replace=True)
 
     def network(self) -> GceNetwork:
         name, cluster_name = self.name, self.cluster.name
@@ -66,7 +69,7 @@ class GceAdapter:
                 target_tags=[rule.target_tag],
                 source_tags=[rule.source_tag] if rule.source_tag else None,
                 source_ranges=list(rule.source_ranges) or None,
-                opts=self.child,
+                opts=self.fixed_name,
             )
         return found
 

@@ -15,6 +15,7 @@ import pulumi_gcp as gcp
 
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import agent_join
+from gpukit.components.names import fit_name
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.gcp.gke.node_pool import disk_type
@@ -83,7 +84,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
         )
         template = gcp.compute.InstanceTemplate(
             f"{name}-template",
-            name_prefix=f"{group_name}-"[:NAME_PREFIX_MAX],
+            name_prefix=fit_name(group_name, "-", NAME_PREFIX_MAX),
             description=f"k3s agents of pool {pool.name} of {cluster} (gpukit)",
             machine_type=machine_type(pool),
             guest_accelerators=cast(
@@ -131,6 +132,9 @@ class K3sGceAgentPool(pulumi.ComponentResource):
                 # The cluster autoscaler owns the size after creation: a later `pulumi up` must not
                 # reset it to minNodes.
                 ignore_changes=["targetSize"],
+                # `<cluster>-<pool>` is how operators and the autoscaler's config find the group: a
+                # replacement (other zones) must delete the old group first, or fail on the name.
+                delete_before_replace=True,
             ),
         )
         self.register_outputs({"group": self.group.self_link})

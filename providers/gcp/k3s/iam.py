@@ -13,7 +13,9 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.k3s.host_scripts import render_script, secrets_bundle
+from gpukit.components.names import fit_name
 from gpukit.components.spec import NodeRole
+from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
 FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-gcp.sh"
@@ -29,9 +31,9 @@ _KIND = {NodeRole.SERVER: "server", NodeRole.AGENT: "agent"}
 
 
 def account_id(cluster_name: str, role: NodeRole) -> str:
-    """A 6-30 character account id: `<cluster>-k3s-server|agent`, the cluster name cut to fit."""
-    suffix = f"-k3s-{_KIND[role]}"
-    return f"{cluster_name[: 30 - len(suffix)]}{suffix}"
+    """`<cluster>-k3s-server|agent`; a cluster name too long for 30 characters is cut and hashed (never
+    cut alone: two clusters in one project would share the accounts, and each other's secrets)."""
+    return fit_name(cluster_name, f"-k3s-{_KIND[role]}", ACCOUNT_ID_MAX)
 
 
 def secret_id(cluster_name: str, role: NodeRole) -> str:
@@ -91,7 +93,8 @@ class K3sGceJoinSecrets(pulumi.ComponentResource):
                 f"{name}-{kind}-secret",
                 secret_id=secret_id(cluster, role),
                 replication={"auto": {}},
-                opts=pulumi.ResourceOptions(parent=self, depends_on=[api]),
+                # A fixed id: a replacement (a new replication policy) must delete the old one first.
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[api], delete_before_replace=True),
             )
             bundle: pulumi.Output[str] = pulumi.Output.from_input(role_files).apply(secrets_bundle)
             data: pulumi.Output[str] = pulumi.Output.secret(bundle)

@@ -17,6 +17,7 @@ import pulumi_gcp as gcp
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import API_PORT, server_join
 from gpukit.components.k3s.names import url_host
+from gpukit.components.names import fit_name
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import ClusterSpec
 from gpukit.providers.gcp.catalog import region_zones
@@ -33,6 +34,7 @@ from gpukit.providers.gcp.k3s.machine import (
     shielded_instance_config,
 )
 from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
+from gpukit.providers.gcp.network import GCE_NAME_MAX
 from gpukit.providers.gcp.placement import pool_zones
 
 TYPE_TOKEN = "gpukit:index:K3sGceServers"
@@ -81,30 +83,32 @@ class K3sGceServers(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: K3sGceServersArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        # Fixed names, and a static address held by one machine at a time: a replacement of an address
+        # or a machine must delete the old one first, or the new one's create fails on the name.
+        fixed_name = pulumi.ResourceOptions(parent=self, delete_before_replace=True)
         cluster, pool, region = args["cluster_name"], args["pool"], args["region"]
         count, zones = pool.min_nodes, args["zones"]
         prefix = f"{cluster}-{pool.name}"
         internal = [
             gcp.compute.Address(
                 f"{name}-{i}-internal",
-                name=f"{prefix}-{i}-internal",
+                name=fit_name(prefix, f"-{i}-internal", GCE_NAME_MAX),
                 address_type="INTERNAL",
                 subnetwork=args["subnetwork"],
                 region=region,
                 description=f"k3s server {i} of {cluster} (gpukit)",
-                opts=child,
+                opts=fixed_name,
             )
             for i in range(count)
         ]
         external = [
             gcp.compute.Address(
                 f"{name}-{i}-external",
-                name=f"{prefix}-{i}-external",
+                name=fit_name(prefix, f"-{i}-external", GCE_NAME_MAX),
                 address_type="EXTERNAL",
                 region=region,
                 description=f"Kubernetes API of k3s server {i} of {cluster} (gpukit)",
-                opts=child,
+                opts=fixed_name,
             )
             for i in range(count if args["external"] else 0)
         ]
@@ -139,7 +143,7 @@ class K3sGceServers(pulumi.ComponentResource):
             self.instances.append(
                 gcp.compute.Instance(
                     f"{name}-{i}",
-                    name=f"{prefix}-{i}",
+                    name=fit_name(prefix, f"-{i}", GCE_NAME_MAX),
                     zone=zones[i % len(zones)],
                     machine_type=machine_type(pool),
                     boot_disk={
@@ -163,7 +167,9 @@ class K3sGceServers(pulumi.ComponentResource):
                     tags=args["tags"],
                     labels=gce_labels(pool),
                     allow_stopping_for_update=True,  # a machine type change stops and restarts it
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=args["waits"]),
+                    opts=pulumi.ResourceOptions(
+                        parent=self, depends_on=args["waits"], delete_before_replace=True
+                    ),
                 )
             )
         self.register_outputs({"api_url": self.api_url, "join_urls": self.join_urls})
