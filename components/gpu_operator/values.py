@@ -98,7 +98,10 @@ def operands(software: GpuNodeSoftware) -> list[Operand]:
         Operand(
             "container toolkit",
             True,
-            "preinstalled" if software.toolkit_preinstalled else "GPU Operator daemonset",
+            "preinstalled"
+            if software.toolkit_preinstalled
+            # The chart's default cdi.enabled: the device plugin hands GPUs over through CDI.
+            else "GPU Operator daemonset; GPUs reach pods through CDI (no runtimeClassName needed)",
         ),
         Operand("device plugin", True, "GPU Operator daemonset, advertises nvidia.com/gpu"),
         Operand("GPU feature discovery", True, "GPU Operator daemonset, labels nvidia.com/gpu.product etc."),

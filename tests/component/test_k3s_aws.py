@@ -526,3 +526,23 @@ def test_every_resource_argument_is_one_the_provider_schema_knows(
         r.name: names for r in rec.resources if r.custom and (names := unknown_argument_names(r.inputs))
     }
     assert unknown == {}
+
+
+def test_the_agents_secret_holds_the_agent_token_only(stack: Run) -> None:
+    """The server token joins servers and decrypts the bootstrap data: agents never get it."""
+
+    def files(name: str) -> dict[str, str]:
+        bundle = unsecret(
+            stack.rec.one("aws:secretsmanager/secretVersion:SecretVersion", name).inputs["secretString"]
+        )
+        return {
+            line.split("\t")[0]: base64.b64decode(line.split("\t")[1]).decode()
+            for line in bundle.splitlines()
+        }
+
+    server, agent = files("k3s-aws-server-secret-version"), files("k3s-aws-agent-secret-version")
+    assert list(agent) == ["/etc/rancher/k3s/gpukit-token"]
+    agent_token = agent["/etc/rancher/k3s/gpukit-token"]
+    assert agent_token.startswith("K10") and "::node:" in agent_token
+    assert agent_token.rsplit(":", 1)[1] == server["/etc/rancher/k3s/gpukit-agent-token"]
+    assert server["/etc/rancher/k3s/gpukit-token"].rsplit(":", 1)[1] not in agent_token
