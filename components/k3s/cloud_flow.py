@@ -20,6 +20,7 @@ from gpukit.components.k3s.cloud_access import K3sCloudAccess
 from gpukit.components.k3s.cloud_init import CloudNode, NodeSettings, pool_node
 from gpukit.components.k3s.host_scripts import k3s_download
 from gpukit.components.k3s.pki import K3sPki
+from gpukit.components.k3s.pool_sync import K3sPoolSync
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodeRole, PodSecurityLevel
@@ -114,5 +115,12 @@ def build_k3s_on_cloud(
             "servers": list(servers.instances),
         },
         opts=pulumi.ResourceOptions(parent=component),
+    )
+    K3sPoolSync(
+        f"{name}-pool-sync",
+        {"pools": list(cluster.pools)},
+        opts=pulumi.ResourceOptions(
+            parent=component, providers={"kubernetes": access.kubernetes}, depends_on=[access.api_ready]
+        ),
     )
     return access.handle, servers.api_url

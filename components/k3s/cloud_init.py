@@ -2,11 +2,14 @@
 
 A cloud machine cannot be reached by Pulumi (no SSH), so it bootstraps itself: its boot text (EC2 user
 data, providers/aws/k3s/user_data.py; a GCE startup script, providers/gcp/k3s/startup_script.py) writes
-gpukit's scripts to /opt/gpukit and runs bootstrap.sh once, which runs the same preflight and install
-as k3s over SSH (components/k3s/scripts/). The join token and the cluster CAs are not in the boot text,
-which any process on the machine can read from the metadata service: fetch-secrets.sh reads them
-from the cloud's secret store with the machine's own identity (EC2 instance role, GCE service
-account) and pipes them into install.sh.
+gpukit's scripts to /opt/gpukit and starts gpukit-bootstrap.service, which runs bootstrap.sh (the same
+preflight and install as k3s over SSH, components/k3s/scripts/) until it succeeds once: a failure
+(the secret store or a download unreachable for a while) is retried a minute later, so a machine never
+stays up without joining; one that does not match its pool stops for good.
+
+The join token and the cluster CAs are not in the boot text, which any process on the machine can
+read from the metadata service: fetch-secrets.sh reads them from the cloud's secret store with the
+machine's own identity (EC2 instance role, GCE service account) and pipes them into install.sh.
 
 Pure: every input is a plain value, so the output is golden-tested.
 """
@@ -14,6 +17,7 @@ Pure: every input is a plain value, so the output is golden-tested.
 from dataclasses import dataclass, field
 
 from gpukit.components.k3s.host_scripts import (
+    CLOUD_REAP_AFTER_SECONDS,
     Join,
     K3sDownload,
     install_script,
@@ -26,6 +30,28 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
 BOOTSTRAP_DIR = "/opt/gpukit"
+DONE_MARKER = "/var/lib/gpukit/bootstrapped"
+BOOTSTRAP_UNIT_PATH = "/etc/systemd/system/gpukit-bootstrap.service"
+# bootstrap.sh's exit status for a machine that does not match its pool: retrying cannot help.
+MISMATCH_EXIT = 3
+BOOTSTRAP_UNIT = f"""[Unit]
+Description=gpukit: join this machine to its k3s cluster (until it has, once)
+Wants=network-online.target
+After=network-online.target
+ConditionPathExists=!{DONE_MARKER}
+StartLimitIntervalSec=0
+
+[Service]
+Type=oneshot
+ExecStart={BOOTSTRAP_DIR}/bootstrap.sh
+Restart=on-failure
+RestartSec=60
+RestartPreventExitStatus={MISMATCH_EXIT}
+
+[Install]
+WantedBy=multi-user.target"""
+"""Type=oneshot with Restart=on-failure needs systemd 244 or later (Ubuntu 24.04 has 255)."""
+START_BOOTSTRAP = ("systemctl daemon-reload", "systemctl enable --now --no-block gpukit-bootstrap.service")
 # How long `pulumi up` waits for new servers to boot, install k3s and answer.
 API_WAIT_SECONDS = 900
 
@@ -104,7 +130,13 @@ def node_scripts(node: CloudNode, fetch_secrets: str) -> dict[str, str]:
         ),
         "fetch-secrets.sh": fetch_secrets,
         "install.sh": install_script(
-            node.role, node.download, config, kubelet_shutdown_config(), node.join, node.pod_security
+            node.role,
+            node.download,
+            config,
+            kubelet_shutdown_config(),
+            node.join,
+            node.pod_security,
+            reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,
         ),
-        "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR),
+        "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
     }

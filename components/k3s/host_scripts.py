@@ -23,6 +23,7 @@ from gpukit.components.catalog.k3s import (
     binary_url,
     installer_url,
 )
+from gpukit.components.pools import POOL_LABEL
 from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -226,6 +227,34 @@ After=gpukit-metadata-guard.service"""
 """A drop-in for k3s's own unit: k3s does not start when the guard failed."""
 
 
+NODE_SYNC_PERIOD = "2min"
+# Agent nodes of cloud groups not Ready for this long are gone for good (node-sync.sh).
+CLOUD_REAP_AFTER_SECONDS = 1800
+
+
+def node_sync_script(reap_after_seconds: int) -> str:
+    return render_script("node-sync.sh", REAP_AFTER_SECONDS=reap_after_seconds, POOL_LABEL=POOL_LABEL)
+
+
+NODE_SYNC_SERVICE = """[Unit]
+Description=gpukit: pools' labels and taints onto their nodes; nodes of gone machines removed
+After=k3s.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/lib/gpukit/node-sync.sh"""
+
+NODE_SYNC_TIMER = f"""[Unit]
+Description=gpukit node sync, every {NODE_SYNC_PERIOD}
+
+[Timer]
+OnBootSec={NODE_SYNC_PERIOD}
+OnUnitActiveSec={NODE_SYNC_PERIOD}
+
+[Install]
+WantedBy=timers.target"""
+
+
 @dataclass(frozen=True)
 class K3sDownload:
     """Where install.sh gets k3s, and the sums it checks before anything runs."""
@@ -290,7 +319,11 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
     kubelet_config: str,
     join: Join,
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE,
+    *,
+    reap_after_seconds: int = 0,
 ) -> str:
+    """install.sh with its inputs. `reap_after_seconds` > 0: servers delete agent nodes not Ready for
+    that long (machines in cloud groups, which never come back)."""
     server = role == NodeRole.SERVER
     return render_script(
         "install.sh",
@@ -312,6 +345,9 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
         GUARD_DROP_IN=METADATA_GUARD_DROP_IN,
         POD_SECURITY_CONFIG=pod_security_config(pod_security) if server else "",
         ADMIN_BINDING=admin_binding() if server else "",
+        NODE_SYNC_SCRIPT=node_sync_script(reap_after_seconds) if server else "",
+        NODE_SYNC_SERVICE=NODE_SYNC_SERVICE if server else "",
+        NODE_SYNC_TIMER=NODE_SYNC_TIMER if server else "",
     )
 
 

@@ -513,6 +513,7 @@ def test_every_resource_but_the_root_has_a_parent_in_the_tree(stack: Run) -> Non
         "gpukit:index:K3sEc2Servers",
         "gpukit:index:K3sEc2AgentPool",
         "gpukit:index:K3sCloudAccess",
+        "gpukit:index:K3sPoolSync",
         "gpukit:index:GpuOperator",
     }
 

@@ -10,7 +10,14 @@ import pytest
 import yaml
 from scripts.stubs import FakeHost
 
-from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, api_wait_script, node_scripts
+from gpukit.components.k3s.cloud_init import (
+    BOOTSTRAP_DIR,
+    DONE_MARKER,
+    MISMATCH_EXIT,
+    CloudNode,
+    api_wait_script,
+    node_scripts,
+)
 from gpukit.components.k3s.host_scripts import agent_join, k3s_download, render_script, server_join
 from gpukit.components.spec import DriverMode, NodeRole
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script as aws_fetch_secrets_script
@@ -106,7 +113,7 @@ SCRIPTS: dict[str, Callable[[], str]] = {
     ),
 }
 SCRIPTS: dict[str, Callable[[], str]] = {
-    "bootstrap": lambda: render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR),
+    "bootstrap": lambda: render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
     "fetch-secrets-aws": lambda: AWS_FETCH,
     "fetch-secrets-gcp": lambda: GCP_FETCH,
     "wait-for-api": lambda: api_wait_script("https://k3s.example.com:6443"),
@@ -136,13 +143,21 @@ def test_user_data_fits_ec2_and_carries_no_secret(name: str) -> None:
 def test_every_file_in_user_data_is_shellcheck_clean(name: str, tmp_path: Path) -> None:
     document = yaml.safe_load(USER_DATA[name]())
     written = {Path(f["path"]).name: f for f in document["write_files"]}
+    unit = written.pop("gpukit-bootstrap.service")
+    assert (unit["path"], unit["permissions"]) == ("/etc/systemd/system/gpukit-bootstrap.service", "0644")
     assert sorted(written) == ["bootstrap.sh", "fetch-secrets.sh", "install.sh", "preflight.sh"]
     for file in written.values():
         assert (file["owner"], file["permissions"]) == ("root:root", "0700")
         path = tmp_path / Path(file["path"]).name
         path.write_text(file["content"])
         assert shellcheck_problems(path) == "", file["path"]
-    assert document["runcmd"] == [[f"{BOOTSTRAP_DIR}/bootstrap.sh"]]
+    # systemd runs the bootstrap until it succeeds once (a failure retries a minute later).
+    assert document["runcmd"] == [
+        ["systemctl", "daemon-reload"],
+        ["systemctl", "enable", "--now", "--no-block", "gpukit-bootstrap.service"],
+    ]
+    assert "Restart=on-failure" in unit["content"] and "RestartPreventExitStatus=3" in unit["content"]
+    assert f"ExecStart={BOOTSTRAP_DIR}/bootstrap.sh" in unit["content"]
 
 
 @pytest.mark.parametrize("name", sorted(STARTUP_SCRIPTS) + sorted(SCRIPTS))
@@ -216,12 +231,21 @@ def test_bootstrap_pipes_the_secrets_into_the_install(host: FakeHost) -> None:
     assert result.code == 0, result.stderr
     assert (host.state / "install-stdin").read_text() == "bundle-line\n"
     assert "bundle-line" not in result.stdout + result.stderr  # never echoed
+    assert (host.root / DONE_MARKER.lstrip("/")).exists()  # systemd runs it no more
+
+
+def test_a_failed_bootstrap_leaves_no_marker_so_systemd_retries_it(host: FakeHost) -> None:
+    folder = _boot_dir(host)
+    (folder / "install.sh").write_text("#!/usr/bin/env bash\ncat > /dev/null; exit 1\n")
+    result = host.run(SCRIPTS["bootstrap"]())
+    assert result.code == 1  # gpukit-bootstrap.service: Restart=on-failure, a minute later
+    assert not (host.root / DONE_MARKER.lstrip("/")).exists()
 
 
 def test_bootstrap_stops_when_the_preflight_fails(host: FakeHost) -> None:
     _boot_dir(host, preflight="echo 'check\tfail\tno NVIDIA GPU found'; exit 1")
     result = host.run(SCRIPTS["bootstrap"]())
-    assert result.code == 1
+    assert result.code == MISMATCH_EXIT  # RestartPreventExitStatus: a mismatching machine stays out
     assert "preflight failed" in result.stderr
     assert not (host.state / "install-stdin").exists()
 

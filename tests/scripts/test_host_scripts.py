@@ -5,7 +5,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from scripts.stubs import FAKE_BINARY, FAKE_INSTALLER, FakeHost
+from scripts.stubs import FAKE_BINARY, FAKE_INSTALLER, FakeHost, Result
 
 from gpukit.components.catalog.k3s import binary_url, installer_url
 from gpukit.components.k3s.host_scripts import (
@@ -20,6 +20,7 @@ from gpukit.components.k3s.host_scripts import (
     k3s_config,
     kubelet_shutdown_config,
     metadata_guard_script,
+    node_sync_script,
     preflight_script,
     secrets_bundle,
     uninstall_script,
@@ -401,6 +402,7 @@ RENDERED = {
     "install-server": _install,
     "install-agent": lambda: _install(NodeRole.AGENT, join=Join(SERVER_URLS)),
     "metadata-guard": metadata_guard_script,
+    "node-sync": lambda: node_sync_script(1800),
     "uninstall-server": lambda: uninstall_script(NodeRole.SERVER),
     "uninstall-agent": lambda: uninstall_script(NodeRole.AGENT),
     "drain": lambda: drain_script("l40s-192-0-2-11"),
@@ -425,3 +427,67 @@ def test_a_server_waits_for_its_api_before_reporting_success(host: FakeHost) -> 
     assert result.code == 1
     assert "the Kubernetes API on this server did not become ready within 300s" in result.stderr
     assert result.calls.count("k3s kubectl get --raw=/readyz") == 61  # every 5s for 300s, then once more
+
+
+# --- node sync (servers, every two minutes)
+
+NODE_SYNC_K3S = r"""
+echo "k3s $*" >> "$STATE/calls.log"
+case "$*" in
+  "kubectl -n kube-system get configmap gpukit-pools"*) cat "$STATE/pools" ;;
+  "kubectl get nodes -l gpukit.dev/pool=l4 "*) cat "$STATE/nodes-l4" 2>/dev/null ;;
+  "kubectl get nodes -l gpukit.dev/pool,"*) cat "$STATE/readiness" 2>/dev/null ;;
+  "kubectl get node "*"gpukit\.dev/labels"*) cat "$STATE/labels-$4" 2>/dev/null ;;
+  "kubectl get node "*"gpukit\.dev/taints"*) cat "$STATE/taints-$4" 2>/dev/null ;;
+esac
+exit 0
+"""
+
+
+def _sync_calls(result: Result) -> list[str]:
+    return [c for c in result.calls if c.startswith("k3s kubectl ") and " get " not in c]
+
+
+def test_node_sync_puts_a_pools_changed_labels_and_taints_on_its_existing_nodes(host: FakeHost) -> None:
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text(
+        "control\tgpukit.dev/pool=control\tCriticalAddonsOnly=true:NoExecute\n"
+        "l4\tgpukit.dev/pool=l4,team=b\tnvidia.com/gpu=true:NoSchedule\n"
+    )
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "labels-gpu-1").write_text("gpukit.dev/pool=l4,team=a,old=x")
+    (host.state / "taints-gpu-1").write_text("nvidia.com/gpu=true:NoSchedule,dedicated=a:NoSchedule")
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert _sync_calls(result) == [
+        "k3s kubectl label node gpu-1 --overwrite old- gpukit.dev/pool=l4 team=b",
+        "k3s kubectl taint node gpu-1 dedicated:NoSchedule-",
+        "k3s kubectl taint node gpu-1 --overwrite nvidia.com/gpu=true:NoSchedule",
+        "k3s kubectl annotate node gpu-1 --overwrite gpukit.dev/labels=gpukit.dev/pool=l4,team=b "
+        "gpukit.dev/taints=nvidia.com/gpu=true:NoSchedule",
+    ]
+
+
+def test_node_sync_deletes_agent_nodes_whose_machines_are_gone(host: FakeHost) -> None:
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("")
+    (host.state / "readiness").write_text(
+        "gone\tUnknown\t2026-01-01T00:00:00Z\n"  # preempted months ago
+        "booting\tFalse\t2099-01-01T00:00:00Z\n"  # not Ready only just now
+        "fine\tTrue\t2026-01-01T00:00:00Z\n"
+    )
+    reaped = host.run(node_sync_script(1800))
+    assert reaped.code == 0, reaped.stderr
+    assert _sync_calls(reaped) == ["k3s kubectl delete node gone --ignore-not-found"]
+    assert "node gone has not been Ready since 2026-01-01T00:00:00Z" in reaped.stdout
+    kept = host.run(node_sync_script(0))  # hosts over SSH: a NotReady host is down, not gone
+    assert kept.code == 0 and _sync_calls(kept) == []
+
+
+def test_servers_run_the_node_sync_every_two_minutes(host: FakeHost) -> None:
+    result = host.run(_install(), stdin=BUNDLE)
+    assert result.code == 0, result.stderr
+    assert "systemctl enable --now gpukit-node-sync.timer" in result.calls
+    timer = (host.root / "etc/systemd/system/gpukit-node-sync.timer").read_text()
+    assert "OnUnitActiveSec=2min" in timer
+    assert host.mode("/usr/local/lib/gpukit/node-sync.sh") == 0o700

@@ -1,9 +1,11 @@
-# --- gpukit cloud node bootstrap: run once at first boot by cloud-init (runcmd).
+# --- gpukit cloud node bootstrap: run by systemd (gpukit-bootstrap.service) from first boot until it
+# succeeds once; a failure is retried a minute later, a machine that does not match its pool is not.
 # Checks the machine against its pool (preflight.sh), reads the join secrets from the cloud's secret
 # store (fetch-secrets.sh, with the machine's own identity), then installs k3s (install.sh, which
 # takes the secrets on stdin). The secrets never touch the user data, the disk outside k3s's own
 # files, or the log. Output goes to /var/log/cloud-init-output.log.
-# Inputs (set above by the renderer): BOOTSTRAP_DIR
+# Inputs (set above by the renderer): BOOTSTRAP_DIR, DONE_MARKER
+# Exit status: 0 joined (DONE_MARKER written), 3 the machine does not match its pool, 1 anything else.
 ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
 fail() {
   echo "gpukit: $*" >&2
@@ -12,7 +14,8 @@ fail() {
 dir="$ROOT$BOOTSTRAP_DIR"
 
 if ! "$dir/preflight.sh"; then
-  fail "preflight failed: this machine does not match its pool (see the checks above); it does not join the cluster"
+  echo "gpukit: preflight failed: this machine does not match its pool (see the checks above); it does not join the cluster" >&2
+  exit 3
 fi
 
 # The machine's role or the secret's access grant can take a few seconds to reach every region
@@ -26,3 +29,5 @@ until secrets=$("$dir/fetch-secrets.sh"); do
   attempt=$((attempt + 1))
 done
 printf '%s\n' "$secrets" | "$dir/install.sh"
+mkdir -p "$(dirname "$ROOT$DONE_MARKER")"
+touch "$ROOT$DONE_MARKER"

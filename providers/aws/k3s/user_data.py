@@ -8,7 +8,14 @@ import gzip
 
 import yaml
 
-from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, node_scripts
+from gpukit.components.k3s.cloud_init import (
+    BOOTSTRAP_DIR,
+    BOOTSTRAP_UNIT,
+    BOOTSTRAP_UNIT_PATH,
+    START_BOOTSTRAP,
+    CloudNode,
+    node_scripts,
+)
 
 # EC2 takes at most 16 KiB of user data (before base64).
 EC2_USER_DATA_LIMIT = 16 * 1024
@@ -28,11 +35,11 @@ _Dumper.add_representer(
 
 
 def node_user_data(node: CloudNode, fetch_secrets: str) -> str:
-    """`#cloud-config` user data that writes the scripts and runs bootstrap.sh once, at first boot.
+    """`#cloud-config` user data that writes the scripts and starts gpukit-bootstrap.service.
 
-    runcmd runs once per instance, so a reboot does not reinstall; k3s itself starts on boot as a
-    systemd service. A failing bootstrap fails cloud-init's final stage, which `cloud-init status`
-    and the serial console report.
+    The service runs bootstrap.sh until it succeeds once (a failure retries a minute later, also
+    across reboots); k3s itself starts on boot as a systemd service. `journalctl -u
+    gpukit-bootstrap` on the machine (or its serial console) shows how it went.
     """
     scripts = node_scripts(node, fetch_secrets)
     document = {
@@ -44,8 +51,16 @@ def node_user_data(node: CloudNode, fetch_secrets: str) -> str:
                 "content": _Literal(text),
             }
             for name, text in scripts.items()
+        ]
+        + [
+            {
+                "path": BOOTSTRAP_UNIT_PATH,
+                "owner": "root:root",
+                "permissions": "0644",
+                "content": BOOTSTRAP_UNIT,
+            }
         ],
-        "runcmd": [[f"{BOOTSTRAP_DIR}/bootstrap.sh"]],
+        "runcmd": [command.split() for command in START_BOOTSTRAP],
     }
     body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
     return "#cloud-config\n# Rendered by gpukit (providers/aws/k3s/user_data.py).\n" + body

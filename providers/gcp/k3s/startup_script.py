@@ -2,30 +2,36 @@
 bootstrap.sh once (components/k3s/cloud_init.py says what a machine runs). Pure: golden-tested and
 shellcheck-checked. GCE takes 256 KiB per metadata value."""
 
-from gpukit.components.k3s.cloud_init import BOOTSTRAP_DIR, CloudNode, node_scripts
-
-GCE_MARKER = "/var/lib/gpukit/bootstrapped"
+from gpukit.components.k3s.cloud_init import (
+    BOOTSTRAP_DIR,
+    BOOTSTRAP_UNIT,
+    BOOTSTRAP_UNIT_PATH,
+    DONE_MARKER,
+    START_BOOTSTRAP,
+    CloudNode,
+    node_scripts,
+)
 
 
 def gce_startup_script(node: CloudNode, fetch_secrets: str) -> str:
-    """A `startup-script` (GCE metadata) that writes the scripts and runs bootstrap.sh once.
+    """A `startup-script` (GCE metadata) that writes the scripts and starts gpukit-bootstrap.service.
 
     Compute Engine's guest agent runs startup scripts on every image gpukit uses (Ubuntu and the
-    Deep Learning VM images), on every boot: a marker written after a successful bootstrap makes
-    later boots no-ops, and a failed bootstrap is retried at the next boot. Each script is written
-    with a quoted here-document, so nothing in it is expanded.
+    Deep Learning VM images), on every boot: once bootstrap.sh has succeeded (its marker exists),
+    later boots do nothing; until then the service retries a failed bootstrap a minute later. Each
+    file is written with a quoted here-document, so nothing in it is expanded.
     """
     scripts = node_scripts(node, fetch_secrets)
     lines = [
         "#!/usr/bin/env bash",
         "# Rendered by gpukit (providers/gcp/k3s/startup_script.py): Compute Engine runs it at every boot.",
         "set -euo pipefail",
-        f"if [ -e {GCE_MARKER} ]; then",
+        f"if [ -e {DONE_MARKER} ]; then",
         '  echo "gpukit: bootstrapped at first boot; nothing to do"',
         "  exit 0",
         "fi",
         "umask 077",
-        f"mkdir -p {BOOTSTRAP_DIR} {GCE_MARKER.rsplit('/', 1)[0]}",
+        f"mkdir -p {BOOTSTRAP_DIR}",
     ]
     for name, text in scripts.items():
         delimiter = f"GPUKIT_{name.split('.')[0].upper().replace('-', '_')}_EOF"
@@ -33,5 +39,6 @@ def gce_startup_script(node: CloudNode, fetch_secrets: str) -> str:
             raise ValueError(f"{name} contains its own here-document delimiter {delimiter}")
         lines += [f"cat > {BOOTSTRAP_DIR}/{name} <<'{delimiter}'", text.rstrip("\n"), delimiter]
         lines.append(f"chmod 700 {BOOTSTRAP_DIR}/{name}")
-    lines += [f"{BOOTSTRAP_DIR}/bootstrap.sh", f"touch {GCE_MARKER}", ""]
+    lines += [f"cat > {BOOTSTRAP_UNIT_PATH} <<'GPUKIT_UNIT_EOF'", BOOTSTRAP_UNIT, "GPUKIT_UNIT_EOF"]
+    lines += [f"chmod 644 {BOOTSTRAP_UNIT_PATH}", *START_BOOTSTRAP, ""]
     return "\n".join(lines)

@@ -7,6 +7,7 @@ from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cluster import K3sCluster
 from gpukit.components.k3s.handle import k3s_cluster_handle
+from gpukit.components.k3s.pool_sync import K3sPoolSync
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import PodSecurityLevel
 from gpukit.providers.ssh.k3s.hosts import k3s_hosts
@@ -34,5 +35,12 @@ def build_k3s_ssh(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) 
             "pod_security": spec.get("pod_security", PodSecurityLevel.BASELINE),
         },
         opts=pulumi.ResourceOptions(parent=parent),
+    )
+    K3sPoolSync(
+        f"{name}-pool-sync",
+        {"pools": list(cluster.pools)},
+        opts=pulumi.ResourceOptions(
+            parent=parent, providers={"kubernetes": k3s.kubernetes}, depends_on=list(k3s.servers)
+        ),
     )
     return k3s_cluster_handle(spec["name"], k3s.kubeconfig, k3s.kubernetes, list(k3s.servers))

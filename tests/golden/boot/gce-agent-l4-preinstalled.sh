@@ -6,7 +6,7 @@ if [ -e /var/lib/gpukit/bootstrapped ]; then
   exit 0
 fi
 umask 077
-mkdir -p /opt/gpukit /var/lib/gpukit
+mkdir -p /opt/gpukit
 cat > /opt/gpukit/preflight.sh <<'GPUKIT_PREFLIGHT_EOF'
 #!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
@@ -238,6 +238,9 @@ Requires=gpukit-metadata-guard.service
 After=gpukit-metadata-guard.service'
 POD_SECURITY_CONFIG=''
 ADMIN_BINDING=''
+NODE_SYNC_SCRIPT=''
+NODE_SYNC_SERVICE=''
+NODE_SYNC_TIMER=''
 # --- gpukit k3s install: place secrets and config, keep pods off the metadata server, decide whether
 # this machine starts the cluster or joins it, install a checked k3s at a pinned version, wait until
 # it is ready.
@@ -247,7 +250,8 @@ ADMIN_BINDING=''
 # CLUSTER_INIT (true: start it with embedded etcd), JOIN_PROBES, JOIN_WAIT_SECONDS,
 # INSTALLER_URL, INSTALLER_SHA256, BINARY_URL_AMD64, BINARY_SHA256_AMD64, BINARY_URL_ARM64,
 # BINARY_SHA256_ARM64 (empty: no sum pinned for that architecture), GUARD_SCRIPT, GUARD_UNIT,
-# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING (servers only; empty on agents)
+# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, NODE_SYNC_SCRIPT, NODE_SYNC_SERVICE,
+# NODE_SYNC_TIMER (the last five on servers only; empty on agents)
 # Stdin: the secrets bundle, one "path<TAB>base64 content" line per file: the token file, and on
 # servers the agent token file and the cluster CAs. Any other path is refused before anything is written.
 # Running it again with the same inputs changes nothing; a changed config restarts k3s with it.
@@ -271,6 +275,8 @@ guard_unit="$ROOT/etc/systemd/system/gpukit-metadata-guard.service"
 guard_drop_in="$ROOT/etc/systemd/system/$service.service.d/50-gpukit-metadata-guard.conf"
 pod_security="$ROOT/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
 admin_binding="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-admin.yaml"
+node_sync="$ROOT/usr/local/lib/gpukit/node-sync.sh"
+node_sync_unit="$ROOT/etc/systemd/system/gpukit-node-sync"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$config_dir" "$(dirname "$join_file")" "$(dirname "$kubelet_drop_in")" "$(dirname "$guard")" \
@@ -329,6 +335,9 @@ write_if_changed "$kubelet_drop_in" "$KUBELET_CONFIG"
 if [ "$ROLE" = server ]; then
   write_if_changed "$pod_security" "$POD_SECURITY_CONFIG"
   write_if_changed "$admin_binding" "$ADMIN_BINDING"
+  write_if_changed "$node_sync" "$NODE_SYNC_SCRIPT" 700
+  write_if_changed "$node_sync_unit.service" "$NODE_SYNC_SERVICE" 644
+  write_if_changed "$node_sync_unit.timer" "$NODE_SYNC_TIMER" 644
 fi
 
 # Pods never reach the cloud's metadata server: the rules go in before k3s starts, and k3s's unit
@@ -433,6 +442,9 @@ if [ "$ROLE" = server ]; then
     waited=$((waited + 5))
   done
 fi
+if [ "$ROLE" = server ]; then
+  systemctl enable --now gpukit-node-sync.timer || fail "could not start gpukit-node-sync.timer"
+fi
 echo "gpukit: k3s $K3S_VERSION ($ROLE) installed and running"
 GPUKIT_INSTALL_EOF
 chmod 700 /opt/gpukit/install.sh
@@ -441,12 +453,15 @@ cat > /opt/gpukit/bootstrap.sh <<'GPUKIT_BOOTSTRAP_EOF'
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 BOOTSTRAP_DIR=/opt/gpukit
-# --- gpukit cloud node bootstrap: run once at first boot by cloud-init (runcmd).
+DONE_MARKER=/var/lib/gpukit/bootstrapped
+# --- gpukit cloud node bootstrap: run by systemd (gpukit-bootstrap.service) from first boot until it
+# succeeds once; a failure is retried a minute later, a machine that does not match its pool is not.
 # Checks the machine against its pool (preflight.sh), reads the join secrets from the cloud's secret
 # store (fetch-secrets.sh, with the machine's own identity), then installs k3s (install.sh, which
 # takes the secrets on stdin). The secrets never touch the user data, the disk outside k3s's own
 # files, or the log. Output goes to /var/log/cloud-init-output.log.
-# Inputs (set above by the renderer): BOOTSTRAP_DIR
+# Inputs (set above by the renderer): BOOTSTRAP_DIR, DONE_MARKER
+# Exit status: 0 joined (DONE_MARKER written), 3 the machine does not match its pool, 1 anything else.
 ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
 fail() {
   echo "gpukit: $*" >&2
@@ -455,7 +470,8 @@ fail() {
 dir="$ROOT$BOOTSTRAP_DIR"
 
 if ! "$dir/preflight.sh"; then
-  fail "preflight failed: this machine does not match its pool (see the checks above); it does not join the cluster"
+  echo "gpukit: preflight failed: this machine does not match its pool (see the checks above); it does not join the cluster" >&2
+  exit 3
 fi
 
 # The machine's role or the secret's access grant can take a few seconds to reach every region
@@ -469,7 +485,28 @@ until secrets=$("$dir/fetch-secrets.sh"); do
   attempt=$((attempt + 1))
 done
 printf '%s\n' "$secrets" | "$dir/install.sh"
+mkdir -p "$(dirname "$ROOT$DONE_MARKER")"
+touch "$ROOT$DONE_MARKER"
 GPUKIT_BOOTSTRAP_EOF
 chmod 700 /opt/gpukit/bootstrap.sh
-/opt/gpukit/bootstrap.sh
-touch /var/lib/gpukit/bootstrapped
+cat > /etc/systemd/system/gpukit-bootstrap.service <<'GPUKIT_UNIT_EOF'
+[Unit]
+Description=gpukit: join this machine to its k3s cluster (until it has, once)
+Wants=network-online.target
+After=network-online.target
+ConditionPathExists=!/var/lib/gpukit/bootstrapped
+StartLimitIntervalSec=0
+
+[Service]
+Type=oneshot
+ExecStart=/opt/gpukit/bootstrap.sh
+Restart=on-failure
+RestartSec=60
+RestartPreventExitStatus=3
+
+[Install]
+WantedBy=multi-user.target
+GPUKIT_UNIT_EOF
+chmod 644 /etc/systemd/system/gpukit-bootstrap.service
+systemctl daemon-reload
+systemctl enable --now --no-block gpukit-bootstrap.service

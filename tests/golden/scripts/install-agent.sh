@@ -76,6 +76,9 @@ Requires=gpukit-metadata-guard.service
 After=gpukit-metadata-guard.service'
 POD_SECURITY_CONFIG=''
 ADMIN_BINDING=''
+NODE_SYNC_SCRIPT=''
+NODE_SYNC_SERVICE=''
+NODE_SYNC_TIMER=''
 # --- gpukit k3s install: place secrets and config, keep pods off the metadata server, decide whether
 # this machine starts the cluster or joins it, install a checked k3s at a pinned version, wait until
 # it is ready.
@@ -85,7 +88,8 @@ ADMIN_BINDING=''
 # CLUSTER_INIT (true: start it with embedded etcd), JOIN_PROBES, JOIN_WAIT_SECONDS,
 # INSTALLER_URL, INSTALLER_SHA256, BINARY_URL_AMD64, BINARY_SHA256_AMD64, BINARY_URL_ARM64,
 # BINARY_SHA256_ARM64 (empty: no sum pinned for that architecture), GUARD_SCRIPT, GUARD_UNIT,
-# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING (servers only; empty on agents)
+# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, NODE_SYNC_SCRIPT, NODE_SYNC_SERVICE,
+# NODE_SYNC_TIMER (the last five on servers only; empty on agents)
 # Stdin: the secrets bundle, one "path<TAB>base64 content" line per file: the token file, and on
 # servers the agent token file and the cluster CAs. Any other path is refused before anything is written.
 # Running it again with the same inputs changes nothing; a changed config restarts k3s with it.
@@ -109,6 +113,8 @@ guard_unit="$ROOT/etc/systemd/system/gpukit-metadata-guard.service"
 guard_drop_in="$ROOT/etc/systemd/system/$service.service.d/50-gpukit-metadata-guard.conf"
 pod_security="$ROOT/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
 admin_binding="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-admin.yaml"
+node_sync="$ROOT/usr/local/lib/gpukit/node-sync.sh"
+node_sync_unit="$ROOT/etc/systemd/system/gpukit-node-sync"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$config_dir" "$(dirname "$join_file")" "$(dirname "$kubelet_drop_in")" "$(dirname "$guard")" \
@@ -167,6 +173,9 @@ write_if_changed "$kubelet_drop_in" "$KUBELET_CONFIG"
 if [ "$ROLE" = server ]; then
   write_if_changed "$pod_security" "$POD_SECURITY_CONFIG"
   write_if_changed "$admin_binding" "$ADMIN_BINDING"
+  write_if_changed "$node_sync" "$NODE_SYNC_SCRIPT" 700
+  write_if_changed "$node_sync_unit.service" "$NODE_SYNC_SERVICE" 644
+  write_if_changed "$node_sync_unit.timer" "$NODE_SYNC_TIMER" 644
 fi
 
 # Pods never reach the cloud's metadata server: the rules go in before k3s starts, and k3s's unit
@@ -270,5 +279,8 @@ if [ "$ROLE" = server ]; then
     sleep 5
     waited=$((waited + 5))
   done
+fi
+if [ "$ROLE" = server ]; then
+  systemctl enable --now gpukit-node-sync.timer || fail "could not start gpukit-node-sync.timer"
 fi
 echo "gpukit: k3s $K3S_VERSION ($ROLE) installed and running"

@@ -118,6 +118,97 @@ subjects:
   kind: User
   name: gpukit-admin
 '
+# shellcheck disable=SC2016
+NODE_SYNC_SCRIPT='#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+REAP_AFTER_SECONDS=0
+POOL_LABEL=gpukit.dev/pool
+# --- gpukit node sync: runs on every server every two minutes (gpukit-node-sync.timer).
+# 1. Puts each pool'"'"'s current labels and taints on its existing nodes: k3s applies `node-label` and
+#    `node-taint` only when a node registers, and kubelets may not change their own taints.
+# 2. Where REAP_AFTER_SECONDS > 0 (machines in cloud groups), deletes agent nodes that have not been
+#    Ready for that long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a
+#    group never brings the same machine back.
+# Inputs (set above by the renderer): REAP_AFTER_SECONDS, POOL_LABEL
+# Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
+# pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node'"'"'s
+# annotations gpukit.dev/labels and gpukit.dev/taints, so a label or taint taken out of a pool goes too.
+kubectl() { k3s kubectl "$@"; }
+
+if ! pools=$(kubectl -n kube-system get configmap gpukit-pools -o '"'"'jsonpath={.data.pools}'"'"' 2>/dev/null); then
+  echo "gpukit: no kube-system/gpukit-pools yet; nothing to sync"
+  pools=""
+fi
+
+not_in() {  # not_in ITEM LIST(comma-separated)
+  case ",$2," in *",$1,"*) return 1 ;; *) return 0 ;; esac
+}
+
+sync_node() {  # sync_node NODE LABELS TAINTS
+  node=$1 labels=$2 taints=$3
+  old_labels=$(kubectl get node "$node" -o '"'"'jsonpath={.metadata.annotations.gpukit\.dev/labels}'"'"')
+  old_taints=$(kubectl get node "$node" -o '"'"'jsonpath={.metadata.annotations.gpukit\.dev/taints}'"'"')
+  args=()
+  for pair in ${old_labels//,/ }; do
+    key=${pair%%=*}
+    if [ "$key" != "$POOL_LABEL" ] && not_in "$key" "$(printf '"'"'%s'"'"' "$labels" | sed '"'"'s/=[^,]*//g'"'"')"; then
+      args+=("$key-")
+    fi
+  done
+  for pair in ${labels//,/ }; do
+    args+=("$pair")
+  done
+  if [ "${#args[@]}" -gt 0 ]; then
+    kubectl label node "$node" --overwrite "${args[@]}" >/dev/null
+  fi
+  for taint in ${old_taints//,/ }; do
+    if not_in "$taint" "$taints"; then
+      kubectl taint node "$node" "${taint%%=*}:${taint##*:}-" >/dev/null 2>&1 || true
+    fi
+  done
+  for taint in ${taints//,/ }; do
+    kubectl taint node "$node" --overwrite "$taint" >/dev/null
+  done
+  kubectl annotate node "$node" --overwrite "gpukit.dev/labels=$labels" "gpukit.dev/taints=$taints" >/dev/null
+}
+
+while IFS="$(printf '"'"'\t'"'"')" read -r pool labels taints; do
+  [ -n "$pool" ] || continue
+  for node in $(kubectl get nodes -l "$POOL_LABEL=$pool" -o '"'"'jsonpath={.items[*].metadata.name}'"'"'); do
+    sync_node "$node" "$labels" "$taints" || echo "gpukit: warning: could not sync node $node" >&2
+  done
+done <<< "$pools"
+
+if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
+  now=$(date +%s)
+  kubectl get nodes -l "$POOL_LABEL,!node-role.kubernetes.io/control-plane" -o \
+    '"'"'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}'"'"' \
+    | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since; do
+      [ -n "$node" ] && [ "$ready" != True ] && [ -n "$since" ] || continue
+      if [ $((now - $(date -d "$since" +%s))) -ge "$REAP_AFTER_SECONDS" ]; then
+        echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
+        kubectl delete node "$node" --ignore-not-found >/dev/null
+      fi
+    done
+fi
+'
+NODE_SYNC_SERVICE='[Unit]
+Description=gpukit: pools'"'"' labels and taints onto their nodes; nodes of gone machines removed
+After=k3s.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/lib/gpukit/node-sync.sh'
+NODE_SYNC_TIMER='[Unit]
+Description=gpukit node sync, every 2min
+
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=2min
+
+[Install]
+WantedBy=timers.target'
 # --- gpukit k3s install: place secrets and config, keep pods off the metadata server, decide whether
 # this machine starts the cluster or joins it, install a checked k3s at a pinned version, wait until
 # it is ready.
@@ -127,7 +218,8 @@ subjects:
 # CLUSTER_INIT (true: start it with embedded etcd), JOIN_PROBES, JOIN_WAIT_SECONDS,
 # INSTALLER_URL, INSTALLER_SHA256, BINARY_URL_AMD64, BINARY_SHA256_AMD64, BINARY_URL_ARM64,
 # BINARY_SHA256_ARM64 (empty: no sum pinned for that architecture), GUARD_SCRIPT, GUARD_UNIT,
-# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING (servers only; empty on agents)
+# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, NODE_SYNC_SCRIPT, NODE_SYNC_SERVICE,
+# NODE_SYNC_TIMER (the last five on servers only; empty on agents)
 # Stdin: the secrets bundle, one "path<TAB>base64 content" line per file: the token file, and on
 # servers the agent token file and the cluster CAs. Any other path is refused before anything is written.
 # Running it again with the same inputs changes nothing; a changed config restarts k3s with it.
@@ -151,6 +243,8 @@ guard_unit="$ROOT/etc/systemd/system/gpukit-metadata-guard.service"
 guard_drop_in="$ROOT/etc/systemd/system/$service.service.d/50-gpukit-metadata-guard.conf"
 pod_security="$ROOT/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
 admin_binding="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-admin.yaml"
+node_sync="$ROOT/usr/local/lib/gpukit/node-sync.sh"
+node_sync_unit="$ROOT/etc/systemd/system/gpukit-node-sync"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$config_dir" "$(dirname "$join_file")" "$(dirname "$kubelet_drop_in")" "$(dirname "$guard")" \
@@ -209,6 +303,9 @@ write_if_changed "$kubelet_drop_in" "$KUBELET_CONFIG"
 if [ "$ROLE" = server ]; then
   write_if_changed "$pod_security" "$POD_SECURITY_CONFIG"
   write_if_changed "$admin_binding" "$ADMIN_BINDING"
+  write_if_changed "$node_sync" "$NODE_SYNC_SCRIPT" 700
+  write_if_changed "$node_sync_unit.service" "$NODE_SYNC_SERVICE" 644
+  write_if_changed "$node_sync_unit.timer" "$NODE_SYNC_TIMER" 644
 fi
 
 # Pods never reach the cloud's metadata server: the rules go in before k3s starts, and k3s's unit
@@ -312,5 +409,8 @@ if [ "$ROLE" = server ]; then
     sleep 5
     waited=$((waited + 5))
   done
+fi
+if [ "$ROLE" = server ]; then
+  systemctl enable --now gpukit-node-sync.timer || fail "could not start gpukit-node-sync.timer"
 fi
 echo "gpukit: k3s $K3S_VERSION ($ROLE) installed and running"

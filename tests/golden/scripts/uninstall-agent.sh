@@ -24,9 +24,14 @@ fi
 if [ -e "$ROOT/etc/systemd/system/gpukit-metadata-guard.service" ]; then
   systemctl disable gpukit-metadata-guard.service || true
 fi
+if [ -e "$ROOT/etc/systemd/system/gpukit-node-sync.timer" ]; then
+  systemctl disable --now gpukit-node-sync.timer || true
+fi
 rm -f "$ROOT/etc/rancher/k3s/config.yaml" "$ROOT/etc/rancher/k3s/gpukit-token" \
   "$ROOT/etc/rancher/k3s/gpukit-agent-token" "$ROOT/etc/rancher/k3s/config.yaml.d/50-gpukit-join.yaml" \
   "$ROOT/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/50-gpukit-shutdown.conf" \
   "$ROOT/etc/systemd/system/gpukit-metadata-guard.service" "$ROOT/usr/local/lib/gpukit/metadata-guard.sh" \
   "$ROOT/etc/systemd/system/k3s.service.d/50-gpukit-metadata-guard.conf" \
-  "$ROOT/etc/systemd/system/k3s-agent.service.d/50-gpukit-metadata-guard.conf"
+  "$ROOT/etc/systemd/system/k3s-agent.service.d/50-gpukit-metadata-guard.conf" \
+  "$ROOT/etc/systemd/system/gpukit-node-sync.service" "$ROOT/etc/systemd/system/gpukit-node-sync.timer" \
+  "$ROOT/usr/local/lib/gpukit/node-sync.sh"

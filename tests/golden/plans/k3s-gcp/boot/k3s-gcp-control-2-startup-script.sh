@@ -6,7 +6,7 @@ if [ -e /var/lib/gpukit/bootstrapped ]; then
   exit 0
 fi
 umask 077
-mkdir -p /opt/gpukit /var/lib/gpukit
+mkdir -p /opt/gpukit
 cat > /opt/gpukit/preflight.sh <<'GPUKIT_PREFLIGHT_EOF'
 #!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
@@ -133,6 +133,30 @@ subjects:
   kind: User
   name: gpukit-admin
 '
+# shellcheck disable=SC2016
+NODE_SYNC_SCRIPT='#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+REAP_AFTER_SECONDS=1800
+POOL_LABEL=gpukit.dev/pool
+«scripts/node-sync.sh»
+'
+NODE_SYNC_SERVICE='[Unit]
+Description=gpukit: pools'"'"' labels and taints onto their nodes; nodes of gone machines removed
+After=k3s.service
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/lib/gpukit/node-sync.sh'
+NODE_SYNC_TIMER='[Unit]
+Description=gpukit node sync, every 2min
+
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=2min
+
+[Install]
+WantedBy=timers.target'
 «scripts/install.sh»
 GPUKIT_INSTALL_EOF
 chmod 700 /opt/gpukit/install.sh
@@ -141,8 +165,28 @@ cat > /opt/gpukit/bootstrap.sh <<'GPUKIT_BOOTSTRAP_EOF'
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 BOOTSTRAP_DIR=/opt/gpukit
+DONE_MARKER=/var/lib/gpukit/bootstrapped
 «scripts/bootstrap.sh»
 GPUKIT_BOOTSTRAP_EOF
 chmod 700 /opt/gpukit/bootstrap.sh
-/opt/gpukit/bootstrap.sh
-touch /var/lib/gpukit/bootstrapped
+cat > /etc/systemd/system/gpukit-bootstrap.service <<'GPUKIT_UNIT_EOF'
+[Unit]
+Description=gpukit: join this machine to its k3s cluster (until it has, once)
+Wants=network-online.target
+After=network-online.target
+ConditionPathExists=!/var/lib/gpukit/bootstrapped
+StartLimitIntervalSec=0
+
+[Service]
+Type=oneshot
+ExecStart=/opt/gpukit/bootstrap.sh
+Restart=on-failure
+RestartSec=60
+RestartPreventExitStatus=3
+
+[Install]
+WantedBy=multi-user.target
+GPUKIT_UNIT_EOF
+chmod 644 /etc/systemd/system/gpukit-bootstrap.service
+systemctl daemon-reload
+systemctl enable --now --no-block gpukit-bootstrap.service

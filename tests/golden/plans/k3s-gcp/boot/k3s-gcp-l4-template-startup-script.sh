@@ -6,7 +6,7 @@ if [ -e /var/lib/gpukit/bootstrapped ]; then
   exit 0
 fi
 umask 077
-mkdir -p /opt/gpukit /var/lib/gpukit
+mkdir -p /opt/gpukit
 cat > /opt/gpukit/preflight.sh <<'GPUKIT_PREFLIGHT_EOF'
 #!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
@@ -88,6 +88,9 @@ Requires=gpukit-metadata-guard.service
 After=gpukit-metadata-guard.service'
 POD_SECURITY_CONFIG=''
 ADMIN_BINDING=''
+NODE_SYNC_SCRIPT=''
+NODE_SYNC_SERVICE=''
+NODE_SYNC_TIMER=''
 «scripts/install.sh»
 GPUKIT_INSTALL_EOF
 chmod 700 /opt/gpukit/install.sh
@@ -96,8 +99,28 @@ cat > /opt/gpukit/bootstrap.sh <<'GPUKIT_BOOTSTRAP_EOF'
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 BOOTSTRAP_DIR=/opt/gpukit
+DONE_MARKER=/var/lib/gpukit/bootstrapped
 «scripts/bootstrap.sh»
 GPUKIT_BOOTSTRAP_EOF
 chmod 700 /opt/gpukit/bootstrap.sh
-/opt/gpukit/bootstrap.sh
-touch /var/lib/gpukit/bootstrapped
+cat > /etc/systemd/system/gpukit-bootstrap.service <<'GPUKIT_UNIT_EOF'
+[Unit]
+Description=gpukit: join this machine to its k3s cluster (until it has, once)
+Wants=network-online.target
+After=network-online.target
+ConditionPathExists=!/var/lib/gpukit/bootstrapped
+StartLimitIntervalSec=0
+
+[Service]
+Type=oneshot
+ExecStart=/opt/gpukit/bootstrap.sh
+Restart=on-failure
+RestartSec=60
+RestartPreventExitStatus=3
+
+[Install]
+WantedBy=multi-user.target
+GPUKIT_UNIT_EOF
+chmod 644 /etc/systemd/system/gpukit-bootstrap.service
+systemctl daemon-reload
+systemctl enable --now --no-block gpukit-bootstrap.service

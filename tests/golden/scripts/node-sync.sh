@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+REAP_AFTER_SECONDS=1800
+POOL_LABEL=gpukit.dev/pool
+# --- gpukit node sync: runs on every server every two minutes (gpukit-node-sync.timer).
+# 1. Puts each pool's current labels and taints on its existing nodes: k3s applies `node-label` and
+#    `node-taint` only when a node registers, and kubelets may not change their own taints.
+# 2. Where REAP_AFTER_SECONDS > 0 (machines in cloud groups), deletes agent nodes that have not been
+#    Ready for that long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a
+#    group never brings the same machine back.
+# Inputs (set above by the renderer): REAP_AFTER_SECONDS, POOL_LABEL
+# Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
+# pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node's
+# annotations gpukit.dev/labels and gpukit.dev/taints, so a label or taint taken out of a pool goes too.
+kubectl() { k3s kubectl "$@"; }
+
+if ! pools=$(kubectl -n kube-system get configmap gpukit-pools -o 'jsonpath={.data.pools}' 2>/dev/null); then
+  echo "gpukit: no kube-system/gpukit-pools yet; nothing to sync"
+  pools=""
+fi
+
+not_in() {  # not_in ITEM LIST(comma-separated)
+  case ",$2," in *",$1,"*) return 1 ;; *) return 0 ;; esac
+}
+
+sync_node() {  # sync_node NODE LABELS TAINTS
+  node=$1 labels=$2 taints=$3
+  old_labels=$(kubectl get node "$node" -o 'jsonpath={.metadata.annotations.gpukit\.dev/labels}')
+  old_taints=$(kubectl get node "$node" -o 'jsonpath={.metadata.annotations.gpukit\.dev/taints}')
+  args=()
+  for pair in ${old_labels//,/ }; do
+    key=${pair%%=*}
+    if [ "$key" != "$POOL_LABEL" ] && not_in "$key" "$(printf '%s' "$labels" | sed 's/=[^,]*//g')"; then
+      args+=("$key-")
+    fi
+  done
+  for pair in ${labels//,/ }; do
+    args+=("$pair")
+  done
+  if [ "${#args[@]}" -gt 0 ]; then
+    kubectl label node "$node" --overwrite "${args[@]}" >/dev/null
+  fi
+  for taint in ${old_taints//,/ }; do
+    if not_in "$taint" "$taints"; then
+      kubectl taint node "$node" "${taint%%=*}:${taint##*:}-" >/dev/null 2>&1 || true
+    fi
+  done
+  for taint in ${taints//,/ }; do
+    kubectl taint node "$node" --overwrite "$taint" >/dev/null
+  done
+  kubectl annotate node "$node" --overwrite "gpukit.dev/labels=$labels" "gpukit.dev/taints=$taints" >/dev/null
+}
+
+while IFS="$(printf '\t')" read -r pool labels taints; do
+  [ -n "$pool" ] || continue
+  for node in $(kubectl get nodes -l "$POOL_LABEL=$pool" -o 'jsonpath={.items[*].metadata.name}'); do
+    sync_node "$node" "$labels" "$taints" || echo "gpukit: warning: could not sync node $node" >&2
+  done
+done <<< "$pools"
+
+if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
+  now=$(date +%s)
+  kubectl get nodes -l "$POOL_LABEL,!node-role.kubernetes.io/control-plane" -o \
+    'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}' \
+    | while IFS="$(printf '\t')" read -r node ready since; do
+      [ -n "$node" ] && [ "$ready" != True ] && [ -n "$since" ] || continue
+      if [ $((now - $(date -d "$since" +%s))) -ge "$REAP_AFTER_SECONDS" ]; then
+        echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
+        kubectl delete node "$node" --ignore-not-found >/dev/null
+      fi
+    done
+fi
