@@ -315,7 +315,8 @@ CLUSTER_FIELDS = (
         specific=True,
         default_doc="gpukit's pin",
         doc="The exact k3s release, e.g. `v1.35.8+k3s1`. Its minor must match `kubernetesVersion`. The "
-        "pins are v1.34.11, v1.35.8 and v1.36.4 (+k3s1).",
+        "pins are v1.34.11, v1.35.8 and v1.36.4 (+k3s1); gpukit pins the binary's SHA-256 for v1.36.4 "
+        "only, so any other release needs `k3sSha256`.",
     ),
     Field(
         "apiAddress",
