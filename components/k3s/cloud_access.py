@@ -3,8 +3,10 @@
 The kubeconfig is built from the Pulumi-made CA and admin certificate (components/k3s/pki.py), so
 nothing is read back from a machine and no SSH access is needed. Cloud machines install k3s at
 first boot, minutes after the cloud reports them created: a local command polls the API from where
-`pulumi up` runs, so what is installed next (the GPU Operator) finds it answering. That needs bash
-and curl on the deployer's machine, and the deployer inside `apiAccessCidrs` (or the VPC).
+`pulumi up` runs, as gpukit's admin and checking the server against the cluster's CA, until the admin
+may use it (k3s applies its ClusterRoleBinding from the manifests folder), so what is installed next
+(the GPU Operator) is let in. The credentials reach the command on stdin only. That needs bash, curl
+and base64 on the deployer's machine, and the deployer inside `apiAccessCidrs` (or the VPC).
 """
 
 from typing import Optional, TypedDict
@@ -14,7 +16,7 @@ import pulumi_command as command
 import pulumi_kubernetes as k8s
 
 from gpukit.components.handle import ClusterHandle
-from gpukit.components.k3s.cloud_init import api_wait_script
+from gpukit.components.k3s.cloud_init import api_wait_script, credentials_bundle
 from gpukit.components.k3s.handle import k3s_cluster_handle
 from gpukit.components.k3s.pki import K3sPki
 
@@ -43,9 +45,14 @@ class K3sCloudAccess(pulumi.ComponentResource):
     def __init__(self, name: str, args: K3sCloudAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         api_url = pulumi.Output.from_input(args["api_url"])
+        pki = args["pki"]
+        credentials = pulumi.Output.all(pki.server_ca_pem, pki.admin_cert_pem, pki.admin_key_pem).apply(
+            lambda pems: credentials_bundle(*pems)
+        )
         self.api_ready = command.local.Command(
             f"{name}-wait-for-api",
             create=api_url.apply(api_wait_script),
+            stdin=pulumi.Output.secret(credentials),
             interpreter=["/bin/bash", "-c"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=args["servers"]),
         )

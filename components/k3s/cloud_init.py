@@ -14,6 +14,7 @@ machine's own identity (EC2 instance role, GCE service account) and pipes them i
 Pure: every input is a plain value, so the output is golden-tested.
 """
 
+import base64
 from dataclasses import dataclass, field
 
 from gpukit.components.k3s.host_scripts import (
@@ -110,6 +111,14 @@ def pool_node(pool: PoolFacts, settings: NodeSettings) -> CloudNode:
 
 def api_wait_script(api_url: str, timeout_seconds: int = API_WAIT_SECONDS) -> str:
     return render_script("wait-for-api.sh", API_URL=api_url, TIMEOUT_SECONDS=timeout_seconds)
+
+
+def credentials_bundle(ca_pem: str, cert_pem: str, key_pem: str) -> str:
+    """What wait-for-api.sh reads on stdin. Secret: only ever sent as stdin."""
+    return "".join(
+        f"{name}\t{base64.b64encode(pem.encode()).decode()}\n"
+        for name, pem in (("ca.crt", ca_pem), ("admin.crt", cert_pem), ("admin.key", key_pem))
+    )
 
 
 def node_scripts(node: CloudNode, fetch_secrets: str) -> dict[str, str]:

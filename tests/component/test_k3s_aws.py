@@ -485,8 +485,13 @@ def test_kubeconfig_and_api_wait_go_through_the_load_balancer(stack: Run) -> Non
     api_url = f"https://{stack.outputs(stack.rec.one(LB))['dnsName']}:6443"
     kubeconfig = yaml.safe_load(unsecret(stack.rec.one("pulumi:providers:kubernetes").inputs["kubeconfig"]))
     assert kubeconfig["clusters"][0]["cluster"]["server"] == api_url
-    wait = stack.rec.one("command:local:Command").inputs["create"]
-    assert api_url in wait
+    wait = stack.rec.one("command:local:Command").inputs
+    assert api_url in wait["create"]
+    # It checks as gpukit's admin (the binding may lag the API): the credentials only on stdin, secret.
+    assert is_secret(wait["stdin"])
+    names = [line.split("\t")[0] for line in unsecret(wait["stdin"]).splitlines()]
+    assert names == ["ca.crt", "admin.crt", "admin.key"]
+    assert "PRIVATE KEY" not in wait["create"]
 
 
 def test_aws_resources_use_the_explicit_regional_provider(stack: Run) -> None:

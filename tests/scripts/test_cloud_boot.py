@@ -16,6 +16,7 @@ from gpukit.components.k3s.cloud_init import (
     MISMATCH_EXIT,
     CloudNode,
     api_wait_script,
+    credentials_bundle,
     node_scripts,
 )
 from gpukit.components.k3s.host_scripts import agent_join, k3s_download, render_script, server_join
@@ -325,22 +326,37 @@ def test_fetch_fails_clearly_without_an_instance_role(host: FakeHost) -> None:
     assert "no instance role" in result.stderr
 
 
-def test_wait_for_api_accepts_an_unauthenticated_answer(host: FakeHost) -> None:
-    (host.state / "codes").write_text("000\n000\n401\n")
+CREDENTIALS_BUNDLE = credentials_bundle("CA PEM\n", "CERT PEM\n", "KEY PEM s3cret\n")
+
+
+def test_wait_for_api_waits_until_gpukits_admin_is_let_in(host: FakeHost) -> None:
+    """Connection refused, then 403 (the API is up, the admin's binding not applied yet), then 200."""
+    (host.state / "codes").write_text("000\n403\n200\n")
     host.stub(
         "curl",
-        'echo "curl $*" >> "$STATE/calls.log"; code=$(head -n 1 "$STATE/codes"); '
-        'sed -i 1d "$STATE/codes"; printf %s "$code"',
+        'echo "curl $*" >> "$STATE/calls.log"; '
+        'for a in "$@"; do case "$a" in */admin.key) cp "$a" "$STATE/key-seen" ;; esac; done; '
+        'code=$(head -n 1 "$STATE/codes"); sed -i 1d "$STATE/codes"; printf %s "$code"',
     )
-    result = host.run(api_wait_script("https://k3s.example.com:6443"))
+    result = host.run(api_wait_script("https://k3s.example.com:6443"), stdin=CREDENTIALS_BUNDLE)
     assert result.code == 0, result.stderr
-    assert "answers (HTTP 401)" in result.stdout
-    assert len([c for c in result.calls if c.startswith("curl")]) == 3
-    assert all("--cert" not in c and "Authorization" not in c for c in result.calls)
+    assert "gpukit's admin may use it" in result.stdout
+    calls = [c for c in result.calls if c.startswith("curl")]
+    assert len(calls) == 3
+    for call in calls:
+        assert " -k " not in f" {call} " and "--cacert" in call  # the server proves it holds the CA
+        assert call.endswith(
+            "https://k3s.example.com:6443/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gpukit-admin"
+        )
+    assert (host.state / "key-seen").read_text() == "KEY PEM s3cret\n"
+    assert "s3cret" not in result.stdout + result.stderr + "\n".join(result.calls)
 
 
 def test_wait_for_api_gives_up_with_a_hint(host: FakeHost) -> None:
     host.stub("curl", 'echo "curl $*" >> "$STATE/calls.log"; printf 000; exit 7')
-    result = host.run(api_wait_script("https://k3s.example.com:6443", timeout_seconds=30))
+    result = host.run(
+        api_wait_script("https://k3s.example.com:6443", timeout_seconds=30), stdin=CREDENTIALS_BUNDLE
+    )
     assert result.code == 1
-    assert "did not answer within 30s" in result.stderr and "apiAccessCidrs" in result.stderr
+    assert "did not let gpukit's admin in within 30s (last answer: HTTP 000)" in result.stderr
+    assert "apiAccessCidrs" in result.stderr
