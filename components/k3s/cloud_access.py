@@ -46,13 +46,14 @@ class K3sCloudAccess(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         api_url = pulumi.Output.from_input(args["api_url"])
         pki = args["pki"]
-        credentials = pulumi.Output.all(pki.server_ca_pem, pki.admin_cert_pem, pki.admin_key_pem).apply(
-            lambda pems: credentials_bundle(*pems)
-        )
+        credentials: pulumi.Output[str] = pulumi.Output.all(
+            pki.server_ca_pem, pki.admin_cert_pem, pki.admin_key_pem
+        ).apply(lambda pems: credentials_bundle(*pems))
+        stdin: pulumi.Output[str] = pulumi.Output.secret(credentials)
         self.api_ready = command.local.Command(
             f"{name}-wait-for-api",
             create=api_url.apply(api_wait_script),
-            stdin=pulumi.Output.secret(credentials),
+            stdin=stdin,
             interpreter=["/bin/bash", "-c"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=args["servers"]),
         )

@@ -23,7 +23,7 @@ from gpukit.components.catalog.k3s import (
     binary_url,
     installer_url,
 )
-from gpukit.components.pools import POOL_LABEL
+from gpukit.components.pools import POOL_LABEL, SERVER_TAINT
 from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -134,8 +134,10 @@ def k3s_config(
     if role == NodeRole.SERVER:
         config["agent-token-file"] = AGENT_TOKEN_FILE
         config["tls-san"] = list(tls_sans or [])
-        if not traefik:
-            config["disable"] = ["traefik"]  # no ingress controller unless the stack asks for it
+        # No ingress controller unless the stack asks for it. No ServiceLB ever: it serves a
+        # LoadBalancer Service with hostPort pods in kube-system (exempt from Pod Security) on every
+        # node, servers included, so anyone who may create a Service could take a server's port.
+        config["disable"] = ["servicelb"] if traefik else ["traefik", "servicelb"]
         config["write-kubeconfig-mode"] = "0600"
         config["secrets-encryption"] = True
         config["kube-apiserver-arg"] = [f"admission-control-config-file={POD_SECURITY_FILE}"]
@@ -198,6 +200,64 @@ def admin_binding() -> str:
         },
         sort_keys=False,
     )
+
+
+SERVER_POLICY_NAME = "gpukit-servers-run-system-pods-only"
+# Namespaces whose pods may run on tainted servers: k3s's add-ons and the GPU Operator's controllers.
+SYSTEM_NAMESPACES = ("kube-system", "gpu-operator")
+_NO_SERVER_TOLERATION = (
+    "!has(object.spec.tolerations) || object.spec.tolerations.all(t, "
+    "!(has(t.key) && t.key == 'CriticalAddonsOnly') && "
+    "!((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists'))"
+)
+
+
+def server_policy() -> str:
+    """Manifests k3s applies from its manifests folder: a ValidatingAdmissionPolicy (GA since
+    Kubernetes 1.30) that refuses pods outside the system namespaces tolerating the servers' taint, or
+    every taint (an empty key with `Exists`). The taint alone only steers the scheduler; any pod may
+    tolerate it, and a workload on a server sits next to etcd and the CA keys."""
+    policy = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": SERVER_POLICY_NAME, "labels": {"app.kubernetes.io/managed-by": "gpukit"}},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": [""],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE", "UPDATE"],
+                        "resources": ["pods"],
+                    }
+                ],
+                "namespaceSelector": {
+                    "matchExpressions": [
+                        {
+                            "key": "kubernetes.io/metadata.name",
+                            "operator": "NotIn",
+                            "values": list(SYSTEM_NAMESPACES),
+                        }
+                    ]
+                },
+            },
+            "validations": [
+                {
+                    "expression": _NO_SERVER_TOLERATION,
+                    "message": "k3s servers run the control plane only (gpukit): a pod outside kube-system "
+                    "and gpu-operator may not tolerate CriticalAddonsOnly or every taint",
+                }
+            ],
+        },
+    }
+    binding = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": SERVER_POLICY_NAME, "labels": {"app.kubernetes.io/managed-by": "gpukit"}},
+        "spec": {"policyName": SERVER_POLICY_NAME, "validationActions": ["Deny"]},
+    }
+    return yaml.safe_dump_all([policy, binding], sort_keys=False)
 
 
 def metadata_guard_script() -> str:
@@ -345,10 +405,17 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
         GUARD_DROP_IN=METADATA_GUARD_DROP_IN,
         POD_SECURITY_CONFIG=pod_security_config(pod_security) if server else "",
         ADMIN_BINDING=admin_binding() if server else "",
+        # Only where servers are tainted (the cluster has agents and they are not `schedulable`).
+        SERVER_POLICY=server_policy() if server and SERVER_TAINT.spec() in _taints(k3s_config) else "",
         NODE_SYNC_SCRIPT=node_sync_script(reap_after_seconds) if server else "",
         NODE_SYNC_SERVICE=NODE_SYNC_SERVICE if server else "",
         NODE_SYNC_TIMER=NODE_SYNC_TIMER if server else "",
     )
+
+
+def _taints(k3s_config: str) -> list[str]:
+    taints: list[str] = yaml.safe_load(k3s_config).get("node-taint", [])
+    return taints
 
 
 def kubelet_shutdown_config() -> str:

@@ -6,6 +6,10 @@ from gpukit.components.names import fit_name
 
 # A node name is also a label value (kubernetes.io/hostname): at most 63 characters.
 NODE_NAME_MAX = 63
+# Cloud machines register as `<hostname>-<8 hex digits>` (`with-node-id`, k3s `ensureNodeID`), so their
+# hostname, which Compute Engine takes from the instance name, must leave room for 9 characters.
+NODE_ID_SUFFIX = 9
+CLOUD_HOSTNAME_MAX = NODE_NAME_MAX - NODE_ID_SUFFIX
 
 
 def node_name(pool: str, address: str) -> str:

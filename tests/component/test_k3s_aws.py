@@ -442,7 +442,7 @@ def test_single_server_starts_the_cluster_without_etcd_and_keeps_its_user_data(s
     assert "server" not in config and "cluster-init" not in config
     dns_name = stack.outputs(stack.rec.one(LB))["dnsName"]
     assert config["tls-san"] == [dns_name, stack.outputs(eni)["privateIp"]]
-    assert config["disable"] == ["traefik"]
+    assert config["disable"] == ["traefik", "servicelb"]
 
 
 def test_three_servers_join_through_each_other_all_in_the_certificate(ha: Run) -> None:

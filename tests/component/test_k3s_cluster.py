@@ -116,7 +116,10 @@ def _config_in(create: str) -> dict[str, Any]:
 def test_server_and_agent_flags(lab: Recording) -> None:
     server = _config_in(commands(lab)["control-192-0-2-10-k3s"]["create"])
     assert server["tls-san"] == ["192.0.2.10"]
-    assert server["disable"] == ["traefik"]
+    assert server["disable"] == [
+        "traefik",
+        "servicelb",
+    ]  # no ServiceLB: its hostPort pods are exempt from PSA
     assert server["write-kubeconfig-mode"] == "0600"
     assert server["secrets-encryption"] is True
     assert server["agent-token-file"] == "/etc/rancher/k3s/gpukit-agent-token"
@@ -211,7 +214,7 @@ def test_traefik_stays_only_when_the_stack_asks_for_it() -> None:
     config = k3s_config()
     config["gpukit:cluster"]["traefik"] = True
     server = _config_in(commands(run(config))["control-192-0-2-10-k3s"]["create"])
-    assert "disable" not in server
+    assert server["disable"] == ["servicelb"]
 
 
 def test_operator_mode_turns_driver_and_toolkit_on() -> None:

@@ -5,10 +5,12 @@ import copy
 import re
 import shlex
 from typing import Any
+from unittest import mock
 
 import pytest
 import yaml
 
+from gpukit.plan.fakes import RecordingMonitor
 from gpukit.program import build
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 
@@ -330,3 +332,21 @@ def test_every_resource_has_a_parent_and_gcp_resources_the_explicit_provider(sta
 def test_every_resource_argument_is_one_the_provider_schema_knows(stack: Recording) -> None:
     unknown = {r.name: n for r in stack.resources if r.custom and (n := unknown_argument_names(r.inputs))}
     assert unknown == {}
+
+
+def test_a_new_image_disk_or_zone_never_replaces_a_running_server() -> None:
+    """Servers hold the datastore and are deleted before they are replaced (fixed names): a change that
+    would replace them all at once would lose the cluster, so it applies to servers created later."""
+    ignored: dict[str, list[str]] = {}
+    original = RecordingMonitor.RegisterResource
+
+    def register(self: RecordingMonitor, request: Any) -> Any:
+        ignored[request.name] = list(request.ignoreChanges)
+        return original(self, request)
+
+    with mock.patch.object(RecordingMonitor, "RegisterResource", register):
+        rec = run(k3s_gcp_config())
+    servers = [r.name for r in rec.of_type(INSTANCE)]
+    assert len(servers) == 3
+    for name in servers:
+        assert set(ignored[name]) == {"bootDisk", "zone"}, name

@@ -187,3 +187,19 @@ def test_k3s_on_ec2_names_its_api_load_balancer_by_prefix() -> None:
         resource = recording.one(token)
         assert resource.inputs["namePrefix"] == "k3s-" and "name" not in resource.inputs
         assert not resource.delete_before_replace
+
+
+def test_k3s_on_compute_engine_hostnames_leave_room_for_the_node_id() -> None:
+    """A GCE machine's hostname is its instance name, and k3s registers `<hostname>-<8 hex>`
+    (`with-node-id`): that must stay a valid node name, at most 63 characters."""
+    recording, _ = planned(with_longest_names("k3s-gcp"))
+    servers = [r.inputs["name"] for r in recording.of_type("gcp:compute/instance:Instance")]
+    groups = [
+        r.inputs["baseInstanceName"] + "-abcd"  # the group's suffix for each instance
+        for r in recording.of_type("gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager")
+    ]
+    assert servers and groups
+    for hostname in servers + groups:
+        node = f"{hostname}-0123abcd"
+        assert len(node) <= 63 and NAME_RE.match(node), node
+    assert max(len(h) for h in servers + groups) > 50  # the longest names were in play

@@ -33,7 +33,9 @@ echo "curl $*" >> "$STATE/calls.log"
 case "$*" in
   */ping*)
     for arg in "$@"; do
-      case "$arg" in */ping) grep -qxF "${arg%/ping}" "$STATE/answering" 2>/dev/null && exit 0 ;; esac
+      case "$arg" in
+        */ping) grep -qxF "${arg%/ping}" "$STATE/answering" 2>/dev/null && echo pong && exit 0 ;;
+      esac
     done
     exit 7 ;;
 esac

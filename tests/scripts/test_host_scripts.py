@@ -4,7 +4,9 @@ import base64
 import hashlib
 from pathlib import Path
 
+import kubernetes_validate
 import pytest
+import yaml
 from scripts.stubs import FAKE_BINARY, FAKE_INSTALLER, FakeHost, Result
 
 from gpukit.components.catalog.k3s import binary_url, installer_url
@@ -198,7 +200,8 @@ def test_pods_are_kept_off_the_metadata_server_before_k3s_starts(host: FakeHost)
     assert start < next(i for i, c in enumerate(result.calls) if c.startswith("sh "))
     ran = host.run(guard.read_text())
     assert ran.code == 0, ran.stderr
-    rule = "-w -t raw PREROUTING -s 10.42.0.0/16 -d 169.254.169.254 -j DROP"
+    # All TCP but DNS: on Compute Engine the metadata address is also the resolver CoreDNS forwards to.
+    rule = "-w -t raw PREROUTING -s 10.42.0.0/16 -d 169.254.169.254 -p tcp ! --dport 53 -j DROP"
     assert (host.state / "iptables-rules").read_text().splitlines() == [rule]
     again = host.run(guard.read_text())  # at every boot: the rule goes in once
     assert again.code == 0 and (host.state / "iptables-rules").read_text().splitlines() == [rule]
@@ -330,11 +333,49 @@ def test_a_host_of_another_cluster_is_refused_and_left_alone(host: FakeHost) -> 
     ca = host.root / "var/lib/rancher/k3s/server/tls/server-ca.crt"
     ca.parent.mkdir(parents=True)
     ca.write_text("another cluster's CA\n")
+    token = host.root / TOKEN_FILE.lstrip("/")
+    token.parent.mkdir(parents=True)
+    token.write_text("the other cluster's token")
     result = host.run(_install(), stdin=BUNDLE)
     assert result.code == 1
     assert "already runs another k3s cluster; uninstall it first" in result.stderr
     assert ca.read_text() == "another cluster's CA\n"
+    # Refused before anything is written: the other cluster keeps its token, and ours is not left here.
+    assert token.read_text() == "the other cluster's token"
+    assert not (host.root / AGENT_TOKEN_FILE.lstrip("/")).exists()
     assert not any(c.startswith("sh ") for c in result.calls)
+
+
+def test_the_secrets_never_rest_outside_k3s_files(host: FakeHost) -> None:
+    assert host.run(_install(), stdin=BUNDLE).code == 0
+    secret_files = {TOKEN_FILE, AGENT_TOKEN_FILE, "/var/lib/rancher/k3s/server/tls/server-ca.crt"}
+    for path in host.root.rglob("*"):
+        if path.is_file() and f"/{path.relative_to(host.root)}" not in secret_files:
+            assert "s3cret-token" not in path.read_text(errors="replace"), path
+    assert list((host.root / "run").iterdir()) == []  # the bundle's working copy (memory-backed) is gone
+
+
+def test_only_a_pong_counts_and_servers_check_the_cluster_ca(host: FakeHost) -> None:
+    host.stub(
+        "curl", 'echo "curl $*" >> "$STATE/calls.log"; case "$*" in */ping*) echo "<html>hi</html>" ;; esac'
+    )
+    first = Join(SERVER_URLS[1:], may_init=True, cluster_init=True)
+    result = host.run(_install(join=first), stdin=BUNDLE)  # fails later at the download: enough here
+    probes = [c for c in result.calls if "/ping" in c]
+    assert len(probes) == 6  # an answer that is not "pong" is no server
+    ca = host.root / "var/lib/rancher/k3s/server/tls/server-ca.crt"
+    assert all(f"--cacert {ca}" in c and " -k " not in f" {c} " for c in probes)
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == "cluster-init: true\n"
+
+
+def test_a_single_server_becoming_the_first_of_three_moves_to_embedded_etcd(host: FakeHost) -> None:
+    assert host.run(_install(), stdin=BUNDLE).code == 0
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == "cluster-init: false\n"
+    three = Join(SERVER_URLS[1:], may_init=True, cluster_init=True)
+    result = host.run(_install(join=three), stdin=BUNDLE)
+    assert result.code == 0, result.stderr
+    assert (host.root / JOIN_FILE.lstrip("/")).read_text() == "cluster-init: true\n"  # k3s converts SQLite
+    assert "FORCE=true" in next(c for c in result.calls if c.startswith("sh "))
 
 
 def test_a_failed_download_is_retried_with_backoff_then_given_up_with_a_clear_message(host: FakeHost) -> None:
@@ -436,7 +477,8 @@ echo "k3s $*" >> "$STATE/calls.log"
 case "$*" in
   "kubectl -n kube-system get configmap gpukit-pools"*) cat "$STATE/pools" ;;
   "kubectl get nodes -l gpukit.dev/pool=l4 "*) cat "$STATE/nodes-l4" 2>/dev/null ;;
-  "kubectl get nodes -l gpukit.dev/pool,"*) cat "$STATE/readiness" 2>/dev/null ;;
+  "kubectl get nodes -l gpukit.dev/pool,!"*) cat "$STATE/readiness" 2>/dev/null ;;
+  "kubectl get nodes -l gpukit.dev/pool,node-role"*) cat "$STATE/servers" 2>/dev/null ;;
   "kubectl get node "*"gpukit\.dev/labels"*) cat "$STATE/labels-$4" 2>/dev/null ;;
   "kubectl get node "*"gpukit\.dev/taints"*) cat "$STATE/taints-$4" 2>/dev/null ;;
 esac
@@ -484,6 +526,27 @@ def test_node_sync_deletes_agent_nodes_whose_machines_are_gone(host: FakeHost) -
     assert kept.code == 0 and _sync_calls(kept) == []
 
 
+def test_node_sync_removes_a_gone_server_only_while_etcd_keeps_its_majority(host: FakeHost) -> None:
+    """The replacement of a server comes back at the same address under a new node name: k3s lets it
+    join etcd once the old member is gone, which deleting the old Node does."""
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("")
+    gone = "control-0-old\tUnknown\t2026-01-01T00:00:00Z\n"
+    (host.state / "servers").write_text(
+        gone + "control-1\tTrue\t2026-01-01T00:00:00Z\n" + "control-2\tTrue\tx\n"
+    )
+    reaped = host.run(node_sync_script(1800))
+    assert reaped.code == 0, reaped.stderr
+    assert _sync_calls(reaped) == ["k3s kubectl delete node control-0-old --ignore-not-found"]
+    (host.state / "servers").write_text(
+        gone + "control-1\tTrue\t2026-01-01T00:00:00Z\n" + "control-2\tFalse\tx\n"
+    )
+    kept = host.run(
+        node_sync_script(1800)
+    )  # one Ready server left: deciding anything could cost the majority
+    assert kept.code == 0 and _sync_calls(kept) == []
+
+
 def test_servers_run_the_node_sync_every_two_minutes(host: FakeHost) -> None:
     result = host.run(_install(), stdin=BUNDLE)
     assert result.code == 0, result.stderr
@@ -491,3 +554,28 @@ def test_servers_run_the_node_sync_every_two_minutes(host: FakeHost) -> None:
     timer = (host.root / "etc/systemd/system/gpukit-node-sync.timer").read_text()
     assert "OnUnitActiveSec=2min" in timer
     assert host.mode("/usr/local/lib/gpukit/node-sync.sh") == 0o700
+
+
+def test_tainted_servers_refuse_pods_that_tolerate_their_taint(host: FakeHost) -> None:
+    tainted = k3s_config(
+        NodeRole.SERVER, "n1", {}, ["CriticalAddonsOnly=true:NoExecute"], tls_sans=["192.0.2.10"]
+    )
+    script = install_script(NodeRole.SERVER, DOWNLOAD, tainted, kubelet_shutdown_config(), FIRST)
+    assert host.run(script, stdin=BUNDLE).code == 0
+    manifests = host.root / "var/lib/rancher/k3s/server/manifests"
+    policy, binding = yaml.safe_load_all((manifests / "gpukit-server-policy.yaml").read_text())
+    for obj in (policy, binding):
+        kubernetes_validate.validate(obj, "1.34.0", strict=True)
+    assert binding["spec"] == {"policyName": policy["metadata"]["name"], "validationActions": ["Deny"]}
+    selector = policy["spec"]["matchConstraints"]["namespaceSelector"]["matchExpressions"][0]
+    assert selector["operator"] == "NotIn" and selector["values"] == ["kube-system", "gpu-operator"]
+    expression = policy["spec"]["validations"][0]["expression"]
+    assert "CriticalAddonsOnly" in expression and "'Exists'" in expression
+    # Made schedulable later: the policy goes with the taint.
+    untainted = install_script(NodeRole.SERVER, DOWNLOAD, _config(), kubelet_shutdown_config(), FIRST)
+    assert host.run(untainted, stdin=BUNDLE).code == 0
+    assert not (manifests / "gpukit-server-policy.yaml").exists()
+
+
+def _config() -> str:
+    return k3s_config(NodeRole.SERVER, "n1", {}, [], tls_sans=["192.0.2.10"])

@@ -1,9 +1,9 @@
 # --- gpukit node sync: runs on every server every two minutes (gpukit-node-sync.timer).
 # 1. Puts each pool's current labels and taints on its existing nodes: k3s applies `node-label` and
 #    `node-taint` only when a node registers, and kubelets may not change their own taints.
-# 2. Where REAP_AFTER_SECONDS > 0 (machines in cloud groups), deletes agent nodes that have not been
-#    Ready for that long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a
-#    group never brings the same machine back.
+# 2. Where REAP_AFTER_SECONDS > 0 (machines on clouds), deletes nodes that have not been Ready for that
+#    long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a group never brings
+#    the same machine back. A server's node only while two other servers are Ready (etcd's majority).
 # Inputs (set above by the renderer): REAP_AFTER_SECONDS, POOL_LABEL
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
 # pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node's
@@ -54,15 +54,32 @@ while IFS="$(printf '\t')" read -r pool labels taints; do
   done
 done <<< "$pools"
 
+readiness() {  # readiness SELECTOR: "name<TAB>Ready status<TAB>since" per node
+  kubectl get nodes -l "$1" -o \
+    'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}'
+}
+
+gone() {  # gone READY SINCE: not Ready for REAP_AFTER_SECONDS
+  [ "$1" != True ] && [ -n "$2" ] && [ $((now - $(date -d "$2" +%s))) -ge "$REAP_AFTER_SECONDS" ]
+}
+
 if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   now=$(date +%s)
-  kubectl get nodes -l "$POOL_LABEL,!node-role.kubernetes.io/control-plane" -o \
-    'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}' \
-    | while IFS="$(printf '\t')" read -r node ready since; do
-      [ -n "$node" ] && [ "$ready" != True ] && [ -n "$since" ] || continue
-      if [ $((now - $(date -d "$since" +%s))) -ge "$REAP_AFTER_SECONDS" ]; then
-        echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
-        kubectl delete node "$node" --ignore-not-found >/dev/null
-      fi
-    done
+  readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '\t')" read -r node ready since; do
+    if [ -n "$node" ] && gone "$ready" "$since"; then
+      echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
+      kubectl delete node "$node" --ignore-not-found >/dev/null
+    fi
+  done
+  # A server's Node goes too, which makes k3s remove its etcd member, so that its replacement (at the
+  # same address, under a new node name) can join etcd: but only while two other servers are Ready,
+  # so that etcd keeps its majority whatever this decides.
+  servers=$(readiness "$POOL_LABEL,node-role.kubernetes.io/control-plane")
+  ready_servers=$(printf '%s\n' "$servers" | awk -F '\t' '$2 == "True"' | grep -c . || true)
+  printf '%s\n' "$servers" | while IFS="$(printf '\t')" read -r node ready since; do
+    if [ -n "$node" ] && [ "$ready_servers" -ge 2 ] && gone "$ready" "$since"; then
+      echo "gpukit: server $node has not been Ready since $since and $ready_servers others are: removing it (and its etcd member)"
+      kubectl delete node "$node" --ignore-not-found >/dev/null
+    fi
+  done
 fi

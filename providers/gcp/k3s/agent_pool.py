@@ -15,6 +15,7 @@ import pulumi_gcp as gcp
 
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import agent_join
+from gpukit.components.k3s.names import CLOUD_HOSTNAME_MAX
 from gpukit.components.names import fit_name
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
@@ -33,6 +34,8 @@ from gpukit.providers.gcp.k3s.machine import (
 from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
 
 TYPE_TOKEN = "gpukit:index:K3sGceAgentPool"
+# A managed instance group names its instances `<base_instance_name>-<4 characters>`.
+MIG_INSTANCE_SUFFIX = 5
 # Instance template name prefixes: longer ones get a shorter random suffix (Google provider docs).
 NAME_PREFIX_MAX = 37
 
@@ -115,7 +118,8 @@ class K3sGceAgentPool(pulumi.ComponentResource):
             f"{name}-group",
             name=group_name,
             region=args["region"],
-            base_instance_name=group_name,
+            # The group adds `-xxxx` to it, and k3s `-<node id>` to the hostname (the instance name).
+            base_instance_name=fit_name(group_name, "", CLOUD_HOSTNAME_MAX - MIG_INSTANCE_SUFFIX),
             description=(
                 f"k3s agents of pool {pool.name} of {cluster} (gpukit): "
                 f"minNodes {pool.min_nodes}, maxNodes {pool.max_nodes}"

@@ -16,7 +16,7 @@ import pulumi_gcp as gcp
 
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import API_PORT, server_join
-from gpukit.components.k3s.names import url_host
+from gpukit.components.k3s.names import CLOUD_HOSTNAME_MAX, url_host
 from gpukit.components.names import fit_name
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import ClusterSpec
@@ -143,7 +143,8 @@ class K3sGceServers(pulumi.ComponentResource):
             self.instances.append(
                 gcp.compute.Instance(
                     f"{name}-{i}",
-                    name=fit_name(prefix, f"-{i}", GCE_NAME_MAX),
+                    # Its hostname too: short enough for the node name k3s adds an id to.
+                    name=fit_name(prefix, f"-{i}", CLOUD_HOSTNAME_MAX),
                     zone=zones[i % len(zones)],
                     machine_type=machine_type(pool),
                     boot_disk={
@@ -168,7 +169,14 @@ class K3sGceServers(pulumi.ComponentResource):
                     labels=gce_labels(pool),
                     allow_stopping_for_update=True,  # a machine type change stops and restarts it
                     opts=pulumi.ResourceOptions(
-                        parent=self, depends_on=args["waits"], delete_before_replace=True
+                        parent=self,
+                        depends_on=args["waits"],
+                        delete_before_replace=True,
+                        # A new image, disk size or zone would replace the machine that holds the
+                        # datastore, and every server at once (they do not depend on each other), which
+                        # would start an empty cluster: they apply to servers created later instead, as
+                        # on EC2. The startup script changes in place (it does nothing once joined).
+                        ignore_changes=["bootDisk", "zone"],
                     ),
                 )
             )

@@ -174,6 +174,7 @@ tls-san:
 - 34.120.10.11
 disable:
 - traefik
+- servicelb
 write-kubeconfig-mode: '"'"'0600'"'"'
 secrets-encryption: true
 kube-apiserver-arg:
@@ -215,6 +216,8 @@ METADATA_ADDRESSES=169.254.169.254
 # flannel or kube-router manage, so none of their ACCEPT rules can come first. Host-network pods are
 # the host to the kernel: Pod Security Admission (baseline and up) refuses them outside the
 # namespaces gpukit exempts, which hold only system components that may need the metadata server.
+# Only TCP other than port 53 is dropped: the metadata service speaks HTTP, and on Compute Engine the
+# same address is the network'"'"'s DNS resolver, which CoreDNS (a pod) forwards to.
 # Pods get IPv4 addresses only (gpukit keeps k3s'"'"'s single-stack default), so an IPv6 metadata
 # endpoint (EC2'"'"'s fd00:ec2::254) is out of their reach.
 fail() {
@@ -225,12 +228,13 @@ fail() {
 
 command -v iptables >/dev/null 2>&1 || fail "iptables not found: it is needed to keep pods off the metadata server"
 for address in $METADATA_ADDRESSES; do
-  if ! iptables -w -t raw -C PREROUTING -s "$POD_CIDR" -d "$address" -j DROP 2>/dev/null; then
-    iptables -w -t raw -I PREROUTING -s "$POD_CIDR" -d "$address" -j DROP \
+  rule=(-s "$POD_CIDR" -d "$address" -p tcp '"'"'!'"'"' --dport 53 -j DROP)
+  if ! iptables -w -t raw -C PREROUTING "${rule[@]}" 2>/dev/null; then
+    iptables -w -t raw -I PREROUTING "${rule[@]}" \
       || fail "iptables could not add the rule that drops pod traffic to $address"
   fi
 done
-echo "gpukit: pod traffic from $POD_CIDR to $METADATA_ADDRESSES is dropped"
+echo "gpukit: pod traffic from $POD_CIDR to $METADATA_ADDRESSES is dropped (all TCP but DNS)"
 '
 GUARD_UNIT='[Unit]
 Description=gpukit: drop pod traffic to the cloud metadata server
@@ -283,6 +287,50 @@ subjects:
   kind: User
   name: gpukit-admin
 '
+SERVER_POLICY='apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: gpukit-servers-run-system-pods-only
+  labels:
+    app.kubernetes.io/managed-by: gpukit
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups:
+      - '"'"''"'"'
+      apiVersions:
+      - v1
+      operations:
+      - CREATE
+      - UPDATE
+      resources:
+      - pods
+    namespaceSelector:
+      matchExpressions:
+      - key: kubernetes.io/metadata.name
+        operator: NotIn
+        values:
+        - kube-system
+        - gpu-operator
+  validations:
+  - expression: '"'"'!has(object.spec.tolerations) || object.spec.tolerations.all(t, !(has(t.key)
+      && t.key == '"'"''"'"'CriticalAddonsOnly'"'"''"'"') && !((!has(t.key) || t.key == '"'"''"'"''"'"''"'"') && has(t.operator)
+      && t.operator == '"'"''"'"'Exists'"'"''"'"'))'"'"'
+    message: '"'"'k3s servers run the control plane only (gpukit): a pod outside kube-system
+      and gpu-operator may not tolerate CriticalAddonsOnly or every taint'"'"'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: gpukit-servers-run-system-pods-only
+  labels:
+    app.kubernetes.io/managed-by: gpukit
+spec:
+  policyName: gpukit-servers-run-system-pods-only
+  validationActions:
+  - Deny
+'
 # shellcheck disable=SC2016
 NODE_SYNC_SCRIPT='#!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
@@ -292,9 +340,9 @@ POOL_LABEL=gpukit.dev/pool
 # --- gpukit node sync: runs on every server every two minutes (gpukit-node-sync.timer).
 # 1. Puts each pool'"'"'s current labels and taints on its existing nodes: k3s applies `node-label` and
 #    `node-taint` only when a node registers, and kubelets may not change their own taints.
-# 2. Where REAP_AFTER_SECONDS > 0 (machines in cloud groups), deletes agent nodes that have not been
-#    Ready for that long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a
-#    group never brings the same machine back.
+# 2. Where REAP_AFTER_SECONDS > 0 (machines on clouds), deletes nodes that have not been Ready for that
+#    long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a group never brings
+#    the same machine back. A server'"'"'s node only while two other servers are Ready (etcd'"'"'s majority).
 # Inputs (set above by the renderer): REAP_AFTER_SECONDS, POOL_LABEL
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
 # pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node'"'"'s
@@ -345,17 +393,34 @@ while IFS="$(printf '"'"'\t'"'"')" read -r pool labels taints; do
   done
 done <<< "$pools"
 
+readiness() {  # readiness SELECTOR: "name<TAB>Ready status<TAB>since" per node
+  kubectl get nodes -l "$1" -o \
+    '"'"'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}'"'"'
+}
+
+gone() {  # gone READY SINCE: not Ready for REAP_AFTER_SECONDS
+  [ "$1" != True ] && [ -n "$2" ] && [ $((now - $(date -d "$2" +%s))) -ge "$REAP_AFTER_SECONDS" ]
+}
+
 if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   now=$(date +%s)
-  kubectl get nodes -l "$POOL_LABEL,!node-role.kubernetes.io/control-plane" -o \
-    '"'"'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}'"'"' \
-    | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since; do
-      [ -n "$node" ] && [ "$ready" != True ] && [ -n "$since" ] || continue
-      if [ $((now - $(date -d "$since" +%s))) -ge "$REAP_AFTER_SECONDS" ]; then
-        echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
-        kubectl delete node "$node" --ignore-not-found >/dev/null
-      fi
-    done
+  readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since; do
+    if [ -n "$node" ] && gone "$ready" "$since"; then
+      echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
+      kubectl delete node "$node" --ignore-not-found >/dev/null
+    fi
+  done
+  # A server'"'"'s Node goes too, which makes k3s remove its etcd member, so that its replacement (at the
+  # same address, under a new node name) can join etcd: but only while two other servers are Ready,
+  # so that etcd keeps its majority whatever this decides.
+  servers=$(readiness "$POOL_LABEL,node-role.kubernetes.io/control-plane")
+  ready_servers=$(printf '"'"'%s\n'"'"' "$servers" | awk -F '"'"'\t'"'"' '"'"'$2 == "True"'"'"' | grep -c . || true)
+  printf '"'"'%s\n'"'"' "$servers" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since; do
+    if [ -n "$node" ] && [ "$ready_servers" -ge 2 ] && gone "$ready" "$since"; then
+      echo "gpukit: server $node has not been Ready since $since and $ready_servers others are: removing it (and its etcd member)"
+      kubectl delete node "$node" --ignore-not-found >/dev/null
+    fi
+  done
 fi
 '
 NODE_SYNC_SERVICE='[Unit]
@@ -383,8 +448,9 @@ WantedBy=timers.target'
 # CLUSTER_INIT (true: start it with embedded etcd), JOIN_PROBES, JOIN_WAIT_SECONDS,
 # INSTALLER_URL, INSTALLER_SHA256, BINARY_URL_AMD64, BINARY_SHA256_AMD64, BINARY_URL_ARM64,
 # BINARY_SHA256_ARM64 (empty: no sum pinned for that architecture), GUARD_SCRIPT, GUARD_UNIT,
-# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, NODE_SYNC_SCRIPT, NODE_SYNC_SERVICE,
-# NODE_SYNC_TIMER (the last five on servers only; empty on agents)
+# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, SERVER_POLICY, NODE_SYNC_SCRIPT,
+# NODE_SYNC_SERVICE, NODE_SYNC_TIMER (the last six on servers only; empty on agents; SERVER_POLICY
+# empty where servers are not tainted)
 # Stdin: the secrets bundle, one "path<TAB>base64 content" line per file: the token file, and on
 # servers the agent token file and the cluster CAs. Any other path is refused before anything is written.
 # Running it again with the same inputs changes nothing; a changed config restarts k3s with it.
@@ -408,18 +474,22 @@ guard_unit="$ROOT/etc/systemd/system/gpukit-metadata-guard.service"
 guard_drop_in="$ROOT/etc/systemd/system/$service.service.d/50-gpukit-metadata-guard.conf"
 pod_security="$ROOT/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
 admin_binding="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-admin.yaml"
+server_policy="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-server-policy.yaml"
 node_sync="$ROOT/usr/local/lib/gpukit/node-sync.sh"
 node_sync_unit="$ROOT/etc/systemd/system/gpukit-node-sync"
+# Secrets stay in memory-backed /run while they are read (never on a disk outside k3s's own files).
+mkdir -p "$ROOT/run"
+secrets=$(mktemp -d -p "$ROOT/run" gpukit.XXXXXX)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$secrets" "$work"' EXIT
 mkdir -p "$config_dir" "$(dirname "$join_file")" "$(dirname "$kubelet_drop_in")" "$(dirname "$guard")" \
   "$(dirname "$guard_unit")" "$(dirname "$guard_drop_in")"
 
-# Secrets: every path checked first (the bundle may name the token files and the TLS folder only),
-# then written 0600 and never echoed. A cluster CA that differs from the one already on the host
-# means the host belongs to another cluster: refuse rather than break it.
-cat > "$work/bundle"
-while IFS="$(printf '\t')" read -r path _; do
+# Secrets: every line checked before anything is written: the bundle may name the token files and
+# the TLS folder only, and a cluster CA that differs from the one already on the host means the host
+# belongs to another cluster (refused, and left as it is). Then written 0600, never echoed.
+cat > "$secrets/bundle"
+while IFS="$(printf '\t')" read -r path content; do
   [ -n "$path" ] || continue
   case "$path" in
     *..*) fail "the secrets bundle names $path, outside the files gpukit writes: refusing it" ;;
@@ -429,21 +499,20 @@ while IFS="$(printf '\t')" read -r path _; do
       ;;
     *) fail "the secrets bundle names $path, outside the files gpukit writes: refusing it" ;;
   esac
-done < "$work/bundle"
+  case "$path" in
+    "$TLS_DIR"/*)
+      if [ -e "$ROOT$path" ] && ! printf '%s' "$content" | base64 -d | cmp -s - "$ROOT$path"; then
+        fail "$path differs from the cluster CA gpukit manages: this host already runs another k3s cluster; uninstall it first (k3s-uninstall.sh)"
+      fi
+      ;;
+  esac
+done < "$secrets/bundle"
 while IFS="$(printf '\t')" read -r path content; do
   [ -n "$path" ] || continue
   target="$ROOT$path"
   mkdir -p "$(dirname "$target")"
   tmp="$target.gpukit-new"
   printf '%s' "$content" | base64 -d > "$tmp"
-  if [ -e "$target" ] && ! cmp -s "$tmp" "$target"; then
-    case "$path" in
-      "$TLS_DIR"/*)
-        rm -f "$tmp"
-        fail "$path differs from the cluster CA gpukit manages: this host already runs another k3s cluster; uninstall it first (k3s-uninstall.sh)"
-        ;;
-    esac
-  fi
   if [ -e "$target" ] && cmp -s "$tmp" "$target"; then
     rm -f "$tmp"
   else
@@ -451,7 +520,8 @@ while IFS="$(printf '\t')" read -r path content; do
     chmod 600 "$target"
     changed=true
   fi
-done < "$work/bundle"
+done < "$secrets/bundle"
+rm -f "$secrets/bundle"
 
 write_if_changed() {
   # Both sides through $(...), which drops trailing newlines the same way.
@@ -468,6 +538,12 @@ write_if_changed "$kubelet_drop_in" "$KUBELET_CONFIG"
 if [ "$ROLE" = server ]; then
   write_if_changed "$pod_security" "$POD_SECURITY_CONFIG"
   write_if_changed "$admin_binding" "$ADMIN_BINDING"
+  if [ -n "$SERVER_POLICY" ]; then
+    write_if_changed "$server_policy" "$SERVER_POLICY"
+  elif [ -e "$server_policy" ]; then
+    rm -f "$server_policy"  # servers made schedulable: k3s keeps what it applied; kubectl delete removes it
+    changed=true
+  fi
   write_if_changed "$node_sync" "$NODE_SYNC_SCRIPT" 700
   write_if_changed "$node_sync_unit.service" "$NODE_SYNC_SERVICE" 644
   write_if_changed "$node_sync_unit.timer" "$NODE_SYNC_TIMER" 644
@@ -486,13 +562,28 @@ systemctl start gpukit-metadata-guard.service \
 # Start the cluster or join it, decided once per machine (a replaced machine decides again, with an
 # empty disk): join the first server that answers; only the server allowed to start the cluster does
 # so, and only when none of the others answers (a new cluster, or one whose servers are all gone).
+# A server answers /ping with "pong"; servers also check it holds the cluster's CA (agents' tokens
+# carry the CA's hash, which k3s checks when it joins).
+ping() {
+  if [ -e "$ROOT$TLS_DIR/server-ca.crt" ]; then
+    answer=$(curl -s --cacert "$ROOT$TLS_DIR/server-ca.crt" --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
+  else
+    answer=$(curl -sk --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
+  fi
+  [ "$answer" = pong ]
+}
+# A single server that became the first of three (SQLite): starting with embedded etcd converts it.
+if [ "$MAY_INIT" = true ] && [ "$CLUSTER_INIT" = true ] && [ -e "$join_file" ] \
+  && [ "$(cat "$join_file")" = "cluster-init: false" ]; then
+  write_if_changed "$join_file" "cluster-init: true"
+fi
 if [ ! -e "$join_file" ]; then
   joined=""
   waited=0
   probes=0
   while [ -z "$joined" ]; do
     for url in $JOIN_URLS; do
-      if curl -sk --connect-timeout 5 --max-time 10 "$url/ping" >/dev/null 2>&1; then
+      if ping "$url"; then
         joined=$url
         break
       fi

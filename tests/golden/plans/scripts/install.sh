@@ -7,8 +7,9 @@
 # CLUSTER_INIT (true: start it with embedded etcd), JOIN_PROBES, JOIN_WAIT_SECONDS,
 # INSTALLER_URL, INSTALLER_SHA256, BINARY_URL_AMD64, BINARY_SHA256_AMD64, BINARY_URL_ARM64,
 # BINARY_SHA256_ARM64 (empty: no sum pinned for that architecture), GUARD_SCRIPT, GUARD_UNIT,
-# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, NODE_SYNC_SCRIPT, NODE_SYNC_SERVICE,
-# NODE_SYNC_TIMER (the last five on servers only; empty on agents)
+# GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, SERVER_POLICY, NODE_SYNC_SCRIPT,
+# NODE_SYNC_SERVICE, NODE_SYNC_TIMER (the last six on servers only; empty on agents; SERVER_POLICY
+# empty where servers are not tainted)
 # Stdin: the secrets bundle, one "path<TAB>base64 content" line per file: the token file, and on
 # servers the agent token file and the cluster CAs. Any other path is refused before anything is written.
 # Running it again with the same inputs changes nothing; a changed config restarts k3s with it.
@@ -32,18 +33,22 @@ guard_unit="$ROOT/etc/systemd/system/gpukit-metadata-guard.service"
 guard_drop_in="$ROOT/etc/systemd/system/$service.service.d/50-gpukit-metadata-guard.conf"
 pod_security="$ROOT/var/lib/rancher/k3s/server/gpukit-pod-security.yaml"
 admin_binding="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-admin.yaml"
+server_policy="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-server-policy.yaml"
 node_sync="$ROOT/usr/local/lib/gpukit/node-sync.sh"
 node_sync_unit="$ROOT/etc/systemd/system/gpukit-node-sync"
+# Secrets stay in memory-backed /run while they are read (never on a disk outside k3s's own files).
+mkdir -p "$ROOT/run"
+secrets=$(mktemp -d -p "$ROOT/run" gpukit.XXXXXX)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$secrets" "$work"' EXIT
 mkdir -p "$config_dir" "$(dirname "$join_file")" "$(dirname "$kubelet_drop_in")" "$(dirname "$guard")" \
   "$(dirname "$guard_unit")" "$(dirname "$guard_drop_in")"
 
-# Secrets: every path checked first (the bundle may name the token files and the TLS folder only),
-# then written 0600 and never echoed. A cluster CA that differs from the one already on the host
-# means the host belongs to another cluster: refuse rather than break it.
-cat > "$work/bundle"
-while IFS="$(printf '\t')" read -r path _; do
+# Secrets: every line checked before anything is written: the bundle may name the token files and
+# the TLS folder only, and a cluster CA that differs from the one already on the host means the host
+# belongs to another cluster (refused, and left as it is). Then written 0600, never echoed.
+cat > "$secrets/bundle"
+while IFS="$(printf '\t')" read -r path content; do
   [ -n "$path" ] || continue
   case "$path" in
     *..*) fail "the secrets bundle names $path, outside the files gpukit writes: refusing it" ;;
@@ -53,21 +58,20 @@ while IFS="$(printf '\t')" read -r path _; do
       ;;
     *) fail "the secrets bundle names $path, outside the files gpukit writes: refusing it" ;;
   esac
-done < "$work/bundle"
+  case "$path" in
+    "$TLS_DIR"/*)
+      if [ -e "$ROOT$path" ] && ! printf '%s' "$content" | base64 -d | cmp -s - "$ROOT$path"; then
+        fail "$path differs from the cluster CA gpukit manages: this host already runs another k3s cluster; uninstall it first (k3s-uninstall.sh)"
+      fi
+      ;;
+  esac
+done < "$secrets/bundle"
 while IFS="$(printf '\t')" read -r path content; do
   [ -n "$path" ] || continue
   target="$ROOT$path"
   mkdir -p "$(dirname "$target")"
   tmp="$target.gpukit-new"
   printf '%s' "$content" | base64 -d > "$tmp"
-  if [ -e "$target" ] && ! cmp -s "$tmp" "$target"; then
-    case "$path" in
-      "$TLS_DIR"/*)
-        rm -f "$tmp"
-        fail "$path differs from the cluster CA gpukit manages: this host already runs another k3s cluster; uninstall it first (k3s-uninstall.sh)"
-        ;;
-    esac
-  fi
   if [ -e "$target" ] && cmp -s "$tmp" "$target"; then
     rm -f "$tmp"
   else
@@ -75,7 +79,8 @@ while IFS="$(printf '\t')" read -r path content; do
     chmod 600 "$target"
     changed=true
   fi
-done < "$work/bundle"
+done < "$secrets/bundle"
+rm -f "$secrets/bundle"
 
 write_if_changed() {
   # Both sides through $(...), which drops trailing newlines the same way.
@@ -92,6 +97,12 @@ write_if_changed "$kubelet_drop_in" "$KUBELET_CONFIG"
 if [ "$ROLE" = server ]; then
   write_if_changed "$pod_security" "$POD_SECURITY_CONFIG"
   write_if_changed "$admin_binding" "$ADMIN_BINDING"
+  if [ -n "$SERVER_POLICY" ]; then
+    write_if_changed "$server_policy" "$SERVER_POLICY"
+  elif [ -e "$server_policy" ]; then
+    rm -f "$server_policy"  # servers made schedulable: k3s keeps what it applied; kubectl delete removes it
+    changed=true
+  fi
   write_if_changed "$node_sync" "$NODE_SYNC_SCRIPT" 700
   write_if_changed "$node_sync_unit.service" "$NODE_SYNC_SERVICE" 644
   write_if_changed "$node_sync_unit.timer" "$NODE_SYNC_TIMER" 644
@@ -110,13 +121,28 @@ systemctl start gpukit-metadata-guard.service \
 # Start the cluster or join it, decided once per machine (a replaced machine decides again, with an
 # empty disk): join the first server that answers; only the server allowed to start the cluster does
 # so, and only when none of the others answers (a new cluster, or one whose servers are all gone).
+# A server answers /ping with "pong"; servers also check it holds the cluster's CA (agents' tokens
+# carry the CA's hash, which k3s checks when it joins).
+ping() {
+  if [ -e "$ROOT$TLS_DIR/server-ca.crt" ]; then
+    answer=$(curl -s --cacert "$ROOT$TLS_DIR/server-ca.crt" --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
+  else
+    answer=$(curl -sk --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
+  fi
+  [ "$answer" = pong ]
+}
+# A single server that became the first of three (SQLite): starting with embedded etcd converts it.
+if [ "$MAY_INIT" = true ] && [ "$CLUSTER_INIT" = true ] && [ -e "$join_file" ] \
+  && [ "$(cat "$join_file")" = "cluster-init: false" ]; then
+  write_if_changed "$join_file" "cluster-init: true"
+fi
 if [ ! -e "$join_file" ]; then
   joined=""
   waited=0
   probes=0
   while [ -z "$joined" ]; do
     for url in $JOIN_URLS; do
-      if curl -sk --connect-timeout 5 --max-time 10 "$url/ping" >/dev/null 2>&1; then
+      if ping "$url"; then
         joined=$url
         break
       fi

@@ -5,6 +5,8 @@
 # flannel or kube-router manage, so none of their ACCEPT rules can come first. Host-network pods are
 # the host to the kernel: Pod Security Admission (baseline and up) refuses them outside the
 # namespaces gpukit exempts, which hold only system components that may need the metadata server.
+# Only TCP other than port 53 is dropped: the metadata service speaks HTTP, and on Compute Engine the
+# same address is the network's DNS resolver, which CoreDNS (a pod) forwards to.
 # Pods get IPv4 addresses only (gpukit keeps k3s's single-stack default), so an IPv6 metadata
 # endpoint (EC2's fd00:ec2::254) is out of their reach.
 fail() {
@@ -15,9 +17,10 @@ fail() {
 
 command -v iptables >/dev/null 2>&1 || fail "iptables not found: it is needed to keep pods off the metadata server"
 for address in $METADATA_ADDRESSES; do
-  if ! iptables -w -t raw -C PREROUTING -s "$POD_CIDR" -d "$address" -j DROP 2>/dev/null; then
-    iptables -w -t raw -I PREROUTING -s "$POD_CIDR" -d "$address" -j DROP \
+  rule=(-s "$POD_CIDR" -d "$address" -p tcp '!' --dport 53 -j DROP)
+  if ! iptables -w -t raw -C PREROUTING "${rule[@]}" 2>/dev/null; then
+    iptables -w -t raw -I PREROUTING "${rule[@]}" \
       || fail "iptables could not add the rule that drops pod traffic to $address"
   fi
 done
-echo "gpukit: pod traffic from $POD_CIDR to $METADATA_ADDRESSES is dropped"
+echo "gpukit: pod traffic from $POD_CIDR to $METADATA_ADDRESSES is dropped (all TCP but DNS)"

@@ -46,6 +46,7 @@ tls-san:
 - 34.120.66.67
 disable:
 - traefik
+- servicelb
 write-kubeconfig-mode: '"'"'0600'"'"'
 secrets-encryption: true
 kube-apiserver-arg:
@@ -132,6 +133,50 @@ subjects:
 - apiGroup: rbac.authorization.k8s.io
   kind: User
   name: gpukit-admin
+'
+SERVER_POLICY='apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: gpukit-servers-run-system-pods-only
+  labels:
+    app.kubernetes.io/managed-by: gpukit
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups:
+      - '"'"''"'"'
+      apiVersions:
+      - v1
+      operations:
+      - CREATE
+      - UPDATE
+      resources:
+      - pods
+    namespaceSelector:
+      matchExpressions:
+      - key: kubernetes.io/metadata.name
+        operator: NotIn
+        values:
+        - kube-system
+        - gpu-operator
+  validations:
+  - expression: '"'"'!has(object.spec.tolerations) || object.spec.tolerations.all(t, !(has(t.key)
+      && t.key == '"'"''"'"'CriticalAddonsOnly'"'"''"'"') && !((!has(t.key) || t.key == '"'"''"'"''"'"''"'"') && has(t.operator)
+      && t.operator == '"'"''"'"'Exists'"'"''"'"'))'"'"'
+    message: '"'"'k3s servers run the control plane only (gpukit): a pod outside kube-system
+      and gpu-operator may not tolerate CriticalAddonsOnly or every taint'"'"'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: gpukit-servers-run-system-pods-only
+  labels:
+    app.kubernetes.io/managed-by: gpukit
+spec:
+  policyName: gpukit-servers-run-system-pods-only
+  validationActions:
+  - Deny
 '
 # shellcheck disable=SC2016
 NODE_SYNC_SCRIPT='#!/usr/bin/env bash

@@ -88,6 +88,7 @@ Requires=gpukit-metadata-guard.service
 After=gpukit-metadata-guard.service'
 POD_SECURITY_CONFIG=''
 ADMIN_BINDING=''
+SERVER_POLICY=''
 NODE_SYNC_SCRIPT=''
 NODE_SYNC_SERVICE=''
 NODE_SYNC_TIMER=''
