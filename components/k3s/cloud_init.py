@@ -121,9 +121,11 @@ def credentials_bundle(ca_pem: str, cert_pem: str, key_pem: str) -> str:
     )
 
 
-def node_scripts(node: CloudNode, fetch_secrets: str) -> dict[str, str]:
+def node_scripts(node: CloudNode, fetch_secrets: str, release_identity: str | None = None) -> dict[str, str]:
     """File name -> script, for one machine. Cloud machines are anonymous and replaceable: their node
-    names carry a random id (`with-node-id`), so a replacement that reuses a hostname joins."""
+    names carry a random id (`with-node-id`), so a replacement that reuses a hostname joins.
+    `release_identity`: what the machine runs once joined to give up the identity that reads its join
+    secret, where the cloud allows that (EC2: detach the instance profile)."""
     config = k3s_config(
         node.role,
         None,
@@ -148,4 +150,5 @@ def node_scripts(node: CloudNode, fetch_secrets: str) -> dict[str, str]:
             reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,
         ),
         "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
+        **({"release-identity.sh": release_identity} if release_identity is not None else {}),
     }

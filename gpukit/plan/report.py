@@ -144,6 +144,9 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     if gpu_pools:
         taints = sorted({t.spec() for p in gpu_pools for t in p.taints})
         out += ["", f"GPU nodes are tainted {', '.join(taints)}; GPU pods need the matching toleration."]
+    for pool in (pc.pool for pc in plan.costs.pools if not pc.pool.is_gpu and pc.pool.taints):
+        specs = ", ".join(t.spec() for t in pool.taints)
+        out += [f"Nodes of pool {pool.name!r} are tainted {specs}: they run system pods only."]
     out += ["", "GPU software:"]
     out += [f"  {o.name}: {o.note}" for o in plan.operands]
     out += ["", f"Storage: {plan.storage}"]

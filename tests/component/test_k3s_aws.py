@@ -382,13 +382,23 @@ def test_each_node_role_reads_only_its_own_secret(stack: Run) -> None:
         p.name: json.loads(p.inputs["policy"]) for p in stack.rec.of_type("aws:iam/rolePolicy:RolePolicy")
     }
     assert set(policies) == {"k3s-aws-server-read-secret", "k3s-aws-agent-read-secret"}
+    profiles = {
+        p.name: stack.outputs(p)["arn"] for p in stack.rec.of_type("aws:iam/instanceProfile:InstanceProfile")
+    }
     for role in ("server", "agent"):
-        (statement,) = policies[f"k3s-aws-{role}-read-secret"]["Statement"]
-        assert statement == {
+        read, find, detach = policies[f"k3s-aws-{role}-read-secret"]["Statement"]
+        assert read == {
             "Sid": "ReadOwnJoinSecret",
             "Effect": "Allow",
             "Action": "secretsmanager:GetSecretValue",
             "Resource": secrets[f"k3s-aws-{role}-secret"],
+        }
+        assert find["Action"] == "ec2:DescribeIamInstanceProfileAssociations"  # read-only, no resource level
+        # Detach a profile: only this role's own, only from the cluster's instances.
+        assert detach["Action"] == "ec2:DisassociateIamInstanceProfile"
+        assert detach["Condition"] == {
+            "ArnEquals": {"ec2:InstanceProfile": profiles[f"k3s-aws-{role}-profile"]},
+            "StringEquals": {"aws:ResourceTag/gpukit:cluster": "k3s-aws"},
         }
     for iam_role in stack.rec.of_type("aws:iam/role:Role"):
         trust = json.loads(iam_role.inputs["assumeRolePolicy"])

@@ -22,6 +22,7 @@ from gpukit.components.k3s.cloud_init import (
 from gpukit.components.k3s.host_scripts import agent_join, k3s_download, render_script, server_join
 from gpukit.components.spec import DriverMode, NodeRole
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script as aws_fetch_secrets_script
+from gpukit.providers.aws.k3s.iam import release_identity_script
 from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data, node_user_data
 from gpukit.providers.gcp.k3s.iam import fetch_secrets_script as gcp_fetch_secrets_script
 from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
@@ -116,6 +117,7 @@ SCRIPTS: dict[str, Callable[[], str]] = {
 SCRIPTS: dict[str, Callable[[], str]] = {
     "bootstrap": lambda: render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
     "fetch-secrets-aws": lambda: AWS_FETCH,
+    "release-identity-aws": lambda: RELEASE,
     "fetch-secrets-gcp": lambda: GCP_FETCH,
     "wait-for-api": lambda: api_wait_script("https://k3s.example.com:6443"),
 }
@@ -292,6 +294,69 @@ def test_aws_fetch_signs_with_the_instance_role_and_keeps_credentials_off_the_co
     config = (host.state / "curl-config").read_text()
     assert 'user = "ASIAFAKE:fake/secret+key"' in config
     assert 'header = "X-Amz-Security-Token: fake-session"' in config
+
+
+AWS_RELEASE_CURL = f"""
+echo "curl $*" >> "$STATE/calls.log"
+case "$*" in
+  *latest/api/token*) echo imds-token ;;
+  *meta-data/instance-id*) echo i-0123456789abcdef0 ;;
+  *security-credentials/k3s-agent-role) echo '{json.dumps(CREDENTIALS)}' ;;
+  *security-credentials/) echo k3s-agent-role ;;
+  *Action=DescribeIamInstanceProfileAssociations*)
+    cat > "$STATE/curl-config"
+    [ ! -e "$STATE/ec2-refuses" ] || exit 22
+    echo '<r><iamInstanceProfileAssociationSet><item>'
+    echo '<associationId>iip-assoc-0a1b2c3d4e5f</associationId><instanceId>i-0123456789abcdef0</instanceId>'
+    echo '</item></iamInstanceProfileAssociationSet></r>' ;;
+  *Action=DisassociateIamInstanceProfile*) cat > /dev/null; echo '<ok/>' ;;
+  *) exit 22 ;;
+esac
+"""
+RELEASE = release_identity_script("us-east-1")
+
+
+def test_an_ec2_machine_detaches_its_instance_profile_once_joined(host: FakeHost) -> None:
+    host.stub("curl", AWS_RELEASE_CURL)
+    result = host.run(RELEASE)
+    assert result.code == 0, result.stderr
+    ec2 = [c for c in result.calls if "https://ec2.us-east-1.amazonaws.com/" in c]
+    assert len(ec2) == 2
+    assert "Filter.1.Value.1=i-0123456789abcdef0" in ec2[0] and "--aws-sigv4 aws:amz:us-east-1:ec2" in ec2[0]
+    assert "Action=DisassociateIamInstanceProfile&AssociationId=iip-assoc-0a1b2c3d4e5f" in ec2[1]
+    for secret in ("fake/secret+key", "fake-session"):
+        assert secret not in " ".join(result.calls)  # credentials on curl's stdin only
+    assert 'user = "ASIAFAKE:fake/secret+key"' in (host.state / "curl-config").read_text()
+    assert "instance profile detached" in result.stdout
+
+
+def test_a_machine_that_cannot_detach_its_profile_still_counts_as_joined(host: FakeHost) -> None:
+    host.stub("curl", AWS_RELEASE_CURL)
+    (host.state / "ec2-refuses").touch()
+    result = host.run(RELEASE)
+    assert result.code == 0
+    assert "warning: EC2 refused to list" in result.stderr and "keeps its role" in result.stderr
+
+
+def test_bootstrap_releases_the_identity_after_the_install_and_before_the_marker(host: FakeHost) -> None:
+    folder = _boot_dir(host)
+    (folder / "release-identity.sh").write_text(
+        "#!/usr/bin/env bash\n"
+        '[ -e "$STATE/install-stdin" ] && [ ! -e "$GPUKIT_ROOT/var/lib/gpukit/bootstrapped" ]'
+        ' && touch "$STATE/released"\n'
+    )
+    (folder / "release-identity.sh").chmod(0o700)
+    result = host.run(SCRIPTS["bootstrap"]())
+    assert result.code == 0, result.stderr
+    assert (host.state / "released").exists()
+    assert (host.root / DONE_MARKER.lstrip("/")).exists()
+
+
+def test_every_ec2_machine_gives_up_its_identity_and_no_gce_machine_pretends_to() -> None:
+    aws = yaml.safe_load(node_user_data(L4_AGENT, AWS_FETCH, RELEASE))
+    assert "/opt/gpukit/release-identity.sh" in {f["path"] for f in aws["write_files"]}
+    # Compute Engine cannot take a running VM's service account away: nothing to run there.
+    assert "cat > /opt/gpukit/release-identity.sh" not in gce_startup_script(L4_AGENT, GCP_FETCH)
 
 
 def test_gcp_fetch_uses_the_vm_service_account_token(host: FakeHost) -> None:

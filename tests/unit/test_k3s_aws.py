@@ -10,7 +10,7 @@ import pytest
 from gpukit.components.catalog.instances import CpuArch
 from gpukit.components.spec import DriverMode
 from gpukit.providers.aws.k3s.api_lb import api_lb_internal
-from gpukit.providers.aws.k3s.iam import secret_read_policy
+from gpukit.providers.aws.k3s.iam import node_policy
 from gpukit.providers.aws.k3s.images import IMAGES, ImageFamily, k3s_image
 from gpukit.providers.aws.k3s.security import Group, IngressRule, ingress_rules
 from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data
@@ -121,15 +121,22 @@ def test_rule_names_are_stable_unique_and_resource_safe() -> None:
 # --- IAM
 
 
-def test_node_role_reads_its_own_secret_and_nothing_else() -> None:
+def test_node_role_reads_its_own_secret_then_may_only_detach_its_own_profile() -> None:
     arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpukit/c/k3s-agent-join-abc-XyZ123"
-    policy = json.loads(secret_read_policy(arn))
-    (statement,) = policy["Statement"]
-    assert statement["Effect"] == "Allow"
-    assert statement["Action"] == "secretsmanager:GetSecretValue"
-    assert statement["Resource"] == arn
-    assert "*" not in json.dumps(policy)
-    assert "Condition" not in statement and "NotResource" not in statement
+    profile = "arn:aws:iam::123456789012:instance-profile/c-agent-profile-1a2b3c"
+    policy = json.loads(node_policy(arn, profile, "c"))
+    read, find, detach = policy["Statement"]
+    assert (read["Effect"], read["Action"], read["Resource"]) == (
+        "Allow",
+        "secretsmanager:GetSecretValue",
+        arn,
+    )
+    assert "Condition" not in read and "NotResource" not in read
+    assert (find["Action"], find["Resource"]) == ("ec2:DescribeIamInstanceProfileAssociations", "*")
+    assert detach["Action"] == "ec2:DisassociateIamInstanceProfile"
+    assert detach["Condition"]["ArnEquals"] == {"ec2:InstanceProfile": profile}
+    assert detach["Condition"]["StringEquals"] == {"aws:ResourceTag/gpukit:cluster": "c"}
+    assert all(s["Effect"] == "Allow" and "NotAction" not in s for s in policy["Statement"])
 
 
 # --- user data

@@ -16,7 +16,7 @@ from gpukit.components.k3s.host_scripts import agent_join
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
-from gpukit.providers.aws.k3s.iam import fetch_secrets_script
+from gpukit.providers.aws.k3s.iam import fetch_secrets_script, release_identity_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template
 from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
@@ -73,7 +73,11 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
             pulumi.Output.from_input(args["secret_version_id"]),
         ).apply(
             lambda a: ec2_user_data(
-                node_user_data(replace(node, join=agent_join(a[0])), fetch_secrets_script(region, a[1], a[2]))
+                node_user_data(
+                    replace(node, join=agent_join(a[0])),
+                    fetch_secrets_script(region, a[1], a[2]),
+                    release_identity_script(region),
+                )
             )
         )
 

@@ -5,7 +5,9 @@ A node's user data names its secret but never holds it (any process on the machi
 data from the metadata service); the node reads the secret at first boot with its instance role
 (scripts/fetch-secrets-aws.sh). Each role may call secretsmanager:GetSecretValue on its
 own secret and nothing else: agents never see the CA keys that servers hold, and no node gets
-Systems Manager, ECR or any wildcard permission.
+Systems Manager, ECR or any wildcard permission. Once joined, a machine detaches its own instance
+profile (scripts/release-identity-aws.sh): the only other thing the role may do, on the cluster's
+instances that carry this very profile.
 """
 
 import json
@@ -21,6 +23,7 @@ from gpukit.providers.aws.iam_policies import assume_role_policy
 
 TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
 FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-aws.sh"
+RELEASE_IDENTITY = Path(__file__).parent / "scripts" / "release-identity-aws.sh"
 # The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the
 # stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
 # secrets are named by prefix, so a new stack never collides with one still pending deletion.
@@ -34,8 +37,15 @@ def fetch_secrets_script(region: str, secret_id: str, version_id: str) -> str:
     return render_script(FETCH_SECRETS, REGION=region, SECRET_ID=secret_id, VERSION_ID=version_id)
 
 
-def secret_read_policy(secret_arn: str) -> str:
-    """Read one secret: the only permission a k3s node's instance role has."""
+def release_identity_script(region: str) -> str:
+    """What a machine runs once it has joined: detach its instance profile (a warning if it cannot)."""
+    return render_script(RELEASE_IDENTITY, REGION=region)
+
+
+def node_policy(secret_arn: str, profile_arn: str, cluster_name: str) -> str:
+    """Read one secret; then detach the instance profile, from the cluster's instances only and only
+    this profile (the EC2 condition keys ec2:InstanceProfile and aws:ResourceTag; the association list
+    has no resource-level permissions, so `*`, and it is read-only)."""
     return json.dumps(
         {
             "Version": "2012-10-17",
@@ -45,7 +55,23 @@ def secret_read_policy(secret_arn: str) -> str:
                     "Effect": "Allow",
                     "Action": "secretsmanager:GetSecretValue",
                     "Resource": secret_arn,
-                }
+                },
+                {
+                    "Sid": "FindOwnProfileAssociation",
+                    "Effect": "Allow",
+                    "Action": "ec2:DescribeIamInstanceProfileAssociations",
+                    "Resource": "*",
+                },
+                {
+                    "Sid": "DetachOwnProfileOnceJoined",
+                    "Effect": "Allow",
+                    "Action": "ec2:DisassociateIamInstanceProfile",
+                    "Resource": "arn:aws:ec2:*:*:instance/*",
+                    "Condition": {
+                        "ArnEquals": {"ec2:InstanceProfile": profile_arn},
+                        "StringEquals": {"aws:ResourceTag/gpukit:cluster": cluster_name},
+                    },
+                },
             ],
         }
     )
@@ -91,13 +117,15 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
             description=f"k3s {kind}s of {cluster}: read their join secret, nothing else",
             opts=child,
         )
+        profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, opts=child)
         aws.iam.RolePolicy(
             f"{name}-read-secret",
             role=role.id,
-            policy=secret.arn.apply(secret_read_policy),
+            policy=pulumi.Output.all(secret.arn, profile.arn).apply(
+                lambda a: node_policy(a[0], a[1], cluster)
+            ),
             opts=child,
         )
-        profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, opts=child)
 
         self.secret_arn = secret.arn
         self.secret_version_id = version.version_id

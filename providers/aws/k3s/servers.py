@@ -18,7 +18,7 @@ from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import API_PORT, server_join
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
-from gpukit.providers.aws.k3s.iam import fetch_secrets_script
+from gpukit.providers.aws.k3s.iam import fetch_secrets_script, release_identity_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template
 from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
@@ -140,4 +140,4 @@ def _server_user_data(args: K3sEc2ServersArgs, index: int, values: list[str]) ->
     urls = [f"https://{url_host(ip)}:{API_PORT}" for ip in addresses]
     node = replace(args["node"], join=server_join(index, urls), tls_sans=(dns_name, *addresses))
     fetch = fetch_secrets_script(args["region"], secret_arn, version_id)
-    return ec2_user_data(node_user_data(node, fetch))
+    return ec2_user_data(node_user_data(node, fetch, release_identity_script(args["region"])))
