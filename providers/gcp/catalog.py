@@ -34,9 +34,7 @@ CLOUD_NAT_MAX_BILLED_VMS = 32
 # "IP address pricing"); k3s servers get one each when apiAccessCidrs has public ranges.
 EXTERNAL_IP_PER_HOUR = 0.005
 
-# Plans print this note, so it names this table by its path before the layout change (gcp_machines.py)
-# until the next change to the catalog's plan output: the layout change kept plans byte-identical.
-_INCONSISTENT = "public price data for it contradicts itself across regions; see gcp_machines.py"
+_INCONSISTENT = "public price data for it contradicts itself across regions; see providers/gcp/catalog.py"
 
 
 def _gpu(  # noqa: PLR0917 (one positional row per table line keeps the table scannable)
