@@ -4,6 +4,7 @@ A missing validator fails the test that needs it, with how to install it: the RE
 command installs both (scripts/install-test-tools.sh for cloud-init, which is not on PyPI).
 """
 
+import base64
 import shlex
 import shutil
 import subprocess
@@ -52,3 +53,11 @@ def remote_script(command: str) -> str:
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     tokens = list(lexer)
     return tokens[tokens.index("-c") + 1]
+
+
+def bundle_files(bundle: str) -> dict[str, str]:
+    """A secrets bundle ("name<TAB>base64" lines, host_scripts.encoded_lines) as name -> content."""
+    return {
+        name: base64.b64decode(content).decode()
+        for name, content in (line.split("\t") for line in bundle.splitlines())
+    }

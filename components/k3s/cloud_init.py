@@ -14,13 +14,13 @@ machine's own identity (EC2 instance role, GCE service account) and pipes them i
 Pure: every input is a plain value, so the output is golden-tested.
 """
 
-import base64
 from dataclasses import dataclass, field
 
 from gpukit.components.k3s.host_scripts import (
     CLOUD_REAP_AFTER_SECONDS,
     Join,
     K3sDownload,
+    encoded_lines,
     install_script,
     k3s_config,
     kubelet_shutdown_config,
@@ -115,10 +115,7 @@ def api_wait_script(api_url: str, timeout_seconds: int = API_WAIT_SECONDS) -> st
 
 def credentials_bundle(ca_pem: str, cert_pem: str, key_pem: str) -> str:
     """What wait-for-api.sh reads on stdin. Secret: only ever sent as stdin."""
-    return "".join(
-        f"{name}\t{base64.b64encode(pem.encode()).decode()}\n"
-        for name, pem in (("ca.crt", ca_pem), ("admin.crt", cert_pem), ("admin.key", key_pem))
-    )
+    return encoded_lines((("ca.crt", ca_pem), ("admin.crt", cert_pem), ("admin.key", key_pem)))
 
 
 def node_scripts(node: CloudNode, fetch_secrets: str, release_identity: str | None = None) -> dict[str, str]:

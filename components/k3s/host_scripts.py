@@ -10,6 +10,7 @@ import base64
 import hashlib
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,16 +63,17 @@ POD_SECURITY_EXEMPT_NAMESPACES = ("kube-system",)
 ADMIN_USER = "gpukit-admin"
 
 
-def render_script(template: str | Path, **inputs: str | int) -> str:
-    """A script: the header, `inputs` as quoted assignments, then the body. `template` names a file in
-    components/k3s/scripts/, or is the path of a script a provider keeps with its own code."""
+def render_script(*templates: str | Path, **inputs: str | int) -> str:
+    """A script: the header, `inputs` as quoted assignments, then the bodies in order. A template names
+    a file in components/k3s/scripts/, or is the path of a script a provider keeps with its own code;
+    several give one script (functions two scripts share, then the script)."""
     assignments = "".join(
         # A value holding `$` is the text of a file to write (a script), never expanded here.
         ("# shellcheck disable=SC2016\n" if "$" in str(value) else "") + f"{name}={shlex.quote(str(value))}\n"
         for name, value in inputs.items()
     )
-    path = template if isinstance(template, Path) else SCRIPTS / template
-    return HEADER + assignments + path.read_text()
+    paths = (t if isinstance(t, Path) else SCRIPTS / t for t in templates)
+    return HEADER + assignments + "".join(path.read_text() for path in paths)
 
 
 def gpu_pattern(model: str) -> str:
@@ -431,11 +433,14 @@ def kubelet_shutdown_config() -> str:
     )
 
 
+def encoded_lines(files: Iterable[tuple[str, str]]) -> str:
+    """ "name<TAB>base64" per file, in the order given: how secrets reach a script on its stdin."""
+    return "".join(f"{name}\t{base64.b64encode(content.encode()).decode()}\n" for name, content in files)
+
+
 def secrets_bundle(files: dict[str, str]) -> str:
-    """What install.sh reads on stdin: "path<TAB>base64" per file. Secret: only ever sent as stdin."""
-    return "".join(
-        f"{path}\t{base64.b64encode(content.encode()).decode()}\n" for path, content in sorted(files.items())
-    )
+    """What install.sh reads on stdin, one line per file, by path. Secret: only ever sent as stdin."""
+    return encoded_lines(sorted(files.items()))
 
 
 def fingerprint(*parts: str) -> str:

@@ -13,7 +13,7 @@ import asyncio
 import atexit
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -44,6 +44,8 @@ class Recorded:
     id: str = ""
     delete_before_replace: bool = False
     """The resource option: a replacement deletes the old resource before creating the new one."""
+    ignore_changes: list[str] = field(default_factory=list)
+    """The resource option: input properties whose changes an update leaves alone."""
 
 
 def substrate_fakes(config: Mapping[str, Any]) -> list[PlanFakes]:
@@ -137,6 +139,7 @@ class RecordingMonitor(MockMonitor):
             inputs=args.inputs,
             id=response.id,
             delete_before_replace=bool(request.deleteBeforeReplace),
+            ignore_changes=list(request.ignoreChanges),
         )
         with self._lock:
             self.recorded.append(recorded)

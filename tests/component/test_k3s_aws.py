@@ -7,16 +7,15 @@ import gzip
 import json
 from dataclasses import dataclass
 from typing import Any
-from unittest import mock
 
 import pytest
 import yaml
 
-from gpukit.plan.fakes import Recorded, RecordingMonitor
+from gpukit.plan.fakes import Recorded
 from gpukit.program import build
 from gpukit.providers.aws.fakes import AwsFakes
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
-from tools import script_input
+from tools import bundle_files, script_input
 
 STACK: dict[str, Any] = example_config("k3s-aws")
 CANONICAL = "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
@@ -34,9 +33,12 @@ LB = "aws:lb/loadBalancer:LoadBalancer"
 @dataclass
 class Run:
     rec: Recording
-    ignore_changes: dict[str, list[str]]
-    """Resource name -> the ignoreChanges it was registered with (not part of harness's record)."""
     region: str
+
+    @property
+    def ignore_changes(self) -> dict[str, list[str]]:
+        """Resource name -> the ignoreChanges it was registered with."""
+        return {r.name: r.ignore_changes for r in self.rec.resources}
 
     def outputs(self, resource: Recorded) -> dict[str, Any]:
         """The fake outputs the mocks gave `resource` (deterministic from its name and inputs)."""
@@ -47,17 +49,8 @@ class Run:
 
 
 def run(config: dict[str, Any]) -> Run:
-    ignored: dict[str, list[str]] = {}
-    original = RecordingMonitor.RegisterResource
-
-    def register(self: RecordingMonitor, request: Any) -> Any:
-        ignored[request.name] = list(request.ignoreChanges)
-        return original(self, request)
-
     region = config["aws:region"]
-    with mock.patch.object(RecordingMonitor, "RegisterResource", register):
-        rec = record(lambda: build(config), config=config, region=region)
-    return Run(rec, ignored, region)
+    return Run(record(lambda: build(config), config=config, region=region), region)
 
 
 def stack_config(**cluster: Any) -> dict[str, Any]:
@@ -423,8 +416,8 @@ def test_no_user_data_holds_the_token_or_a_private_key(fixture: str, request: py
             "secretString"
         ]
     )
-    secrets = [base64.b64decode(line.split("\t")[1]).decode() for line in server.splitlines()]
-    files = dict(zip((line.split("\t")[0] for line in server.splitlines()), secrets, strict=True))
+    files = bundle_files(server)
+    secrets = list(files.values())
     token = files["/etc/rancher/k3s/gpukit-token"]
     assert token.startswith("K10") and "::server:plan-fake-" in token
     user_data = all_user_data(rec)
@@ -551,10 +544,7 @@ def test_the_agents_secret_holds_the_agent_token_only(stack: Run) -> None:
         bundle = unsecret(
             stack.rec.one("aws:secretsmanager/secretVersion:SecretVersion", name).inputs["secretString"]
         )
-        return {
-            line.split("\t")[0]: base64.b64decode(line.split("\t")[1]).decode()
-            for line in bundle.splitlines()
-        }
+        return bundle_files(bundle)
 
     server, agent = files("k3s-aws-server-secret-version"), files("k3s-aws-agent-secret-version")
     assert list(agent) == ["/etc/rancher/k3s/gpukit-token"]

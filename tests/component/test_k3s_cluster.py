@@ -1,9 +1,7 @@
 """GpuCluster on k3s over SSH under the mocks: assertions on the recorded inputs."""
 
-import base64
 import copy
 import hashlib
-import shlex
 from typing import Any
 
 import pytest
@@ -12,7 +10,7 @@ import yaml
 from gpukit.program import build
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 from tests.ssh_host_keys import ED25519_10, ED25519_11, ED25519_12, ED25519_OTHER, HASHED_11
-from tools import remote_script, script_input
+from tools import bundle_files, remote_script, script_input
 
 K3S: dict[str, Any] = example_config("k3s-ssh")
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\ntest-only-key\n-----END OPENSSH PRIVATE KEY-----\n"
@@ -79,15 +77,9 @@ def test_the_ssh_key_and_the_secrets_bundle_stay_secret(lab: Recording) -> None:
     # Agents hold the agent token only, in the secure format (the CA hash, user `node`): never the
     # server token, which joins servers and decrypts the cluster's bootstrap data.
     agent_bundle = unsecret(commands(lab)["l40s-192-0-2-11-k3s"]["stdin"])
-    agent_files = {
-        line.split("\t")[0]: base64.b64decode(line.split("\t")[1]).decode()
-        for line in agent_bundle.splitlines()
-    }
+    agent_files = bundle_files(agent_bundle)
     assert list(agent_files) == ["/etc/rancher/k3s/gpukit-token"]
-    server_files = {
-        line.split("\t")[0]: base64.b64decode(line.split("\t")[1]).decode()
-        for line in server_bundle.splitlines()
-    }
+    server_files = bundle_files(server_bundle)
     ca_hash = hashlib.sha256(
         server_files["/var/lib/rancher/k3s/server/tls/server-ca.crt"].encode()
     ).hexdigest()
@@ -98,19 +90,10 @@ def test_the_ssh_key_and_the_secrets_bundle_stay_secret(lab: Recording) -> None:
     assert server_token.split(":")[-1] not in agent_bundle and server_token.split(":")[-1] != agent_password
 
 
-def _script_in(create: str) -> str:
-    """The script a remote command runs (`... bash -c '<script>' ...`), unquoted."""
-    tokens = shlex.split(create)
-    return tokens[tokens.index("-c") + 1]
-
-
 def _config_in(create: str) -> dict[str, Any]:
     """The k3s config.yaml an install command writes, as the script's K3S_CONFIG assignment holds it."""
-    script = _script_in(create)
-    value = script[script.index("\nK3S_CONFIG=") + len("\nK3S_CONFIG=") :]
-    lexer = shlex.shlex(value, posix=True)
-    lexer.whitespace_split = True
-    return yaml.safe_load(lexer.get_token() or "")  # only the first token: the quoted value
+    config: dict[str, Any] = yaml.safe_load(script_input(remote_script(create), "K3S_CONFIG"))
+    return config
 
 
 def test_server_and_agent_flags(lab: Recording) -> None:

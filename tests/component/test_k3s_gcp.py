@@ -5,14 +5,13 @@ import copy
 import re
 import shlex
 from typing import Any
-from unittest import mock
 
 import pytest
 import yaml
 
-from gpukit.plan.fakes import RecordingMonitor
 from gpukit.program import build
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
+from tools import script_input
 
 K3S_GCP: dict[str, Any] = example_config("k3s-gcp")
 NAME = "k3s-gcp"
@@ -59,10 +58,8 @@ def startup_script(inputs: dict[str, Any]) -> str:
 
 def k3s_config(script: str) -> dict[str, Any]:
     """The k3s config.yaml in a startup script (install.sh's K3S_CONFIG assignment)."""
-    value = script[script.index("\nK3S_CONFIG=") + len("\nK3S_CONFIG=") :]
-    lexer = shlex.shlex(value, posix=True)
-    lexer.whitespace_split = True
-    return yaml.safe_load(lexer.get_token() or "")
+    config: dict[str, Any] = yaml.safe_load(script_input(script, "K3S_CONFIG"))
+    return config
 
 
 def servers(rec: Recording) -> dict[str, dict[str, Any]]:
@@ -334,19 +331,9 @@ def test_every_resource_argument_is_one_the_provider_schema_knows(stack: Recordi
     assert unknown == {}
 
 
-def test_a_new_image_disk_or_zone_never_replaces_a_running_server() -> None:
+def test_a_new_image_disk_or_zone_never_replaces_a_running_server(stack: Recording) -> None:
     """Servers hold the datastore and are deleted before they are replaced (fixed names): a change that
     would replace them all at once would lose the cluster, so it applies to servers created later."""
-    ignored: dict[str, list[str]] = {}
-    original = RecordingMonitor.RegisterResource
-
-    def register(self: RecordingMonitor, request: Any) -> Any:
-        ignored[request.name] = list(request.ignoreChanges)
-        return original(self, request)
-
-    with mock.patch.object(RecordingMonitor, "RegisterResource", register):
-        rec = run(k3s_gcp_config())
-    servers = [r.name for r in rec.of_type(INSTANCE)]
-    assert len(servers) == 3
-    for name in servers:
-        assert set(ignored[name]) == {"bootDisk", "zone"}, name
+    assert len(stack.of_type(INSTANCE)) == 3
+    for server in stack.of_type(INSTANCE):
+        assert set(server.ignore_changes) == {"bootDisk", "zone"}, server.name

@@ -22,8 +22,11 @@ from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.iam_policies import assume_role_policy
 
 TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
-FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-aws.sh"
-RELEASE_IDENTITY = Path(__file__).parent / "scripts" / "release-identity-aws.sh"
+SCRIPTS = Path(__file__).parent / "scripts"
+INSTANCE_ROLE = SCRIPTS / "instance-role.sh"
+"""Functions both scripts below use: the IMDSv2 token, metadata, requests signed with the role."""
+FETCH_SECRETS = SCRIPTS / "fetch-secrets-aws.sh"
+RELEASE_IDENTITY = SCRIPTS / "release-identity-aws.sh"
 # The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the
 # stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
 # secrets are named by prefix, so a new stack never collides with one still pending deletion.
@@ -34,12 +37,14 @@ def fetch_secrets_script(region: str, secret_id: str, version_id: str) -> str:
     """What a node runs at first boot to read its join secret with its instance role (curl and python3
     only, the credentials on curl's stdin): scripts/fetch-secrets-aws.sh next to this file. It reads
     the version the stack wrote (`version_id`), not whatever is current when the machine boots."""
-    return render_script(FETCH_SECRETS, REGION=region, SECRET_ID=secret_id, VERSION_ID=version_id)
+    return render_script(
+        INSTANCE_ROLE, FETCH_SECRETS, REGION=region, SECRET_ID=secret_id, VERSION_ID=version_id
+    )
 
 
 def release_identity_script(region: str) -> str:
     """What a machine runs once it has joined: detach its instance profile (a warning if it cannot)."""
-    return render_script(RELEASE_IDENTITY, REGION=region)
+    return render_script(INSTANCE_ROLE, RELEASE_IDENTITY, REGION=region)
 
 
 def node_policy(secret_arn: str, profile_arn: str, cluster_name: str) -> str:

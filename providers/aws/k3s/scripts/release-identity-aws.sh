@@ -2,28 +2,18 @@
 # process, a host-network pod) can use the role that reads the join secret any more. A machine that
 # replaces this one gets the profile again from its launch template.
 # Inputs (set above by the renderer): REGION
-# Needs only curl (7.75+, for --aws-sigv4) and python3. Credentials go to curl on stdin (-K -).
 # A failure here is a warning: the machine has joined, and the role can still read only the secret.
 warn() {
   echo "gpukit: warning: $*; the instance keeps its role" >&2
   exit 0
 }
-imds=http://169.254.169.254/latest
-token=$(curl -sf -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 300') \
-  || warn "the instance metadata service did not answer"
-meta() { curl -sf -H "X-aws-ec2-metadata-token: $token" "$imds/meta-data/$1"; }
+token=$(imds_token) || warn "the instance metadata service did not answer"
 instance=$(meta instance-id) || warn "no instance id"
 role=$(meta iam/security-credentials/ | head -n 1) || warn "no instance role"
 credentials=$(meta "iam/security-credentials/$role") || warn "could not read the credentials of role $role"
-field() {
-  printf '%s' "$credentials" | python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
-}
 ec2() {  # ec2 QUERY: one EC2 API call, signed with the instance role
-  printf 'user = "%s:%s"\nheader = "X-Amz-Security-Token: %s"\n' \
-    "$(field AccessKeyId)" "$(field SecretAccessKey)" "$(field Token)" \
-    | curl -sf -K - --aws-sigv4 "aws:amz:$REGION:ec2" \
-      -H 'Content-Type: application/x-www-form-urlencoded' \
-      --data "$1&Version=2016-11-15" "https://ec2.$REGION.amazonaws.com/"
+  signed ec2 -H 'Content-Type: application/x-www-form-urlencoded' \
+    --data "$1&Version=2016-11-15" "https://ec2.$REGION.amazonaws.com/"
 }
 associations=$(ec2 "Action=DescribeIamInstanceProfileAssociations&Filter.1.Name=instance-id&Filter.1.Value.1=$instance") \
   || warn "EC2 refused to list this instance's profile association"
