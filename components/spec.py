@@ -204,6 +204,8 @@ class NodePoolSpec(TypedDict):
     zones: NotRequired[list[str]]
     """GKE: zones of the cluster's region for this pool (default: every zone there that offers the
     pool's GPU, or the cluster's zones for CPU pools)."""
+    compact_placement: NotRequired[bool]
+    """GKE: a compact placement policy for the pool (one zone, supported machines only)."""
 
 
 class GpuOperatorSpec(TypedDict):

@@ -373,8 +373,11 @@ CLUSTER_FIELDS = (
         "extra tags on every cloud resource",
         specific=True,
         default_doc="`{}`",
-        doc="Extra tags on every AWS resource. Every resource already carries `gpukit:cluster` and "
-        "`managed-by` (GKE and Compute Engine resources: the labels `gpukit-cluster`, `managed-by`).",
+        doc="Extra tags on every cloud resource. AWS: tags (every resource already carries `gpukit:cluster` "
+        "and `managed-by`). Google Cloud (GKE, k3s on gcp): labels on every resource that takes labels, "
+        "node VMs included, beside `gpukit-cluster` and `managed-by`; keys 1-63 characters starting with "
+        "a lowercase letter, keys and values of lowercase letters, digits, `_` and `-` (values up to 63), "
+        "at most 60 of them.",
     ),
 )
 
@@ -505,6 +508,17 @@ POOL_FIELDS = (
         doc="Zones for this pool. By default a GPU pool goes to every zone of the region that offers its "
         "GPU, and a CPU pool to the cluster's zones. G4 (RTX PRO 6000) pools must name their zones: no "
         "sourced zone list exists.",
+    ),
+    Field(
+        "compactPlacement",
+        "bool",
+        "GKE: place the pool's nodes close together in one zone",
+        specific=True,
+        default_doc="`false`",
+        doc="A compact placement policy: the pool's nodes sit physically close within one zone (lower "
+        "latency between them, for tightly coupled multi-node training). Only for machines GKE places "
+        "compactly (C2, C2D, C3, C3D, C4D, H3, H4D, N2, N2D, and A100, L4 and H100 GPU machines) and a pool "
+        "in exactly one zone (`zones` with one entry, or a zonal cluster).",
     ),
 )
 

@@ -46,6 +46,8 @@ class Recorded:
     """The resource option: a replacement deletes the old resource before creating the new one."""
     ignore_changes: list[str] = field(default_factory=list)
     """The resource option: input properties whose changes an update leaves alone."""
+    dependencies: list[str] = field(default_factory=list)
+    """URNs the resource waits for (depends_on and the resources its inputs came from)."""
 
 
 def substrate_fakes(config: Mapping[str, Any]) -> list[PlanFakes]:
@@ -140,6 +142,7 @@ class RecordingMonitor(MockMonitor):
             id=response.id,
             delete_before_replace=bool(request.deleteBeforeReplace),
             ignore_changes=list(request.ignoreChanges),
+            dependencies=list(request.dependencies),
         )
         with self._lock:
             self.recorded.append(recorded)

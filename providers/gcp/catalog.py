@@ -193,3 +193,20 @@ def accelerator_zones(accelerator: str, region: str) -> list[str] | None:
 def region_zones(region: str) -> list[str]:
     """Zones of `region` gpukit knows: every zone its accelerator table lists there ([] if none)."""
     return sorted({f"{region}-{z}" for zones in ACCELERATOR_ZONES.values() for z in zones.get(region, "")})
+
+
+# Machine series that attach their network through gVNIC only: gVNIC "replaces VirtIO-Net as the only
+# supported network interface in Compute Engine for all new machine types (Generation 3 and onwards)"
+# (Google's gVNIC feature summary, as quoted in GoogleCloudPlatform's GKE platform guides in the public
+# index; GKE docs "Increase network traffic speed for GPU nodes" for the node-pool setting). Of gpukit's
+# catalog that is A3 (High, Mega, Ultra), A4 and G4; G2, A2, N1, N2 and E2 run either NIC.
+GVNIC_REQUIRED_SERIES = frozenset({"a3", "a4", "g4"})
+
+
+def machine_series(machine: InstanceType) -> str:
+    """`a3` for a3-highgpu-8g, `n1` for n1-standard-8+2xT4."""
+    return machine.name.split("-", 1)[0]
+
+
+def requires_gvnic(machine: InstanceType) -> bool:
+    return machine_series(machine) in GVNIC_REQUIRED_SERIES

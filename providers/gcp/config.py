@@ -25,10 +25,13 @@ GCP_REGION = ProviderSetting(
 )
 
 _REUSED_NETWORK = frozenset({"cluster.network.networkId", "cluster.network.subnetworkId"})
+# `tags` become labels on every resource (providers/gcp/labels.py).
+_LABELS = frozenset({"cluster.tags"})
 
 GKE_KEYS = (
     CLOUD_MACHINE_KEYS
     | _REUSED_NETWORK
+    | _LABELS
     | {
         "cluster.zone",
         "cluster.releaseChannel",
@@ -38,8 +41,9 @@ GKE_KEYS = (
         "cluster.network.podsRangeName",
         "cluster.network.servicesRangeName",
         "nodePools.zones",
+        "nodePools.compactPlacement",
         "gpuOperator.gkeDriverVersion",
     }
 )
-K3S_GCE_KEYS = CLOUD_MACHINE_KEYS | K3S_KEYS | _REUSED_NETWORK | {"nodePools.zones"}
+K3S_GCE_KEYS = CLOUD_MACHINE_KEYS | K3S_KEYS | _REUSED_NETWORK | _LABELS | {"nodePools.zones"}
 REQUIRED_KEYS = CLOUD_MACHINE_REQUIRED

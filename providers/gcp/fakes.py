@@ -35,7 +35,16 @@ class GcpFakes:
         return rid, {**named, **self._gcp_outputs(token, name, rid, state)}
 
     def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
-        """gpukit's GCP builders call no invokes: image families and zones are plain paths and tables."""
+        """The project look-up (GKE's service agent is named after the project number); image families
+        and zones are plain paths and tables, no invokes."""
+        if token == "gcp:organizations/getProject:getProject":
+            project = str(args.get("projectId") or self.project)
+            return {
+                "id": f"projects/{project}",
+                "projectId": project,
+                "number": PROJECT_NUMBER,
+                "name": project,
+            }
         return None
 
     def _gcp_id(self, token: str, name: str, state: dict[str, Any]) -> str:
@@ -57,6 +66,9 @@ class GcpFakes:
                 f"{regional}/instanceGroupManagers/{resource}"
             ),
             "gcp:secretmanager/secret:Secret": f"{project}/secrets/{state.get('secretId') or resource}",
+            "gcp:kms/keyRing:KeyRing": f"{project}/locations/{state.get('location')}/keyRings/{resource}",
+            "gcp:kms/cryptoKey:CryptoKey": f"{state.get('keyRing')}/cryptoKeys/{resource}",
+            "gcp:projects/service:Service": f"{state.get('project') or self.project}/{state.get('service')}",
         }
         return paths.get(token, f"{resource}-{_hex(token, name, length=8)}")
 

@@ -91,6 +91,28 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             auto_named=False,
         ),
     ),
+    # Cloud KMS ids: "[a-zA-Z0-9_-]{1,63}" (Cloud KMS API projects.locations.keyRings.create keyRingId,
+    # keyRings.cryptoKeys.create cryptoKeyId); gpukit lets Pulumi auto-name both (secrets_key.py).
+    "gcp:kms/keyRing:KeyRing": (
+        NameRule(
+            "name",
+            63,
+            re.compile(r"[a-zA-Z0-9_-]+"),
+            "letters, digits, '-' and '_'",
+            "Cloud KMS API keyRings.create keyRingId",
+            lowercase=True,
+        ),
+    ),
+    "gcp:kms/cryptoKey:CryptoKey": (
+        NameRule(
+            "name",
+            63,
+            re.compile(r"[a-zA-Z0-9_-]+"),
+            "letters, digits, '-' and '_'",
+            "Cloud KMS API cryptoKeys.create cryptoKeyId",
+            lowercase=True,
+        ),
+    ),
     "gcp:secretmanager/secret:Secret": (
         NameRule(
             "secretId",

@@ -34,6 +34,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_gpu_node_software,
 )
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
+from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.placement import cluster_location
 from gpukit.providers.gcp.validation import (
     validate_gcp_project,
@@ -74,6 +75,7 @@ class GkeSubstrate(Substrate):
         problems: list[Problem] = []
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else []
         validate_gke_cluster(cluster, pools, problems)
+        validate_gcp_labels(cluster, problems)
         for i, pool in enumerate(pools):
             validate_gke_pool(i, pool, cluster, problems)
         return problems
@@ -122,10 +124,11 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else None
         validate_k3s_versions(cluster, problems, machine_arches(pools, self.catalog))
         validate_gcp_project(cluster, problems)
+        validate_gcp_labels(cluster, problems)
         validate_k3s_network(cluster, problems)
         validate_k3s_cloud(cluster, pools, self.catalog, problems)
         for i, pool in enumerate(pools or []):
-            validate_gke_pool(i, pool, cluster, problems)
+            validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
         return problems
 

@@ -23,6 +23,7 @@ from gpukit.providers.gcp.catalog import (
     accelerator_zones,
     region_zones,
 )
+from gpukit.providers.gcp.gke.compact_placement import validate_compact_placement
 from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
 
 # k3s on Compute Engine, new network: the subnet is the whole range (a /29 at the smallest; a /24 is
@@ -125,7 +126,11 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
         )
 
 
-def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
+def validate_gke_pool(
+    i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem], *, gke: bool = True
+) -> None:
+    """Zones and GPUs of a pool on Google Cloud; `gke`: also GKE's compact placement (k3s on Compute
+    Engine refuses that key, so its pools are not judged on it)."""
     key = f"{POOLS}[{i}]"
     region, cluster_zone = cluster["region"], cluster.get("zone")
     if not region:
@@ -152,7 +157,13 @@ def validate_gke_pool(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems
     except UnknownInstanceTypeError:
         return  # reported by the common pool checks
     gpu = pool.get("gpu")
-    if gpu is not None and GCP_CATALOG.can_attach_gpus(machine):
+    attachable = gpu is not None and GCP_CATALOG.can_attach_gpus(machine)
+    attached = (
+        ATTACHABLE_GPUS[gpu["model"]][0] if gpu and attachable and gpu["model"] in ATTACHABLE_GPUS else None
+    )
+    if gke:
+        validate_compact_placement(key, pool, cluster, machine, attached, problems)
+    if gpu is not None and attachable:
         if gpu["count"] < 1:
             return  # reported by the common pool checks
         if gpu["model"] not in ATTACHABLE_GPUS:

@@ -1,6 +1,7 @@
 """GpuCluster on GKE under the mocks: variations the example stacks do not cover."""
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -141,11 +142,109 @@ def test_kubeconfig_authenticates_with_the_gke_plugin() -> None:
 
 def test_explicit_gcp_provider_carries_project_region_and_labels() -> None:
     rec = run(gke_config())
-    provider = rec.one("pulumi:providers:gcp")
-    assert (provider.inputs["project"], provider.inputs["region"]) == ("acme-ml-dev", "us-central1")
+    provider = rec.one("pulumi:providers:gcp", "gke-dev-gcp")
+    enabler = rec.one("pulumi:providers:gcp", "gke-dev-gcp-apis")
+    for p in (provider, enabler):
+        assert (p.inputs["project"], p.inputs["region"]) == ("acme-ml-dev", "us-central1")
     for r in rec.resources:
         if r.custom and r.type.startswith("gcp:"):
-            assert r.provider.startswith(provider.urn), f"{r.name} uses a default provider"
+            # Only the API services are enabled through the second provider (the first waits for them).
+            expected = enabler if r.type == "gcp:projects/service:Service" else provider
+            assert r.provider.startswith(expected.urn), f"{r.name} uses {r.provider}"
+
+
+def test_every_gke_api_is_enabled_before_anything_uses_it_and_never_disabled() -> None:
+    rec = run(gke_config())
+    services = rec.of_type("gcp:projects/service:Service")
+    assert {s.inputs["service"] for s in services} == {
+        "container.googleapis.com",
+        "compute.googleapis.com",
+        "cloudkms.googleapis.com",
+        "iam.googleapis.com",
+        "cloudresourcemanager.googleapis.com",
+    }
+    for s in services:
+        assert s.inputs["disableOnDestroy"] is False
+        assert s.inputs["project"] == "acme-ml-dev"
+    # Every resource built with the cluster's provider waits for the provider, which waits for them all.
+    provider = rec.one("pulumi:providers:gcp", "gke-dev-gcp")
+    assert set(provider.dependencies) >= {s.urn for s in services}
+
+
+def _label_tags(**tags: str) -> dict[str, Any]:
+    return gke_config(tags=tags)
+
+
+def test_tags_become_labels_on_every_resource_and_on_the_node_vms() -> None:
+    rec = run(_label_tags(team="ml", cost_center="cc-42"))
+    expected = {"team": "ml", "cost_center": "cc-42", "gpukit-cluster": "gke-dev", "managed-by": "gpukit"}
+    for p in rec.of_type("pulumi:providers:gcp"):
+        assert json.loads(p.inputs["defaultLabels"]) == expected
+    for pool in pools(rec).values():
+        assert pool["nodeConfig"]["resourceLabels"] == expected
+
+
+def test_secrets_are_encrypted_with_a_rotating_key_in_the_clusters_region() -> None:
+    rec = run(gke_config())
+    cluster = rec.one("gcp:container/cluster:Cluster")
+    ring = rec.one("gcp:kms/keyRing:KeyRing")
+    key = rec.one("gcp:kms/cryptoKey:CryptoKey")
+    grant = rec.one("gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember")
+    assert ring.inputs["location"] == "us-central1"
+    assert (
+        "name" not in ring.inputs and "name" not in key.inputs
+    )  # auto-named: a re-created stack gets new ones
+    assert key.inputs["keyRing"] == ring.id
+    assert key.inputs["rotationPeriod"] == "7776000s"  # 90 days
+    assert cluster.inputs["databaseEncryption"] == {"state": "ENCRYPTED", "keyName": key.id}
+    assert grant.inputs["cryptoKeyId"] == key.id
+    assert grant.inputs["role"] == "roles/cloudkms.cryptoKeyEncrypterDecrypter"
+    assert grant.inputs["member"] == (
+        "serviceAccount:service-123456789012@container-engine-robot.iam.gserviceaccount.com"
+    )
+    assert grant.urn in cluster.dependencies
+
+
+def test_a_zonal_cluster_keeps_its_key_in_the_zones_region() -> None:
+    rec = run(gke_config(zone="us-central1-b"))
+    assert rec.one("gcp:container/cluster:Cluster").inputs["location"] == "us-central1-b"
+    assert rec.one("gcp:kms/keyRing:KeyRing").inputs["location"] == "us-central1"
+
+
+def test_gke_default_class_is_switched_off_before_gpukits_own_default() -> None:
+    rec = run(gke_config())
+    (patch,) = rec.of_type("kubernetes:storage.k8s.io/v1:StorageClassPatch")
+    assert patch.inputs["metadata"]["name"] == "standard-rwo"
+    assert patch.inputs["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] == "false"
+    classes = rec.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
+    defaults = [
+        c.inputs["metadata"]["name"]
+        for c in classes
+        if c.inputs["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] == "true"
+    ]
+    assert defaults == ["pd-balanced"]
+    for c in classes:
+        assert patch.urn in c.dependencies
+
+
+def test_a3_pools_get_gvnic_and_other_families_are_left_alone() -> None:
+    config = gke_config()
+    config["gpukit:nodePools"].append(
+        {"name": "h100", "instanceType": "a3-megagpu-8g", "minNodes": 0, "maxNodes": 1}
+    )
+    by_name = pools(run(config))
+    assert by_name["h100"]["nodeConfig"]["gvnic"] == {"enabled": True}
+    assert "gvnic" not in by_name["l4"]["nodeConfig"]
+    assert "gvnic" not in by_name["system"]["nodeConfig"]
+
+
+def test_compact_placement_on_a_single_zone_pool() -> None:
+    config = gke_config()
+    config["gpukit:nodePools"][1].update(zones=["us-central1-a"], compactPlacement=True)
+    by_name = pools(run(config))
+    assert by_name["l4"]["placementPolicy"] == {"type": "COMPACT"}
+    assert by_name["l4"]["nodeLocations"] == ["us-central1-a"]
+    assert "placementPolicy" not in by_name["system"]
 
 
 @pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])

@@ -220,7 +220,7 @@ def test_join_secrets_are_secret_and_each_account_reads_only_its_own(stack: Reco
     }
     project_roles = {r.inputs["role"] for r in stack.of_type("gcp:projects/iAMMember:IAMMember")}
     assert project_roles == {"roles/logging.logWriter", "roles/monitoring.metricWriter"}
-    api = stack.one("gcp:projects/service:Service").inputs
+    api = stack.one("gcp:projects/service:Service", f"{NAME}-join-secretmanager-api").inputs
     assert (api["service"], api["disableOnDestroy"]) == ("secretmanager.googleapis.com", False)
 
 
@@ -317,13 +317,38 @@ def test_new_network_is_one_subnet_without_secondary_ranges(stack: Recording) ->
 
 
 def test_every_resource_has_a_parent_and_gcp_resources_the_explicit_provider(stack: Recording) -> None:
-    provider = stack.one("pulumi:providers:gcp")
+    provider = stack.one("pulumi:providers:gcp", f"{NAME}-gcp")
+    enabler = stack.one("pulumi:providers:gcp", f"{NAME}-gcp-apis")
     assert (provider.inputs["project"], provider.inputs["region"]) == ("acme-ml-dev", "us-central1")
+    apis = {r.urn for r in stack.resources if r.provider.startswith(enabler.urn)}
     for r in stack.resources:
         if r.type != "gpukit:index:GpuCluster":
             assert stack.parent_of(r) is not None, r.name
-        if r.custom and r.type.startswith("gcp:"):
+        if r.custom and r.type.startswith("gcp:") and r.urn not in apis:
             assert r.provider.startswith(provider.urn), f"{r.name} uses a default provider"
+
+
+def test_compute_iam_and_resource_manager_apis_are_enabled_before_the_machines(stack: Recording) -> None:
+    services = stack.of_type("gcp:projects/service:Service")
+    enabled_first = {s.inputs["service"]: s for s in services if s.name.startswith(f"{NAME}-api-")}
+    assert set(enabled_first) == {
+        "compute.googleapis.com",
+        "iam.googleapis.com",
+        "cloudresourcemanager.googleapis.com",
+    }
+    assert all(s.inputs["disableOnDestroy"] is False for s in services)
+    provider = stack.one("pulumi:providers:gcp", f"{NAME}-gcp")
+    assert set(provider.dependencies) >= {s.urn for s in enabled_first.values()}
+
+
+def test_tags_become_labels_on_every_resource() -> None:
+    rec = run(k3s_gcp_config(tags={"team": "ml"}))
+    for p in rec.of_type("pulumi:providers:gcp"):
+        assert yaml.safe_load(p.inputs["defaultLabels"]) == {
+            "team": "ml",
+            "gpukit-cluster": "k3s-gcp",
+            "managed-by": "gpukit",
+        }
 
 
 def test_every_resource_argument_is_one_the_provider_schema_knows(stack: Recording) -> None:

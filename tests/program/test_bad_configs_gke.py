@@ -180,14 +180,6 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "only for platform eks; this cluster is gke",
     ),
     (
-        # GKE labels every resource with its cluster itself; tags would be silently dropped there.
-        "aws-only-tags-on-gke",
-        gke_config,
-        cluster_set(tags={"team": "ml"}),
-        f"{CLUSTER}.tags",
-        "only for platform eks and k3s on aws; this cluster is gke",
-    ),
-    (
         "gke-only-release-channel-on-eks",
         eks_config,
         cluster_set(releaseChannel="regular"),
@@ -267,6 +259,201 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
     ),
 ]
 
+# --- issue 11: tags as Google Cloud labels, compact placement --------------------------------------
+
+LABEL_KEY_SHAPE = "must be a Google Cloud label key: 1-63 characters, a lowercase letter first"
+LABEL_VALUE_SHAPE = "must be a Google Cloud label value: at most 63 lowercase letters, digits, '_' or '-'"
+TAGS = f"{CLUSTER}.tags"
+NOT_COMPACT = "machines compactly; {} is none of them: remove the key"
+ONE_ZONE = "compact placement keeps a pool in one zone: pin it with zones: [<one zone>]"
+
+
+def k3s_gcp_config() -> Config:
+    return example_config("k3s-gcp")
+
+
+CASES += [
+    # tags become labels on GKE: what Google refuses as a label is refused here, naming the tag
+    ("tag-key-uppercase", gke_config, cluster_set(tags={"Team": "ml"}), f"{TAGS}.Team", LABEL_KEY_SHAPE),
+    (
+        "tag-key-starts-with-digit",
+        gke_config,
+        cluster_set(tags={"1team": "ml"}),
+        f"{TAGS}.1team",
+        LABEL_KEY_SHAPE,
+    ),
+    (
+        "tag-key-with-dot",
+        gke_config,
+        cluster_set(tags={"team.name": "ml"}),
+        f"{TAGS}.team.name",
+        LABEL_KEY_SHAPE,
+    ),
+    (
+        "tag-key-aws-style-colon",
+        gke_config,
+        cluster_set(tags={"cost:center": "x"}),
+        f"{TAGS}.cost:center",
+        LABEL_KEY_SHAPE,
+    ),
+    (
+        "tag-key-64-characters",
+        gke_config,
+        cluster_set(tags={"k" * 64: "v"}),
+        f"{TAGS}.{'k' * 64}",
+        LABEL_KEY_SHAPE,
+    ),
+    ("tag-value-uppercase", gke_config, cluster_set(tags={"team": "ML"}), f"{TAGS}.team", LABEL_VALUE_SHAPE),
+    (
+        "tag-value-with-space",
+        gke_config,
+        cluster_set(tags={"owner": "jane doe"}),
+        f"{TAGS}.owner",
+        LABEL_VALUE_SHAPE,
+    ),
+    (
+        # A folded YAML scalar (`team: >` ...) ends in a newline.
+        "tag-value-trailing-newline",
+        gke_config,
+        cluster_set(tags={"team": "ml\n"}),
+        f"{TAGS}.team",
+        LABEL_VALUE_SHAPE,
+    ),
+    (
+        "tag-value-email",
+        gke_config,
+        cluster_set(tags={"owner": "jane@acme.com"}),
+        f"{TAGS}.owner",
+        LABEL_VALUE_SHAPE,
+    ),
+    (
+        "tag-value-64-characters",
+        gke_config,
+        cluster_set(tags={"team": "v" * 64}),
+        f"{TAGS}.team",
+        LABEL_VALUE_SHAPE,
+    ),
+    (
+        "tag-replaces-gpukit-cluster-label",
+        gke_config,
+        cluster_set(tags={"gpukit-cluster": "other"}),
+        f"{TAGS}.gpukit-cluster",
+        "'gpukit-cluster' is a label gpukit sets itself; use another key",
+    ),
+    (
+        "tag-replaces-managed-by-label",
+        gke_config,
+        cluster_set(tags={"managed-by": "terraform"}),
+        f"{TAGS}.managed-by",
+        "'managed-by' is a label gpukit sets itself",
+    ),
+    (
+        "too-many-tags",
+        gke_config,
+        cluster_set(tags={f"t{i}": "x" for i in range(61)}),
+        TAGS,
+        "at most 60 tags on Google Cloud",
+    ),
+    (
+        "tags-not-a-map",
+        gke_config,
+        cluster_set(tags="team=ml"),
+        TAGS,
+        "must be a mapping of strings to strings",
+    ),
+    (
+        "tag-key-uppercase-on-k3s-gcp",
+        k3s_gcp_config,
+        cluster_set(tags={"Team": "ml"}),
+        f"{TAGS}.Team",
+        LABEL_KEY_SHAPE,
+    ),
+    # compact placement: supported machines only, one zone only, GKE only
+    (
+        "compact-placement-on-e2-system-pool",
+        gke_config,
+        pool_set(0, compactPlacement=True, zones=["us-central1-a"]),
+        f"{POOLS}[0].compactPlacement",
+        NOT_COMPACT.format("e2-standard-4"),
+    ),
+    (
+        "compact-placement-on-h200",
+        gke_config,
+        pool_set(1, instanceType="a3-ultragpu-8g", zones=["us-central1-b"], compactPlacement=True),
+        f"{POOLS}[1].compactPlacement",
+        NOT_COMPACT.format("a3-ultragpu-8g"),
+    ),
+    (
+        "compact-placement-on-b200",
+        gke_config,
+        pool_set(1, instanceType="a4-highgpu-8g", zones=["us-central1-b"], compactPlacement=True),
+        f"{POOLS}[1].compactPlacement",
+        NOT_COMPACT.format("a4-highgpu-8g"),
+    ),
+    (
+        "compact-placement-on-n1-with-t4",
+        gke_config,
+        pool_set(
+            1,
+            instanceType="n1-standard-8",
+            gpu={"model": "T4", "count": 1},
+            zones=["us-central1-a"],
+            compactPlacement=True,
+        ),
+        f"{POOLS}[1].compactPlacement",
+        NOT_COMPACT.format("n1-standard-8"),
+    ),
+    (
+        "compact-placement-on-g4",
+        gke_config,
+        pool_set(1, instanceType="g4-standard-48", zones=["us-central1-a"], compactPlacement=True),
+        f"{POOLS}[1].compactPlacement",
+        NOT_COMPACT.format("g4-standard-48"),
+    ),
+    (
+        "compact-placement-over-every-l4-zone",
+        gke_config,
+        pool_set(1, compactPlacement=True),
+        f"{POOLS}[1].compactPlacement",
+        f"{ONE_ZONE} (it would use us-central1-a, us-central1-b, us-central1-c)",
+    ),
+    (
+        "compact-placement-over-two-zones",
+        gke_config,
+        pool_set(1, compactPlacement=True, zones=["us-central1-a", "us-central1-b"]),
+        f"{POOLS}[1].compactPlacement",
+        f"{ONE_ZONE} (it would use us-central1-a, us-central1-b)",
+    ),
+    (
+        "compact-placement-cpu-pool-of-a-regional-cluster",
+        gke_config,
+        steps(pool_set(0, instanceType="n2-standard-4", compactPlacement=True)),
+        f"{POOLS}[0].compactPlacement",
+        f"{ONE_ZONE} (it would use every zone of the regional cluster in us-central1)",
+    ),
+    (
+        "compact-placement-not-a-bool",
+        gke_config,
+        pool_set(1, compactPlacement="yes"),
+        f"{POOLS}[1].compactPlacement",
+        "must be true or false, got 'yes'",
+    ),
+    (
+        "compact-placement-on-k3s-gcp",
+        k3s_gcp_config,
+        pool_set(1, compactPlacement=True),
+        f"{POOLS}[1].compactPlacement",
+        "only for platform gke; this cluster is k3s on gcp",
+    ),
+    (
+        "compact-placement-on-eks",
+        eks_config,
+        pool_set(1, compactPlacement=True),
+        f"{POOLS}[1].compactPlacement",
+        "only for platform gke; this cluster is eks",
+    ),
+]
+
 
 REUSE = {
     "networkId": NETWORK_ID,
@@ -296,7 +483,7 @@ def test_bad_gke_config_is_refused(
 def test_case_ids_are_unique_and_enough() -> None:
     ids = [case for case, *_ in CASES]
     assert len(ids) == len(set(ids))
-    assert len(CASES) >= 14
+    assert len(CASES) >= 14 + 20  # issue 11 added tags-as-labels and compact-placement cases
 
 
 @pytest.mark.parametrize(
@@ -393,3 +580,36 @@ def test_a_wrong_provider_still_reads_the_platforms_own_keys() -> None:
         "gpukit:cluster.provider: platform gke implies provider gcp; remove the key or set it to gcp, "
         "got 'aws'",
     ]
+
+
+def test_tags_and_compact_placement_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The valid forms of the keys the cases above break: labels from tags, a compact one-zone pool."""
+    config = example_config("gke-train")
+    config[CLUSTER]["tags"] = {"team": "ml-infra", "cost_center": "cc-42"}
+    config[POOLS][2].update(zones=["us-central1-a"], compactPlacement=True)
+    path = tmp_path / "Pulumi.compact.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    out = tmp_path / "out"
+
+    code = main(["plan", "--config", str(path), "--out", str(out)])
+    _, err = capsys.readouterr()
+    assert code == EXIT_OK, err
+
+    doc = json.loads((out / "plan.json").read_text())
+    by_type = {r["type"]: r for r in doc["resources"]}
+    labels = json.loads(by_type["pulumi:providers:gcp"]["inputs"]["defaultLabels"])
+    assert labels == {
+        "team": "ml-infra",
+        "cost_center": "cc-42",
+        "gpukit-cluster": "gke-train",
+        "managed-by": "gpukit",
+    }
+    pools = {
+        r["inputs"]["name"]: r["inputs"]
+        for r in doc["resources"]
+        if r["type"] == "gcp:container/nodePool:NodePool"
+    }
+    assert pools["h100"]["placementPolicy"] == {"type": "COMPACT"}
+    assert pools["h100"]["nodeLocations"] == ["us-central1-a"]
+    assert pools["h100"]["nodeConfig"]["resourceLabels"] == labels
+    assert "placementPolicy" not in pools["l4"]

@@ -10,6 +10,11 @@ import yaml
 
 from conftest import PlannedStack
 from gpukit.providers.gcp.catalog import GCP_MACHINE_TYPES
+from gpukit.providers.gcp.gke.storage import (
+    DEFAULT_CLASS_ANNOTATION,
+    GKE_SHIPPED_STORAGE_CLASSES,
+    default_classes,
+)
 
 
 def planned(stack: str, planned_stack: Callable[[str], PlannedStack]) -> tuple[dict[str, Any], Path]:
@@ -154,3 +159,64 @@ def test_kubeconfig_uses_the_gke_auth_plugin_and_stays_secret(
     (provider,) = of_type(doc, "pulumi:providers:kubernetes")
     assert provider["inputs"]["kubeconfig"] == "[secret]"
     assert "gke-gcloud-auth-plugin" not in (out / "plan.json").read_text()
+
+
+# --- issue 11: what a GKE plan must show ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
+def test_secrets_are_encrypted_with_the_stacks_rotating_kms_key(
+    stack: str, planned_stack: Callable[[str], PlannedStack]
+) -> None:
+    doc, _ = planned(stack, planned_stack)
+    (cluster,) = of_type(doc, "gcp:container/cluster:Cluster")
+    (ring,) = of_type(doc, "gcp:kms/keyRing:KeyRing")
+    (key,) = of_type(doc, "gcp:kms/cryptoKey:CryptoKey")
+    (grant,) = of_type(doc, "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember")
+    encryption = cluster["inputs"]["databaseEncryption"]
+    assert encryption["state"] == "ENCRYPTED"
+    assert encryption["keyName"].startswith("projects/acme-ml-")
+    assert "/locations/us-central1/keyRings/" in encryption["keyName"]
+    assert ring["inputs"]["location"] == cluster["inputs"]["location"] == "us-central1"
+    assert key["inputs"]["rotationPeriod"] == "7776000s"
+    assert grant["inputs"]["cryptoKeyId"] == encryption["keyName"]
+    assert grant["inputs"]["member"].endswith("@container-engine-robot.iam.gserviceaccount.com")
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
+def test_the_stack_enables_its_apis_and_never_disables_them(
+    stack: str, planned_stack: Callable[[str], PlannedStack]
+) -> None:
+    doc, _ = planned(stack, planned_stack)
+    services = of_type(doc, "gcp:projects/service:Service")
+    assert {s["inputs"]["service"] for s in services} >= {
+        "container.googleapis.com",
+        "compute.googleapis.com",
+        "cloudkms.googleapis.com",
+    }
+    assert all(s["inputs"]["disableOnDestroy"] is False for s in services)
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "gke-train"])
+def test_exactly_one_default_storage_class_among_created_and_shipped(
+    stack: str, planned_stack: Callable[[str], PlannedStack]
+) -> None:
+    doc, out = planned(stack, planned_stack)
+    created = {
+        sc["metadata"]["name"]: sc["metadata"]["annotations"][DEFAULT_CLASS_ANNOTATION] == "true"
+        for sc in (yaml.safe_load(p.read_text()) for p in (out / "manifests").glob("storageclass-*.yaml"))
+    }
+    patched = [
+        p["inputs"]["metadata"]["name"]
+        for p in of_type(doc, "kubernetes:storage.k8s.io/v1:StorageClassPatch")
+        if p["inputs"]["metadata"]["annotations"][DEFAULT_CLASS_ANNOTATION] == "false"
+    ]
+    assert default_classes(created, GKE_SHIPPED_STORAGE_CLASSES, patched) == ["pd-balanced"]
+    assert "the only default; GKE's standard-rwo set to non-default" in doc["storage"]
+
+
+def test_a3_nodes_get_gvnic(planned_stack: Callable[[str], PlannedStack]) -> None:
+    doc, _ = planned("gke-train", planned_stack)
+    pools = node_pools(doc)
+    assert pools["h100"]["nodeConfig"]["gvnic"] == {"enabled": True}
+    assert "gvnic" not in pools["l4"]["nodeConfig"]

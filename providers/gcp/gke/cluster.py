@@ -9,12 +9,15 @@ import pulumi_kubernetes as k8s
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode, ReleaseChannel
+from gpukit.providers.gcp.apis import GKE_APIS
 from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
 from gpukit.providers.gcp.gke.kubeconfig import gke_kubeconfig
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
 from gpukit.providers.gcp.gke.ranges import subnet_ranges
+from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
 from gpukit.providers.gcp.gke.storage import GkeStorage
+from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.provider import cluster_provider
@@ -43,8 +46,13 @@ class GkeCluster(pulumi.ComponentResource):
         driver = operator["driver"]
         driver_version = gke_driver_version(operator)
 
-        provider = cluster_provider(name, spec, self)
+        provider = cluster_provider(name, spec, self, GKE_APIS)
         child = pulumi.ResourceOptions(parent=self, provider=provider)
+        secrets_key = GkeSecretsKey(
+            f"{name}-secrets",
+            {"project": project, "region": region},
+            opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
+        )
 
         network = spec["network"]
         if "network_id" in network:
@@ -126,12 +134,17 @@ class GkeCluster(pulumi.ComponentResource):
                 if driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in resolved.pools)
                 else None
             ),
+            # Secrets in etcd encrypted with the stack's own rotating Cloud KMS key (secrets_key.py).
+            database_encryption={"state": "ENCRYPTED", "key_name": secrets_key.key_id},
             deletion_protection=spec.get("deletion_protection", True),
-            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=grants),
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=provider, depends_on=[*grants, secrets_key.grant]
+            ),
         )
 
         system_pools: list[pulumi.Resource] = []
-        for pool in resolved.pools:
+        pool_specs = resolved.args["node_pools"]
+        for pool, pool_spec in zip(resolved.pools, pool_specs, strict=True):
             node_pool = GkeNodePool(
                 f"{name}-{pool.name}",
                 {
@@ -142,6 +155,8 @@ class GkeCluster(pulumi.ComponentResource):
                     "zones": pool_zones(spec, pool),
                     "driver": driver,
                     "gke_driver_version": driver_version,
+                    "compact_placement": pool_spec.get("compact_placement", False),
+                    "resource_labels": cluster_labels(spec),
                 },
                 opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
             )

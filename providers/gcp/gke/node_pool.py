@@ -7,6 +7,7 @@ import pulumi_gcp as gcp
 
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity, DriverMode, GkeDriverVersion
+from gpukit.providers.gcp.catalog import requires_gvnic
 
 TYPE_TOKEN = "gpukit:index:GkeNodePool"
 
@@ -62,6 +63,10 @@ class GkeNodePoolArgs(TypedDict):
     zones: list[str]
     driver: DriverMode
     gke_driver_version: GkeDriverVersion
+    compact_placement: bool
+    """Validated: the machine supports it and `zones` is one zone."""
+    resource_labels: dict[str, str]
+    """Labels on the node VMs (the provider's default labels do not reach them)."""
 
 
 class GkeNodePool(pulumi.ComponentResource):
@@ -96,6 +101,7 @@ class GkeNodePool(pulumi.ComponentResource):
                 {"key": t.key, "value": t.value, "effect": _TAINT_EFFECTS[t.effect]} for t in pool.taints
             ],
             "guest_accelerators": accelerators,
+            "resource_labels": args["resource_labels"],
             "service_account": args["service_account"],
             "oauth_scopes": [CLOUD_PLATFORM_SCOPE],  # access is narrowed by the SA's IAM roles
             "workload_metadata_config": {"mode": "GKE_METADATA"},
@@ -104,6 +110,10 @@ class GkeNodePool(pulumi.ComponentResource):
                 "enable_integrity_monitoring": True,
             },
         }
+        # gVNIC set explicitly where the machine series attaches through it only
+        # (catalog.GVNIC_REQUIRED_SERIES), never left to what GKE picks.
+        if requires_gvnic(instance):
+            node_config["gvnic"] = {"enabled": True}
         node_pool = gcp.container.NodePool(
             f"{name}-np",
             name=pool.name,
@@ -119,6 +129,7 @@ class GkeNodePool(pulumi.ComponentResource):
             },
             initial_node_count=1 if pool.min_nodes > 0 else 0,
             management={"auto_repair": True, "auto_upgrade": True},
+            placement_policy={"type": "COMPACT"} if args["compact_placement"] else None,
             node_config=node_config,
             opts=pulumi.ResourceOptions(
                 parent=self,

@@ -12,6 +12,7 @@ import pulumi
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_flow import build_k3s_on_cloud
 from gpukit.components.resolved import ResolvedCluster
+from gpukit.providers.gcp.apis import K3S_GCE_APIS
 from gpukit.providers.gcp.k3s.adapter import GceAdapter
 from gpukit.providers.gcp.provider import cluster_provider
 
@@ -32,7 +33,8 @@ class K3sGceCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: K3sGceClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         cluster = args["cluster"]
-        adapter = GceAdapter(self, name, cluster, cluster_provider(name, cluster.spec, self))
+        provider = cluster_provider(name, cluster.spec, self, K3S_GCE_APIS)
+        adapter = GceAdapter(self, name, cluster, provider)
         self.handle, self.api_url = build_k3s_on_cloud(self, name, cluster, adapter)
         self.kubeconfig = self.handle.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig, "api_url": self.api_url})
