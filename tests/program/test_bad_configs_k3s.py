@@ -427,7 +427,7 @@ REGRESSIONS: list[tuple[str, Callable[[], Config], Mutation, str, str, str]] = [
         k3s_config,
         cluster_set(tags={"team": "ml"}),
         f"{CLUSTER}.tags",
-        "only for platform eks and k3s on aws",
+        "only for clusters on cloud machines (eks, gke, k3s on aws, k3s on gcp)",
         "tags ('extra tags on every cloud resource') are accepted for k3s on existing hosts, which "
         "create no cloud resource, and silently ignored; plan exits 0",
     ),

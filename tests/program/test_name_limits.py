@@ -52,6 +52,7 @@ UNNAMED = {
     "aws:secretsmanager/secretVersion:SecretVersion",
     "gcp:projects/iAMMember:IAMMember",
     "gcp:projects/service:Service",
+    "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember",
     "gcp:secretmanager/secretVersion:SecretVersion",
     "gcp:secretmanager/secretIamMember:SecretIamMember",
 }
