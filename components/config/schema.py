@@ -540,7 +540,8 @@ GPU_OPERATOR_FIELDS = (
         "R580 and the container toolkit (`operator` needs an Ubuntu EKS image, not built yet). On GKE "
         "`preinstalled` means GKE installs and manages the driver, device plugin and DCGM metrics; "
         "`operator` means Ubuntu nodes on which the GPU Operator installs driver R595 and the whole GPU "
-        "stack. On k3s: the image (or your host) ships the driver, or the Operator installs it; the "
+        "stack (not for A3, A4 and G4, which need gVNIC and so COS nodes). "
+        "On k3s: the image (or your host) ships the driver, or the Operator installs it; the "
         "Operator's container toolkit runs either way.",
     ),
     Field(

@@ -14,7 +14,7 @@ from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import GpuOperatorSpec, Platform, Provider
+from gpukit.components.spec import DriverMode, GpuOperatorSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.gcp.catalog import GCP_CATALOG
@@ -41,6 +41,7 @@ from gpukit.providers.gcp.validation import (
     validate_gke_cluster,
     validate_gke_operator,
     validate_gke_pool,
+    validate_gvnic_image,
     validate_k3s_network,
     validate_server_zones,
 )
@@ -78,6 +79,7 @@ class GkeSubstrate(Substrate):
         validate_gcp_labels(cluster, problems)
         for i, pool in enumerate(pools):
             validate_gke_pool(i, pool, cluster, problems)
+        validate_gvnic_image(pools, args.get("gpu_operator", {"driver": DriverMode.PREINSTALLED}), problems)
         return problems
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:

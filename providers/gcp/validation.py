@@ -22,6 +22,7 @@ from gpukit.providers.gcp.catalog import (
     GCP_CATALOG,
     accelerator_zones,
     region_zones,
+    requires_gvnic,
 )
 from gpukit.providers.gcp.gke.compact_placement import validate_compact_placement
 from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
@@ -235,6 +236,30 @@ def _validate_gpu_zones(  # noqa: PLR0917 (a private helper of validate_gke_pool
                 f"zones that do: {', '.join(offered)}",
             )
         )
+
+
+def validate_gvnic_image(
+    pools: list[NodePoolSpec], operator: GpuOperatorSpec, problems: list[Problem]
+) -> None:
+    """gVNIC-only machines need Container-Optimized OS nodes on GKE ("GKE nodes must use a
+    Container-Optimized OS node image": GKE docs, "Increase network traffic speed for GPU nodes",
+    Requirements), but `driver: operator` runs GPU pools on Ubuntu (node_pool.image_type)."""
+    if operator.get("driver") != DriverMode.OPERATOR:
+        return
+    for i, pool in enumerate(pools):
+        try:
+            machine = GCP_CATALOG.machine(pool.get("instance_type", ""))
+        except UnknownInstanceTypeError:
+            continue  # reported by the common pool checks
+        if machine.has_gpu and requires_gvnic(machine):
+            problems.append(
+                Problem(
+                    "gpukit:gpuOperator.driver",
+                    f"'operator' runs GPU pools on Ubuntu nodes, but {machine.name} (pool "
+                    f"{pool.get('name')!r}, {POOLS}[{i}]) networks through gVNIC only, which GKE supports on "
+                    "Container-Optimized OS nodes only; use 'preinstalled' (GKE's driver on COS)",
+                )
+            )
 
 
 def validate_gke_operator(operator: GpuOperatorSpec) -> list[Problem]:

@@ -201,6 +201,14 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         f"{OPERATOR}.gkeDriverVersion",
         "only with driver: preinstalled",
     ),
+    (
+        "operator-driver-on-gvnic-only-a3",
+        lambda: example_config("gke-train"),
+        top_set(OPERATOR, {"chartVersion": "v26.7.0", "driver": "operator"}),
+        f"{OPERATOR}.driver",
+        "but a3-highgpu-8g (pool 'h100', gpukit:nodePools[2]) networks through gVNIC only, which GKE "
+        "supports on Container-Optimized OS nodes only; use 'preinstalled'",
+    ),
     # network
     (
         "network-id-without-subnetwork",

@@ -9,12 +9,14 @@ import pytest
 import yaml
 
 from conftest import PlannedStack
+from gpukit.cli import main
 from gpukit.providers.gcp.catalog import GCP_MACHINE_TYPES
 from gpukit.providers.gcp.gke.storage import (
     DEFAULT_CLASS_ANNOTATION,
     GKE_SHIPPED_STORAGE_CLASSES,
     default_classes,
 )
+from harness import example_config
 
 
 def planned(stack: str, planned_stack: Callable[[str], PlannedStack]) -> tuple[dict[str, Any], Path]:
@@ -83,9 +85,21 @@ def test_google_managed_driver_stack(planned_stack: Callable[[str], PlannedStack
     }
 
 
-def test_operator_managed_driver_stack(planned_stack: Callable[[str], PlannedStack]) -> None:
-    doc, out = planned("gke-train", planned_stack)
-    for name in ("l4", "h100"):
+def test_operator_managed_driver_stack(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """gke-train with the GPU Operator's driver, less its A3 pool (gVNIC-only machines need COS nodes,
+    which `driver: operator` does not run), plus a second G2 pool."""
+    config = example_config("gke-train")
+    config["gpukit:gpuOperator"] = {"chartVersion": "v26.7.0", "driver": "operator"}
+    config["gpukit:nodePools"] = [p for p in config["gpukit:nodePools"] if p["name"] != "h100"]
+    config["gpukit:nodePools"].append(
+        {"name": "l4x4", "instanceType": "g2-standard-48", "minNodes": 0, "maxNodes": 1}
+    )
+    path, out = tmp_path / "Pulumi.operator.yaml", tmp_path / "out"
+    path.write_text(yaml.safe_dump({"config": config}))
+    code = main(["plan", "--config", str(path), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    doc = json.loads((out / "plan.json").read_text())
+    for name in ("l4", "l4x4"):
         config = node_pools(doc)[name]["nodeConfig"]
         installation = config["guestAccelerators"][0]["gpuDriverInstallationConfig"]
         assert installation == {"gpuDriverVersion": "INSTALLATION_DISABLED"}
