@@ -79,7 +79,8 @@ class GkeSubstrate(Substrate):
         validate_gcp_labels(cluster, problems)
         for i, pool in enumerate(pools):
             validate_gke_pool(i, pool, cluster, problems)
-        validate_gvnic_image(pools, args.get("gpu_operator", {"driver": DriverMode.PREINSTALLED}), problems)
+        driver = args["gpu_operator"]["driver"] if "gpu_operator" in args else DriverMode.PREINSTALLED
+        validate_gvnic_image(pools, driver, problems)
         return problems
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:

@@ -238,13 +238,11 @@ def _validate_gpu_zones(  # noqa: PLR0917 (a private helper of validate_gke_pool
         )
 
 
-def validate_gvnic_image(
-    pools: list[NodePoolSpec], operator: GpuOperatorSpec, problems: list[Problem]
-) -> None:
+def validate_gvnic_image(pools: list[NodePoolSpec], driver: DriverMode, problems: list[Problem]) -> None:
     """gVNIC-only machines need Container-Optimized OS nodes on GKE ("GKE nodes must use a
     Container-Optimized OS node image": GKE docs, "Increase network traffic speed for GPU nodes",
     Requirements), but `driver: operator` runs GPU pools on Ubuntu (node_pool.image_type)."""
-    if operator.get("driver") != DriverMode.OPERATOR:
+    if driver != DriverMode.OPERATOR:
         return
     for i, pool in enumerate(pools):
         try:
