@@ -440,7 +440,7 @@ POOL_FIELDS = (
         "int",
         "most nodes the autoscaler may start",
         specific=True,
-        doc="At least 1.",
+        doc="At least 1. The pool's total: on EKS a GPU pool's zone groups share it (see `zones`).",
     ),
     Field(
         "capacity",

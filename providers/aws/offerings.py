@@ -99,7 +99,7 @@ def pick_vpc_zones(
     stack that pins nothing keeps its subnets. Pinned AZ IDs the account does not have are left out
     (the caller reports them).
     """
-    by_id = dict((zone_id, name) for name, zone_id in available)
+    by_id = {zone_id: name for name, zone_id in available}
     chosen: list[tuple[str, str]] = []
     for zone_id in pinned:
         if zone_id in by_id and (by_id[zone_id], zone_id) not in chosen:

@@ -42,8 +42,8 @@ _ASSUMED_ROLE_RE = re.compile(
 _ANY_ARN_RE = re.compile(r"arn:aws[a-z-]*:(?P<service>[a-z]+)::(?P<account>\d{12}):(?P<rest>.+)")
 # CloudWatch Logs retention periods (AWS CloudFormation AWS::Logs::LogGroup RetentionInDays: "Possible
 # values are: 1, 3, 5, 7, 14, 30, ... 3653", as quoted in aws-cdk logs.generated.ts).
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557)
-LOG_RETENTION_DAYS += (2922, 3288, 3653)
+LOG_RETENTION_DAYS: tuple[int, ...] = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731)
+LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
 DEFAULT_LOG_RETENTION_DAYS = 30
 
 
@@ -79,8 +79,8 @@ def validate_admin_principals(arns: list[str], problems: list[Problem]) -> None:
         if assumed := _ASSUMED_ROLE_RE.fullmatch(arn):
             reason = (
                 "is an STS session (assumed-role) ARN, which access entries refuse; use the role's IAM ARN, "
-                f"arn:{assumed['partition']}:iam::{assumed['account']}:role/{assumed['role']} (with its path, "
-                "if it has one)"
+                f"arn:{assumed['partition']}:iam::{assumed['account']}:role/{assumed['role']} "
+                "(with its path, if it has one)"
             )
         elif (other := _ANY_ARN_RE.fullmatch(arn)) and other["rest"] == "root":
             reason = "is the account root, which access entries refuse; name an IAM role or user"

@@ -348,7 +348,7 @@ def test_the_schema_check_catches_a_misspelt_nested_argument() -> None:
 def test_the_new_vpc_has_a_private_subnet_in_every_pinned_zone_and_each_gpu_group_uses_its_own(
     dev: Recording,
 ) -> None:
-    names = dict((zone_id, name) for name, zone_id in AwsFakes({"aws:region": "us-west-2"}).zones())
+    names = {zone_id: name for name, zone_id in AwsFakes({"aws:region": "us-west-2"}).zones()}
     subnets = {s.id: s.inputs for s in dev.of_type("aws:ec2/subnet:Subnet") if "-private-" in s.name}
     for zone in ("usw2-az1", "usw2-az2"):
         (subnet,) = node_group(dev, f"l4-{zone}")["subnetIds"]

@@ -8,14 +8,15 @@ import pulumi_kubernetes as k8s
 
 from gpukit.components.api_access import is_internal, needs_public_endpoint, public_cidrs
 from gpukit.components.handle import ClusterHandle
+from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import SupportType
+from gpukit.components.spec import ClusterSpec, SupportType
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
 from gpukit.providers.aws.eks.storage import DEFAULT_STORAGE_CLASS, EksStorage
-from gpukit.providers.aws.eks.zone_groups import ZoneError, group_plans
+from gpukit.providers.aws.eks.zone_groups import GroupPlan, ZoneError, group_plans
 from gpukit.providers.aws.iam_policies import (
     CLUSTER_ADMIN_ACCESS_POLICY,
     CLUSTER_ROLE_POLICIES,
@@ -64,19 +65,7 @@ class EksCluster(pulumi.ComponentResource):
         # --- network: nodes and the control plane's interfaces in private subnets
         aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
         pools = args["cluster"].pools
-        pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
-        vpc = cluster_vpc(name, spec, aws_children, pinned)
-        subnet_ids = vpc.private_subnet_ids
-        if vpc.private_subnet_by_zone_id is not None:
-            subnets_by_zone: dict[str, list[pulumi.Input[str]]] = {
-                zone: [subnet] for zone, subnet in vpc.private_subnet_by_zone_id.items()
-            }
-        else:
-            subnets_by_zone = dict(reused_subnet_zones(spec["network"]["subnet_ids"], invoke).items())
-        try:
-            plans = [group_plans(i, pool, region, sorted(subnets_by_zone)) for i, pool in enumerate(pools)]
-        except ZoneError as err:
-            raise pulumi.RunError(str(err)) from None
+        subnet_ids, subnets_by_zone, plans = _network(name, spec, pools, aws_children, invoke)
 
         # --- envelope encryption of Secrets
         key = aws.kms.Key(
@@ -158,40 +147,8 @@ class EksCluster(pulumi.ComponentResource):
                 parent=self, provider=provider, depends_on=[*cluster_grants, log_group]
             ),
         )
-        # The private endpoint answers only what the cluster security group admits: the private ranges
-        # of apiAccessCidrs get HTTPS to it.
-        for i, cidr in enumerate(c for c in access if is_internal(c)):
-            aws.vpc.SecurityGroupIngressRule(
-                f"{name}-api-private-{i}",
-                security_group_id=cluster.vpc_config.cluster_security_group_id,
-                cidr_ipv4=cidr,
-                ip_protocol="tcp",
-                from_port=443,
-                to_port=443,
-                description=f"Kubernetes API from {cidr} (apiAccessCidrs)",
-                opts=child,
-            )
-
-        # The deployer's own entry is EKS's (bootstrap_cluster_creator_admin_permissions): a second one
-        # for the same principal would fail, so it is skipped.
-        for i, principal in enumerate(spec.get("admin_principal_arns", [])):
-            if principal_is_caller(principal, identity.arn):
-                continue
-            entry = aws.eks.AccessEntry(
-                f"{name}-admin-{i}",
-                cluster_name=cluster.name,
-                principal_arn=principal,
-                type="STANDARD",
-                opts=child,
-            )
-            aws.eks.AccessPolicyAssociation(
-                f"{name}-admin-{i}-policy",
-                cluster_name=cluster.name,
-                principal_arn=entry.principal_arn,
-                policy_arn=CLUSTER_ADMIN_ACCESS_POLICY,
-                access_scope={"type": "cluster"},
-                opts=child,
-            )
+        _private_api_access(name, cluster, access, child)
+        _admin_entries(name, cluster, spec.get("admin_principal_arns", []), identity.arn, child)
 
         # --- nodes
         node_role = aws.iam.Role(
@@ -289,6 +246,80 @@ class EksCluster(pulumi.ComponentResource):
                 "kubeconfig": self.kubeconfig,
                 "storage_class": storage.storage_class,
             }
+        )
+
+
+def _network(
+    name: str,
+    spec: ClusterSpec,
+    pools: tuple[PoolFacts, ...],
+    opts: pulumi.ResourceOptions,
+    invoke: pulumi.InvokeOptions,
+) -> tuple[pulumi.Input[list[str]], dict[str, list[pulumi.Input[str]]], list[list[GroupPlan]]]:
+    """The VPC (with a subnet in every pinned zone when gpukit makes it), its private subnets by AZ ID,
+    and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
+    pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
+    vpc = cluster_vpc(name, spec, opts, pinned)
+    subnets_by_zone: dict[str, list[pulumi.Input[str]]]
+    if vpc.private_subnet_by_zone_id is not None:
+        subnets_by_zone = {zone: [subnet] for zone, subnet in vpc.private_subnet_by_zone_id.items()}
+    else:
+        reused = reused_subnet_zones(spec["network"]["subnet_ids"], invoke)
+        subnets_by_zone = {zone: list[pulumi.Input[str]](ids) for zone, ids in reused.items()}
+    try:
+        plans = [
+            group_plans(i, pool, spec["region"], sorted(subnets_by_zone)) for i, pool in enumerate(pools)
+        ]
+    except ZoneError as err:
+        raise pulumi.RunError(str(err)) from None
+    return vpc.private_subnet_ids, subnets_by_zone, plans
+
+
+def _private_api_access(
+    name: str, cluster: "aws.eks.Cluster", access: list[str], opts: pulumi.ResourceOptions
+) -> None:
+    """The private endpoint answers only what the cluster security group admits: the private ranges of
+    apiAccessCidrs get HTTPS to it."""
+    for i, cidr in enumerate(c for c in access if is_internal(c)):
+        aws.vpc.SecurityGroupIngressRule(
+            f"{name}-api-private-{i}",
+            security_group_id=cluster.vpc_config.cluster_security_group_id,
+            cidr_ipv4=cidr,
+            ip_protocol="tcp",
+            from_port=443,
+            to_port=443,
+            description=f"Kubernetes API from {cidr} (apiAccessCidrs)",
+            opts=opts,
+        )
+
+
+def _admin_entries(
+    name: str,
+    cluster: "aws.eks.Cluster",
+    principals: list[str],
+    caller_arn: str,
+    opts: pulumi.ResourceOptions,
+) -> None:
+    """Cluster-admin access entries. The deployer's own entry is EKS's
+    (bootstrap_cluster_creator_admin_permissions): a second one for the same principal would fail, so
+    it is skipped."""
+    for i, principal in enumerate(principals):
+        if principal_is_caller(principal, caller_arn):
+            continue
+        entry = aws.eks.AccessEntry(
+            f"{name}-admin-{i}",
+            cluster_name=cluster.name,
+            principal_arn=principal,
+            type="STANDARD",
+            opts=opts,
+        )
+        aws.eks.AccessPolicyAssociation(
+            f"{name}-admin-{i}-policy",
+            cluster_name=cluster.name,
+            principal_arn=entry.principal_arn,
+            policy_arn=CLUSTER_ADMIN_ACCESS_POLICY,
+            access_scope={"type": "cluster"},
+            opts=opts,
         )
 
 

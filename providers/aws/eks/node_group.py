@@ -39,7 +39,7 @@ class EksNodePoolArgs(TypedDict):
     autoscaler_cluster_name: str
     """The cluster's name as a plain string: it is part of tag keys, which cannot wait on outputs."""
     node_role_arn: pulumi.Input[str]
-    subnet_ids: pulumi.Input[list[str]]
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     kubernetes_version: str
     pool: PoolFacts
     """Pool facts from components/pools.py (Python-only: this component is internal to EksCluster)."""

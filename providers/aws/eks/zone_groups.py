@@ -47,7 +47,8 @@ def group_plans(index: int, pool: PoolFacts, region: str, vpc_zone_ids: list[str
         if not zones:
             raise ZoneError(
                 f"{key}.zones: none of the VPC's zones ({', '.join(vpc_zone_ids)}) offers "
-                f"{pool.instance.name} (offered in: {', '.join(offered) or 'no zone gpukit knows'}); pin zones"
+                f"{pool.instance.name} (offered in: {', '.join(offered) or 'no zone gpukit knows'}); "
+                "pin zones"
             )
     mins, maxes = split_evenly(pool.min_nodes, len(zones)), split_evenly(pool.max_nodes, len(zones))
     return [
