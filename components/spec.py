@@ -74,6 +74,15 @@ class NatGateways(str, Enum):
     """One NAT gateway per zone: survives a zone outage, costs one gateway per zone."""
 
 
+class SupportType(str, Enum):
+    """EKS: the support policy of the cluster's Kubernetes version (the cluster's upgrade policy)."""
+
+    STANDARD = "standard"
+    """14 months of standard support per minor, then EKS upgrades the control plane itself."""
+    EXTENDED = "extended"
+    """12 more months on a minor once its standard support ends, at six times the hourly price."""
+
+
 DEFAULT_ZONE_COUNT = 3
 """Zones of a new VPC when `zoneCount` is not set (capped by what the region offers)."""
 
@@ -165,6 +174,10 @@ class ClusterSpec(TypedDict):
     """IAM roles/users given cluster-admin through EKS access entries (the deployer always is)."""
     tags: NotRequired[dict[str, str]]
     """Extra tags put on every cloud resource."""
+    support_type: NotRequired[SupportType]
+    """EKS: the cluster's support policy (default `standard`)."""
+    log_retention_days: NotRequired[int]
+    """EKS: days the control-plane log group keeps events (default 30)."""
 
 
 class GpuSpec(TypedDict):

@@ -163,7 +163,14 @@ VALID_EKS_CONFIG: dict[str, Any] = {
     },
     "gpukit:nodePools": [
         {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3},
-        {"name": "l4", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 8, "capacity": "spot"},
+        {
+            "name": "l4",
+            "instanceType": "g6.xlarge",
+            "minNodes": 0,
+            "maxNodes": 8,
+            "capacity": "spot",
+            "zones": ["usw2-az1", "usw2-az2"],
+        },
     ],
     "gpukit:gpuOperator": {"chartVersion": "v26.7.0", "driver": "preinstalled"},
     "gpukit:workloads": {"cudaVersion": "12.8"},

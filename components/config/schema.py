@@ -27,6 +27,7 @@ from gpukit.components.spec import (
     PodSecurityLevel,
     Provider,
     ReleaseChannel,
+    SupportType,
 )
 
 Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
@@ -281,7 +282,32 @@ CLUSTER_FIELDS = (
         "IAM principals given cluster-admin",
         specific=True,
         default_doc="`[]`",
-        doc="IAM roles and users given cluster-admin through EKS access entries (the deployer always is).",
+        doc="IAM roles and users given cluster-admin through EKS access entries: "
+        "`arn:aws:iam::<account>:role/<path/name>` or `:user/<path/name>`. STS session ARNs "
+        "(`assumed-role/...`), groups and the account root are refused: access entries take none of "
+        "them. The deployer is always an admin (EKS makes its entry), so its own role or user is skipped.",
+    ),
+    Field(
+        "supportType",
+        "str",
+        "EKS support policy (standard or extended)",
+        choices=SupportType,
+        specific=True,
+        default_doc="`standard`",
+        doc="The cluster's upgrade policy. `standard`: $0.10 per cluster-hour, and when a Kubernetes "
+        "minor leaves standard support EKS upgrades the control plane itself. `extended`: 12 more months "
+        "on a minor at $0.60 per cluster-hour (shown in the plan's costs).",
+    ),
+    Field(
+        "logRetentionDays",
+        "int",
+        "EKS: days the control-plane log group keeps events",
+        specific=True,
+        default_doc="30",
+        doc="gpukit creates the control-plane log group `/aws/eks/<name>/cluster` (so it is removed on "
+        "destroy and never keeps events forever) with this retention, a value CloudWatch Logs takes: 1, "
+        "3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 "
+        "or 3653.",
     ),
     Field(
         "zone",
@@ -414,7 +440,7 @@ POOL_FIELDS = (
         "int",
         "most nodes the autoscaler may start",
         specific=True,
-        doc="At least 1.",
+        doc="At least 1. The pool's total: on EKS a GPU pool's zone groups share it (see `zones`).",
     ),
     Field(
         "capacity",
@@ -428,11 +454,12 @@ POOL_FIELDS = (
     Field(
         "alternativeInstanceTypes",
         "list[str]",
-        "k3s on aws: more instance types for the pool's group (same GPUs per node)",
+        "spot pools: more instance types for the pool's groups (same GPUs per node)",
         specific=True,
         default_doc="`[]`",
-        doc="Spot pools: more instance types the Auto Scaling group may launch (same GPU model, count "
-        "and CPU architecture), so spot requests draw on more capacity pools.",
+        doc="Spot pools: more instance types the pool's groups may launch (same GPU model, count "
+        "and CPU architecture), so spot requests draw on more capacity pools. EKS also needs the same "
+        "vCPUs and memory: the Cluster Autoscaler builds one template node per group from the first type.",
     ),
     Field(
         "diskSizeGb",
@@ -502,12 +529,19 @@ POOL_FIELDS = (
     Field(
         "zones",
         "list[str]",
-        "GKE: zones for this pool",
+        "zones for this pool",
         specific=True,
         default_doc="see meaning",
-        doc="Zones for this pool. By default a GPU pool goes to every zone of the region that offers its "
-        "GPU, and a CPU pool to the cluster's zones. G4 (RTX PRO 6000) pools must name their zones: no "
-        "sourced zone list exists.",
+        doc="Zones for this pool. GKE: by default a GPU pool goes to every zone of the region that offers "
+        "its GPU, and a CPU pool to the cluster's zones. G4 (RTX PRO 6000) pools must name their zones: no "
+        "sourced zone list exists. EKS: AZ IDs (`usw2-az1`; `aws ec2 describe-availability-zones` maps "
+        "them to your account's zone names), the same in every account. A GPU pool becomes one node "
+        "group per zone (balanced by the autoscaler); its `minNodes` and `maxNodes` stay the pool's "
+        "totals, split as evenly as possible over the zones, so `maxNodes` must be at least the number "
+        "of zones. gpukit has no sourced list of the zones that offer each GPU type, so EKS GPU pools "
+        "name theirs (`aws ec2 describe-instance-type-offerings --location-type availability-zone-id`). "
+        "A new VPC always has a subnet in every pinned zone; a reused VPC's subnets are checked at "
+        "`pulumi up`. A CPU pool with zones keeps one group over those zones.",
     ),
     Field(
         "compactPlacement",

@@ -21,7 +21,15 @@ cluster = GpuCluster(
         },
         "node_pools": [
             {"name": "system", "instance_type": "m7i.large", "min_nodes": 1, "max_nodes": 2},
-            {"name": "l4", "instance_type": "g6.xlarge", "min_nodes": 0, "max_nodes": 4, "capacity": "spot"},
+            # GPU pools on EKS name their zones (AZ IDs): one node group per zone.
+            {
+                "name": "l4",
+                "instance_type": "g6.xlarge",
+                "min_nodes": 0,
+                "max_nodes": 4,
+                "capacity": "spot",
+                "zones": ["usw2-az1", "usw2-az2"],
+            },
         ],
     },
 )

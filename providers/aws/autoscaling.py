@@ -5,6 +5,31 @@ Shared by EKS managed node groups (tagged through their groups) and k3s agent po
 
 from gpukit.components.pools import GPU_RESOURCE, PoolFacts
 
+# The label the Cluster Autoscaler's AWS provider reads as "this node has GPUs" (kubernetes/autoscaler
+# cloudprovider/aws/aws_cloud_provider.go: GPULabel). Its presence is what counts
+# (utils/gpu/gpu.go NodeHasGpu): a node that carries it but advertises no nvidia.com/gpu yet is
+# treated as unready, not as a node without GPUs, so the minutes of driver and device-plugin start-up
+# do not trigger further scale-ups. Its value is the GPU type that --gpu-total limits name.
+ACCELERATOR_LABEL = "k8s.amazonaws.com/accelerator"
+# Values the autoscaler's AWS provider lists (availableGPUTypes in aws_cloud_provider.go, 2025);
+# other models get "nvidia-" and the catalog name in lower case, in the same style.
+_ACCELERATOR_VALUES = {
+    "T4": "nvidia-tesla-t4",
+    "V100": "nvidia-tesla-v100",
+    "A100-40GB": "nvidia-tesla-a100",
+    "A10G": "nvidia-a10g",
+    "L4": "nvidia-l4",
+    "L40S": "nvidia-l40s",
+}
+
+
+def accelerator_label(pool: PoolFacts) -> dict[str, str]:
+    """`k8s.amazonaws.com/accelerator=<GPU type>` for a GPU pool's nodes; nothing for CPU pools."""
+    gpu = pool.gpu
+    if gpu is None or not pool.is_gpu:
+        return {}
+    return {ACCELERATOR_LABEL: _ACCELERATOR_VALUES.get(gpu.name, f"nvidia-{gpu.name.lower()}")}
+
 
 def autoscaler_discovery_tags(cluster_name: str) -> dict[str, str]:
     """The tags Cluster Autoscaler auto-discovery looks for, with the exact values gpukit's IAM

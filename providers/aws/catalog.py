@@ -117,6 +117,7 @@ AWS_INSTANCE_TYPES: dict[str, InstanceType] = {
 # EKS: $0.10 per cluster-hour in standard support (AWS Containers blog, "Amazon EKS extended support
 # for Kubernetes versions pricing", 2024; $0.60 in extended support).
 EKS_CONTROL_PLANE_PER_HOUR = 0.10
+EKS_EXTENDED_SUPPORT_PER_HOUR = 0.60
 # NAT gateway: $0.045 per gateway-hour plus $0.045 per GB processed (https://aws.amazon.com/vpc/pricing/,
 # as quoted by several 2026 us-east-1 guides; the data charge depends on traffic and is not planned).
 NAT_GATEWAY_PER_HOUR = 0.045

@@ -3,9 +3,10 @@ names the prices' region, date and sources)."""
 
 from gpukit.components.costs import Charge
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import DEFAULT_ZONE_COUNT, NatGateways, NetworkSpec
+from gpukit.components.spec import DEFAULT_ZONE_COUNT, NatGateways, NetworkSpec, SupportType
 from gpukit.providers.aws.catalog import (
     EKS_CONTROL_PLANE_PER_HOUR,
+    EKS_EXTENDED_SUPPORT_PER_HOUR,
     NAT_GATEWAY_PER_HOUR,
     NETWORK_LOAD_BALANCER_PER_HOUR,
     SECRET_PER_HOUR,
@@ -25,7 +26,11 @@ def _nat_gateways(network: NetworkSpec) -> list[Charge]:
 
 
 def eks_charges(cluster: ResolvedCluster) -> list[Charge]:
-    control_plane = Charge("EKS control plane", EKS_CONTROL_PLANE_PER_HOUR, EKS_CONTROL_PLANE_PER_HOUR)
+    if cluster.spec.get("support_type", SupportType.STANDARD) == SupportType.EXTENDED:
+        what, rate = "EKS control plane (extended support)", EKS_EXTENDED_SUPPORT_PER_HOUR
+    else:
+        what, rate = "EKS control plane (standard support)", EKS_CONTROL_PLANE_PER_HOUR
+    control_plane = Charge(what, rate, rate)
     return [control_plane, *_nat_gateways(cluster.spec.get("network", {}))]
 
 

@@ -31,7 +31,18 @@ _VPC_KEYS = frozenset(
 )
 _AWS_KEYS = _VPC_KEYS | {"cluster.tags"}
 
-EKS_KEYS = CLOUD_MACHINE_KEYS | _AWS_KEYS | {"cluster.adminPrincipalArns", "nodePools.nodeImage"}
+EKS_KEYS = (
+    CLOUD_MACHINE_KEYS
+    | _AWS_KEYS
+    | {
+        "cluster.adminPrincipalArns",
+        "cluster.supportType",
+        "cluster.logRetentionDays",
+        "nodePools.nodeImage",
+        "nodePools.zones",
+        "nodePools.alternativeInstanceTypes",
+    }
+)
 K3S_EC2_KEYS = (
     CLOUD_MACHINE_KEYS
     | K3S_KEYS

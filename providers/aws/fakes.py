@@ -13,6 +13,7 @@ from gpukit.components.name_rules import planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
 from gpukit.providers.aws.names import AWS_NAME_RULES
+from gpukit.providers.aws.offerings import REGION_AZ_IDS, az_id_prefix
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
@@ -59,14 +60,41 @@ class AwsFakes:
         named = {field: value for field, value in names.items() if value is not None}
         return rid, {**named, **self._outputs(token, name, rid, {**inputs, **named})}
 
+    def zones(self) -> list[tuple[str, str]]:
+        """(name, AZ ID) of the region's zones for this fake account: the region's real AZ IDs where
+        providers/aws/offerings.py lists them (else az1 to az3 of its prefix), mapped to names as an
+        account in an independently mapped region might (rotated: `a` is not az1)."""
+        prefix = az_id_prefix(self.region) or "fake1"
+        ids = REGION_AZ_IDS.get(self.region) or tuple(f"{prefix}-az{i}" for i in range(1, 4))
+        rotated = ids[1:] + ids[:1]
+        return [
+            (f"{self.region}{letter}", zone_id) for letter, zone_id in zip("abcdef", rotated, strict=False)
+        ]
+
     def invoke(self, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
-            names = [f"{self.region}{z}" for z in "abcd"]
+            zones = self.zones()
             return {
-                "names": names,
-                "zoneIds": [f"use1-az{i + 1}" for i in range(len(names))],
+                "names": [name for name, _ in zones],
+                "zoneIds": [zone_id for _, zone_id in zones],
                 "id": self.region,
-                "groupNames": [self.region] * len(names),
+                "groupNames": [self.region] * len(zones),
+            }
+        if token == "aws:ec2/getSubnet:getSubnet":
+            # A reused subnet: its zone in this fake account, stable per subnet id.
+            zones = self.zones()
+            name, zone_id = zones[int(_hex(str(args.get("id")), length=4), 16) % len(zones)]
+            return {"id": args.get("id"), "availabilityZone": name, "availabilityZoneId": zone_id}
+        if token == "aws:eks/getClusters:getClusters":
+            return {"id": self.region, "names": []}  # a plan is of a new cluster: no node groups yet
+        if token == "aws:eks/getAddonVersion:getAddonVersion":
+            addon, version = args.get("addonName"), args.get("kubernetesVersion")
+            # The version EKS names as default for this Kubernetes minor, known only to EKS.
+            return {
+                "id": addon,
+                "addonName": addon,
+                "kubernetesVersion": version,
+                "version": f"default-{version}",
             }
         if token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {
@@ -125,6 +153,8 @@ class AwsFakes:
             return {"publicIp": f"203.0.113.{int(_hex(name, length=2), 16) % 250 + 1}"}
         if token == "aws:eks/podIdentityAssociation:PodIdentityAssociation":
             return {"associationArn": self._arn("eks", f"podidentityassociation/{rid}"), "associationId": rid}
+        if token == "aws:cloudwatch/logGroup:LogGroup":
+            return {"arn": self._arn("logs", f"log-group:{state['name']}")}
         if token == "aws:eks/addon:Addon":
             return {
                 "arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),

@@ -115,6 +115,16 @@ AWS_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             auto_named=False,
         ),
     ),
+    "aws:cloudwatch/logGroup:LogGroup": (
+        NameRule(
+            "name",
+            512,
+            re.compile(r"[.\-_/#A-Za-z0-9]+"),
+            "letters, digits and ._-/#",
+            "CloudWatch Logs API CreateLogGroup logGroupName",
+            prefix_field="namePrefix",
+        ),
+    ),
     "aws:kms/alias:Alias": (
         NameRule(
             "name",

@@ -6,6 +6,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpukit.components.spec import NatGateways
+from gpukit.providers.aws.offerings import pick_vpc_zones
 from gpukit.providers.aws.subnets import subnet_layout
 
 TYPE_TOKEN = "gpukit:index:AwsNetwork"
@@ -17,6 +18,8 @@ class AwsNetworkArgs(TypedDict):
     cidr: str
     zone_count: int
     nat_gateways: NotRequired[NatGateways]
+    pinned_zone_ids: NotRequired[list[str]]
+    """AZ IDs the pools pin: the VPC gets a subnet in each (then zones by name up to zone_count)."""
 
 
 class AwsNetwork(pulumi.ComponentResource):
@@ -25,6 +28,8 @@ class AwsNetwork(pulumi.ComponentResource):
     vpc_id: pulumi.Output[str]
     private_subnet_ids: pulumi.Output[list[str]]
     public_subnet_ids: pulumi.Output[list[str]]
+    private_subnet_by_zone_id: dict[str, pulumi.Output[str]]
+    """AZ ID -> the private subnet there, for node groups restricted to zones."""
     nat_gateway_count: int
 
     def __init__(self, name: str, args: AwsNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -38,7 +43,12 @@ class AwsNetwork(pulumi.ComponentResource):
             filters=[{"name": "opt-in-status", "values": ["opt-in-not-required"]}],
             opts=pulumi.InvokeOptions(parent=self),
         )
-        zones = sorted(available.names)[: args["zone_count"]]
+        picked = pick_vpc_zones(
+            list(zip(available.names, available.zone_ids, strict=True)),
+            args["zone_count"],
+            args.get("pinned_zone_ids", []),
+        )
+        zones = [name for name, _ in picked]
         if len(zones) < 2:
             raise pulumi.RunError(f"EKS needs two availability zones or more; this region offers {zones}")
         layout = subnet_layout(args["cidr"], zones)
@@ -131,6 +141,9 @@ class AwsNetwork(pulumi.ComponentResource):
         self.vpc_id = vpc.id
         self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private_subnets])
         self.public_subnet_ids = pulumi.Output.all(*[s.id for s in public_subnets])
+        self.private_subnet_by_zone_id = {
+            zone_id: subnet.id for (_, zone_id), subnet in zip(picked, private_subnets, strict=True)
+        }
         self.nat_gateway_count = len(nat_ids)
         self.register_outputs(
             {

@@ -18,6 +18,7 @@ from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
+from gpukit.providers.aws.autoscaling import accelerator_label
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
@@ -31,8 +32,22 @@ from gpukit.providers.aws.validation import (
     validate_aws_network,
     validate_eks_cluster,
     validate_eks_operator,
+    validate_eks_pools,
     validate_public_subnets,
 )
+
+
+def aws_pool_facts(base: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
+    """A pool on EC2 machines (EKS and k3s alike): with its alternative instance types and, on GPU
+    pools, the Cluster Autoscaler's GPU label, on the nodes and so in the scale-from-zero templates."""
+    alternatives = tuple(
+        AWS_CATALOG.pool_instance(name, pool.get("gpu"))
+        for name in pool.get("alternative_instance_types", [])
+    )
+    return replace(
+        base, alternative_instances=alternatives, labels={**base.labels, **accelerator_label(base)}
+    )
+
 
 if TYPE_CHECKING:
     import pulumi
@@ -55,9 +70,14 @@ class EksSubstrate(Substrate):
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
 
+    def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
+        return aws_pool_facts(super().pool_facts(pool), pool)
+
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         validate_eks_cluster(args["cluster"], problems)
+        if pools_ok:
+            validate_eks_pools(args["cluster"], args["node_pools"], problems)
         return problems
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
@@ -96,11 +116,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """With the pool's alternative instance types (spot pools draw on more capacity pools)."""
-        alternatives = tuple(
-            AWS_CATALOG.pool_instance(name, pool.get("gpu"))
-            for name in pool.get("alternative_instance_types", [])
-        )
-        return replace(super().pool_facts(pool), alternative_instances=alternatives)
+        return aws_pool_facts(super().pool_facts(pool), pool)
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []

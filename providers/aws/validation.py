@@ -16,6 +16,7 @@ from gpukit.components.spec import (
 )
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr
 from gpukit.providers.aws.catalog import AWS_CATALOG
+from gpukit.providers.aws.offerings import AZ_ID_RE, az_id_prefix, offered_zone_ids
 
 # Kubernetes minors EKS can create: those in standard support in 2026-11 (1.34 released 2025-10,
 # 1.35 in 2026-01, 1.36 in 2026-06; EKS gives each 14 months of standard support, EKS user guide
@@ -28,7 +29,22 @@ K3S_VPC_PREFIXES = (16, 22)
 
 _VPC_ID_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
 _SUBNET_ID_RE = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_ARN_RE = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:[a-z-]+/.+$")
+# IAM principals an EKS access entry takes: a role or a user, with an optional path (IAM user guide,
+# "IAM identifiers": arn:aws:iam::account:role/path/name; names are letters, digits and +=,.@_-).
+_IAM_NAME = r"[\w+=,.@-]+"
+_PRINCIPAL_RE = re.compile(
+    rf"arn:(?P<partition>aws|aws-cn|aws-us-gov):iam::(?P<account>\d{{12}}):(?P<kind>role|user)/"
+    rf"(?:{_IAM_NAME}/)*(?P<name>{_IAM_NAME})"
+)
+_ASSUMED_ROLE_RE = re.compile(
+    rf"arn:(?P<partition>aws[a-z-]*):sts::(?P<account>\d{{12}}):assumed-role/(?P<role>{_IAM_NAME})/.+"
+)
+_ANY_ARN_RE = re.compile(r"arn:aws[a-z-]*:(?P<service>[a-z]+)::(?P<account>\d{12}):(?P<rest>.+)")
+# CloudWatch Logs retention periods (AWS CloudFormation AWS::Logs::LogGroup RetentionInDays: "Possible
+# values are: 1, 3, 5, 7, 14, 30, ... 3653", as quoted in aws-cdk logs.generated.ts).
+LOG_RETENTION_DAYS: tuple[int, ...] = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731)
+LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
+DEFAULT_LOG_RETENTION_DAYS = 30
 
 
 def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
@@ -41,14 +57,150 @@ def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
             )
         )
     validate_aws_network(cluster, problems)
-    for i, arn in enumerate(cluster.get("admin_principal_arns", [])):
-        if not _ARN_RE.match(arn):
+    validate_admin_principals(cluster.get("admin_principal_arns", []), problems)
+    days = cluster.get("log_retention_days", DEFAULT_LOG_RETENTION_DAYS)
+    if days not in LOG_RETENTION_DAYS:
+        problems.append(
+            Problem(
+                f"{CLUSTER}.logRetentionDays",
+                f"must be a retention CloudWatch Logs takes: {', '.join(map(str, LOG_RETENTION_DAYS))}; "
+                f"got {days}",
+            )
+        )
+
+
+def validate_admin_principals(arns: list[str], problems: list[Problem]) -> None:
+    """EKS access entries take IAM roles and users (EKS user guide, "Create access entries": not
+    STS sessions, groups or the root user)."""
+    key = f"{CLUSTER}.adminPrincipalArns"
+    for i, arn in enumerate(arns):
+        if _PRINCIPAL_RE.fullmatch(arn):
+            continue
+        if assumed := _ASSUMED_ROLE_RE.fullmatch(arn):
+            reason = (
+                "is an STS session (assumed-role) ARN, which access entries refuse; use the role's IAM ARN, "
+                f"arn:{assumed['partition']}:iam::{assumed['account']}:role/{assumed['role']} "
+                "(with its path, if it has one)"
+            )
+        elif (other := _ANY_ARN_RE.fullmatch(arn)) and other["rest"] == "root":
+            reason = "is the account root, which access entries refuse; name an IAM role or user"
+        elif other and other["rest"].startswith("group/"):
+            reason = "is an IAM group, which access entries refuse; name the group's roles or users"
+        else:
+            reason = "must be an IAM role or user ARN (arn:aws:iam::123456789012:role/name or :user/name)"
+        problems.append(Problem(f"{key}[{i}]", f"{reason}; got {arn!r}"))
+    for arn in sorted({a for a in arns if arns.count(a) > 1}):
+        problems.append(Problem(key, f"{arn!r} is listed {arns.count(arn)} times (one access entry each)"))
+
+
+def principal_is_caller(principal: str, caller_arn: str) -> bool:
+    """Whether an admin principal is the deployer itself, whose access entry EKS already makes
+    (bootstrap_cluster_creator_admin_permissions): a second entry for it would fail.
+
+    An assumed-role caller (arn:aws:sts::A:assumed-role/R/session) is role R of account A; the STS ARN
+    drops the role's path, so a role matches on account and name."""
+    if principal == caller_arn:
+        return True
+    wanted = _PRINCIPAL_RE.fullmatch(principal)
+    assumed = _ASSUMED_ROLE_RE.fullmatch(caller_arn)
+    return bool(
+        wanted
+        and assumed
+        and wanted["kind"] == "role"
+        and (wanted["account"], wanted["name"]) == (assumed["account"], assumed["role"])
+    )
+
+
+def validate_eks_pools(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+    """Zones (AZ IDs, offered, enough nodes for one group each) and spot alternatives of EKS pools."""
+    region = cluster.get("region", "")
+    pinned: list[str] = []
+    for i, pool in enumerate(pools):
+        validate_alternatives(i, pool, problems, same_size=True)
+        pinned += [z for z in pool.get("zones", []) if z not in pinned]
+        _validate_eks_zones(i, pool, region, problems)
+        for j, name in enumerate(pool.get("alternative_instance_types", [])):
+            offered = offered_zone_ids(region, name)
+            missing = [z for z in pool.get("zones", []) if offered is not None and z not in offered]
+            if missing:
+                problems.append(
+                    Problem(
+                        f"{POOLS}[{i}].alternativeInstanceTypes[{j}]",
+                        f"{name} is not offered in {', '.join(missing)} (zones that offer it: "
+                        f"{', '.join(offered or ())}); every type of a group must be offered in its zone",
+                    )
+                )
+    network = cluster.get("network", {})
+    zone_count = network.get("zone_count", DEFAULT_ZONE_COUNT)
+    if "cidr" in network and len(pinned) > zone_count:
+        problems.append(
+            Problem(
+                f"{CLUSTER}.network.zoneCount",
+                f"the pools pin {len(pinned)} zones ({', '.join(pinned)}) but the new VPC has {zone_count}; "
+                f"raise zoneCount to {len(pinned)} (6 at most) or pin fewer zones",
+            )
+        )
+
+
+def _validate_eks_zones(i: int, pool: NodePoolSpec, region: str, problems: list[Problem]) -> None:
+    key = f"{POOLS}[{i}]"
+    zones = pool.get("zones")
+    try:
+        machine = AWS_CATALOG.machine(pool.get("instance_type", ""))
+    except UnknownInstanceTypeError:
+        machine = None  # reported by the common pool checks
+    offered = offered_zone_ids(region, machine.name) if machine else None
+    if zones is None:
+        if machine is not None and machine.has_gpu and offered is None:
             problems.append(
                 Problem(
-                    f"{CLUSTER}.adminPrincipalArns[{i}]",
-                    f"must be an IAM role or user ARN (arn:aws:iam::123456789012:role/name); got {arn!r}",
+                    f"{key}.zones",
+                    f"required for GPU pools on EKS: gpukit has no sourced list of the zones that offer "
+                    f"{machine.name} in {region or 'this region'}; name the AZ IDs to use (aws ec2 "
+                    f"describe-instance-type-offerings --location-type availability-zone-id --filters "
+                    f"Name=instance-type,Values={machine.name})",
                 )
             )
+        return
+    if not zones:
+        problems.append(Problem(f"{key}.zones", "must name one zone at least, or be left out"))
+    prefix = az_id_prefix(region)
+    for j, zone in enumerate(zones):
+        shape = AZ_ID_RE.fullmatch(zone)
+        if shape is None:
+            hint = f"like {prefix}-az1" if prefix else "like usw2-az1"
+            problems.append(
+                Problem(
+                    f"{key}.zones[{j}]",
+                    f"must be an AZ ID {hint} (the same zone in every account; zone names such as "
+                    f"{region or 'us-west-2'}a map differently per account); got {zone!r}",
+                )
+            )
+        elif prefix is not None and shape["prefix"] != prefix:
+            problems.append(
+                Problem(
+                    f"{key}.zones[{j}]",
+                    f"must be an AZ ID of the cluster's region {region} ({prefix}-az<N>); got {zone!r}",
+                )
+            )
+        elif offered is not None and machine is not None and zone not in offered:
+            problems.append(
+                Problem(
+                    f"{key}.zones[{j}]",
+                    f"{zone} does not offer {machine.name}; zones that do: {', '.join(offered)}",
+                )
+            )
+    for zone in sorted({z for z in zones if zones.count(z) > 1}):
+        problems.append(Problem(f"{key}.zones", f"{zone!r} is listed {zones.count(zone)} times"))
+    max_nodes = pool.get("max_nodes", 0)
+    if machine is not None and machine.has_gpu and zones and max_nodes < len(set(zones)):
+        problems.append(
+            Problem(
+                f"{key}.maxNodes",
+                f"a GPU pool is one node group per zone and each group needs one node at most at least: "
+                f"{len(set(zones))} zones need maxNodes {len(set(zones))} or more; got {max_nodes}",
+            )
+        )
 
 
 def validate_aws_network(
@@ -138,7 +290,12 @@ def validate_public_subnets(cluster: ClusterSpec, problems: list[Problem]) -> No
         )
 
 
-def validate_alternatives(i: int, pool: NodePoolSpec, problems: list[Problem]) -> None:
+def validate_alternatives(
+    i: int, pool: NodePoolSpec, problems: list[Problem], *, same_size: bool = False
+) -> None:
+    """Alternatives share the primary type's GPU model, GPU count and architecture; with `same_size`
+    (EKS) also its vCPUs and memory: the Cluster Autoscaler builds a group's template node from one
+    type, so a smaller alternative would break its fit decisions."""
     alternatives = pool.get("alternative_instance_types")
     if alternatives is None:
         return
@@ -174,6 +331,15 @@ def validate_alternatives(i: int, pool: NodePoolSpec, problems: list[Problem]) -
                     f"{primary.name} has {_shape(primary.gpu_count, primary.gpu_model, primary.arch)}: every "
                     "type of a pool needs the same GPUs and architecture (labels, taints and the driver "
                     "are per pool)",
+                )
+            )
+        elif same_size and (machine.vcpu, machine.memory_gib) != (primary.vcpu, primary.memory_gib):
+            problems.append(
+                Problem(
+                    f"{key}[{j}]",
+                    f"{name} has {machine.vcpu} vCPUs and {machine.memory_gib} GiB, but {primary.name} has "
+                    f"{primary.vcpu} vCPUs and {primary.memory_gib} GiB: on EKS every type of a pool needs "
+                    "the same size (the autoscaler's template node is built from one type)",
                 )
             )
 

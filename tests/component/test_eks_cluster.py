@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from gpukit.program import build
+from gpukit.providers.aws.fakes import AwsFakes
 from harness import Recording, eks_config, is_secret, record, unknown_argument_names, unsecret
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -24,7 +25,14 @@ def dev() -> Recording:
 def train() -> Recording:
     config = eks_config()
     config["gpukit:nodePools"].append(
-        {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "diskSizeGb": 500}
+        {
+            "name": "h100",
+            "instanceType": "p5.48xlarge",
+            "minNodes": 0,
+            "maxNodes": 2,
+            "diskSizeGb": 500,
+            "zones": ["usw2-az3"],
+        }
     )
     config["gpukit:nodePools"].append(
         {
@@ -33,6 +41,7 @@ def train() -> Recording:
             "minNodes": 0,
             "maxNodes": 2,
             "nodeImage": "bottlerocket",
+            "zones": ["usw2-az1"],
         }
     )
     config["gpukit:cluster"]["adminPrincipalArns"] = ["arn:aws:iam::123456789012:role/platform-admins"]
@@ -44,14 +53,16 @@ def node_group(rec: Recording, pool: str) -> dict[str, Any]:
 
 
 def test_gpu_pool_scales_from_zero_and_autoscaler_owns_desired_size(dev: Recording) -> None:
-    ng = node_group(dev, "l4")
-    assert ng["scalingConfig"] == {"minSize": 0, "maxSize": 8, "desiredSize": 0}
+    for zone in ("usw2-az1", "usw2-az2"):  # maxNodes 8 is the pool's total, split over its two zones
+        ng = dev.one("aws:eks/nodeGroup:NodeGroup", f"unit-l4-{zone}-ng")
+        assert ng.inputs["scalingConfig"] == {"minSize": 0, "maxSize": 4, "desiredSize": 0}
+        assert ng.ignore_changes == ["scalingConfig.desiredSize"]
     system = node_group(dev, "system")
     assert system["scalingConfig"] == {"minSize": 1, "maxSize": 3, "desiredSize": 1}
 
 
 def test_gpu_pool_image_capacity_taint_and_labels(dev: Recording) -> None:
-    ng = node_group(dev, "l4")
+    ng = node_group(dev, "l4-usw2-az1")
     assert ng["amiType"] == "AL2023_x86_64_NVIDIA"
     assert ng["capacityType"] == "SPOT"
     assert ng["instanceTypes"] == ["g6.xlarge"]
@@ -60,6 +71,7 @@ def test_gpu_pool_image_capacity_taint_and_labels(dev: Recording) -> None:
         "gpukit.dev/pool": "l4",
         "gpukit.dev/gpu-model": "L4",
         "nvidia.com/gpu.present": "true",
+        "k8s.amazonaws.com/accelerator": "nvidia-l4",  # the autoscaler's GPU label
     }
     system = node_group(dev, "system")
     assert system["amiType"] == "AL2023_x86_64_STANDARD"
@@ -68,14 +80,14 @@ def test_gpu_pool_image_capacity_taint_and_labels(dev: Recording) -> None:
 
 
 def test_bottlerocket_gpu_pool_keeps_operator_device_plugin_off(train: Recording) -> None:
-    ng = node_group(train, "br")
+    ng = node_group(train, "br-usw2-az1")
     assert ng["amiType"] == "BOTTLEROCKET_x86_64_NVIDIA"
     assert ng["labels"]["nvidia.com/gpu.deploy.device-plugin"] == "false"
-    lt = train.one("aws:ec2/launchTemplate:LaunchTemplate", "unit-br-lt").inputs
+    lt = train.one("aws:ec2/launchTemplate:LaunchTemplate", "unit-br-usw2-az1-lt").inputs
     assert lt["blockDeviceMappings"][0]["deviceName"] == "/dev/xvdb"
 
 
-@pytest.mark.parametrize("pool", ["system", "l4"])
+@pytest.mark.parametrize("pool", ["system", "l4-usw2-az1"])
 def test_launch_templates_require_imdsv2_and_encrypt_the_root_volume(dev: Recording, pool: str) -> None:
     lt = dev.one("aws:ec2/launchTemplate:LaunchTemplate", f"unit-{pool}-lt").inputs
     assert lt["metadataOptions"]["httpTokens"] == "required"
@@ -83,13 +95,13 @@ def test_launch_templates_require_imdsv2_and_encrypt_the_root_volume(dev: Record
     (device,) = lt["blockDeviceMappings"]
     assert device["ebs"]["encrypted"] == "true"
     assert device["ebs"]["volumeType"] == "gp3"
-    assert device["ebs"]["volumeSize"] == (100 if pool == "l4" else 50)
+    assert device["ebs"]["volumeSize"] == (100 if pool.startswith("l4") else 50)
     ng = node_group(dev, pool)
     assert ng["launchTemplate"]["version"] == "1"
 
 
 def test_disk_size_from_config(train: Recording) -> None:
-    lt = train.one("aws:ec2/launchTemplate:LaunchTemplate", "unit-h100-lt").inputs
+    lt = train.one("aws:ec2/launchTemplate:LaunchTemplate", "unit-h100-usw2-az3-lt").inputs
     assert lt["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 500
 
 
@@ -106,6 +118,7 @@ def test_gpu_autoscaling_group_carries_scale_from_zero_templates(train: Recordin
         f"{prefix}/label/gpukit.dev/pool": "h100",
         f"{prefix}/label/gpukit.dev/gpu-model": "H100",
         f"{prefix}/label/nvidia.com/gpu.present": "true",
+        f"{prefix}/label/k8s.amazonaws.com/accelerator": "nvidia-h100",
         f"{prefix}/taint/nvidia.com/gpu": "true:NoSchedule",
         f"{prefix}/resources/nvidia.com/gpu": "8",
     }
@@ -116,7 +129,7 @@ def test_gpu_autoscaling_group_carries_scale_from_zero_templates(train: Recordin
         if "-h100-" in t.name
     }
     assert len(asg_names) == 1
-    assert next(iter(asg_names)).startswith("eks-h100-")
+    assert next(iter(asg_names)).startswith("eks-h100-usw2-az3-")
 
 
 def test_control_plane_is_private_with_limited_public_access_logs_and_kms(dev: Recording) -> None:
@@ -154,7 +167,7 @@ def test_nodes_sit_in_private_subnets_routed_through_nat(dev: Recording) -> None
     private = {s.id for s in subnets if "-private-" in s.name}
     public = {s.id for s in subnets if "-public-" in s.name}
     assert len(private) == len(public) == 3  # one of each per zone, zoneCount defaults to 3
-    assert set(node_group(dev, "l4")["subnetIds"]) == private
+    assert set(node_group(dev, "system")["subnetIds"]) == private
     assert set(dev.one("aws:eks/cluster:Cluster").inputs["vpcConfig"]["subnetIds"]) == private
     assert all(s.inputs.get("mapPublicIpOnLaunch") is not True for s in subnets)
     nat = dev.one("aws:ec2/natGateway:NatGateway")
@@ -165,16 +178,41 @@ def test_nodes_sit_in_private_subnets_routed_through_nat(dev: Recording) -> None
     assert private_routes == [[{"cidrBlock": "0.0.0.0/0", "natGatewayId": nat.id}]] * 3
 
 
-def test_existing_vpc_is_reused_without_creating_a_network() -> None:
+REUSED = ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]
+
+
+def reused_subnet_zone(subnet: str) -> str:
+    """The AZ ID EC2 (here the plan's fake) reports for a reused subnet."""
+    answer = AwsFakes({"aws:region": "us-west-2"}).invoke("aws:ec2/getSubnet:getSubnet", {"id": subnet})
+    assert answer is not None
+    return str(answer["availabilityZoneId"])
+
+
+def test_existing_vpc_is_reused_and_gpu_groups_get_the_subnets_of_their_zones() -> None:
     config = eks_config()
-    config["gpukit:cluster"]["network"] = {
-        "vpcId": "vpc-0123456789abcdef0",
-        "subnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"],
-    }
+    config["gpukit:cluster"]["network"] = {"vpcId": "vpc-0123456789abcdef0", "subnetIds": REUSED}
+    zone = reused_subnet_zone(REUSED[1])
+    config["gpukit:nodePools"][1]["zones"] = [zone]
     rec = run(config)
     assert rec.of_type("aws:ec2/vpc:Vpc") == []
     assert rec.of_type("aws:ec2/natGateway:NatGateway") == []
-    assert node_group(rec, "l4")["subnetIds"] == ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]
+    assert node_group(rec, "system")["subnetIds"] == REUSED
+    assert node_group(rec, f"l4-{zone}")["subnetIds"] == [s for s in REUSED if reused_subnet_zone(s) == zone]
+
+
+def test_a_pinned_zone_without_a_reused_subnet_fails_before_anything_is_created() -> None:
+    config = eks_config()
+    config["gpukit:cluster"]["network"] = {"vpcId": "vpc-0123456789abcdef0", "subnetIds": REUSED}
+    missing = next(
+        z
+        for z in ("usw2-az1", "usw2-az2", "usw2-az3", "usw2-az4")
+        if z not in map(reused_subnet_zone, REUSED)
+    )
+    config["gpukit:nodePools"][1]["zones"] = [missing]
+    with pytest.raises(
+        Exception, match=rf"gpukit:nodePools\[1\]\.zones\[0\]: the VPC has no private subnet in {missing}"
+    ):
+        run(config)
 
 
 def test_iam_roles_are_least_privilege(dev: Recording) -> None:
@@ -302,3 +340,216 @@ def test_the_schema_check_catches_a_misspelt_nested_argument() -> None:
         "metadataOptions.http_tokenz"
     ]
     assert unknown_argument_names({"tags": {"my_tag": "x"}}) == []
+
+
+# --- issue 11: zones, support, day-2 operations, API access, admins -------------------------------
+
+
+def test_the_new_vpc_has_a_private_subnet_in_every_pinned_zone_and_each_gpu_group_uses_its_own(
+    dev: Recording,
+) -> None:
+    names = {zone_id: name for name, zone_id in AwsFakes({"aws:region": "us-west-2"}).zones()}
+    subnets = {s.id: s.inputs for s in dev.of_type("aws:ec2/subnet:Subnet") if "-private-" in s.name}
+    for zone in ("usw2-az1", "usw2-az2"):
+        (subnet,) = node_group(dev, f"l4-{zone}")["subnetIds"]
+        assert subnets[subnet]["availabilityZone"] == names[zone]
+    assert len(subnets) == 3  # zoneCount: the two pinned zones and one more
+
+
+def test_gpu_groups_of_a_pool_share_labels_and_taints_so_the_autoscaler_balances_them(dev: Recording) -> None:
+    groups = [node_group(dev, f"l4-{zone}") for zone in ("usw2-az1", "usw2-az2")]
+    assert groups[0]["labels"] == groups[1]["labels"]
+    assert groups[0]["taints"] == groups[1]["taints"]
+    assert [g["nodeGroupNamePrefix"] for g in groups] == ["l4-usw2-az1-", "l4-usw2-az2-"]
+    assert dev.of_type("aws:eks/nodeGroup:NodeGroup").__len__() == 3  # system, and l4 in two zones
+
+
+def test_min_nodes_is_spread_over_the_zone_groups_and_sums_to_the_pools() -> None:
+    config = eks_config()
+    config["gpukit:nodePools"][1].update(minNodes=3, maxNodes=5, zones=["usw2-az1", "usw2-az2"])
+    rec = run(config)
+    sizes = [node_group(rec, f"l4-{z}")["scalingConfig"] for z in ("usw2-az1", "usw2-az2")]
+    assert sizes == [
+        {"minSize": 2, "maxSize": 3, "desiredSize": 2},
+        {"minSize": 1, "maxSize": 2, "desiredSize": 1},
+    ]
+
+
+def test_scale_from_zero_tags_carry_the_accelerator_label_on_every_zone_group(dev: Recording) -> None:
+    for zone in ("usw2-az1", "usw2-az2"):
+        tags = {
+            t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+            for t in dev.of_type("aws:autoscaling/tag:Tag")
+            if t.name.startswith(f"unit-l4-{zone}-")
+        }
+        assert (
+            tags["k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator"] == "nvidia-l4"
+        )
+    system_tags = [
+        t.inputs["tag"]["key"] for t in dev.of_type("aws:autoscaling/tag:Tag") if "-system-" in t.name
+    ]
+    assert not any("accelerator" in key for key in system_tags)
+
+
+def test_support_policy_is_explicit_and_standard_by_default(dev: Recording) -> None:
+    assert dev.one("aws:eks/cluster:Cluster").inputs["upgradePolicy"] == {"supportType": "STANDARD"}
+    config = eks_config()
+    config["gpukit:cluster"]["supportType"] = "extended"
+    assert run(config).one("aws:eks/cluster:Cluster").inputs["upgradePolicy"] == {"supportType": "EXTENDED"}
+
+
+def test_control_plane_log_group_is_gpukits_with_a_retention_and_made_before_the_cluster(
+    dev: Recording,
+) -> None:
+    group = dev.one("aws:cloudwatch/logGroup:LogGroup")
+    assert group.inputs["name"] == "/aws/eks/unit/cluster"
+    assert group.inputs["retentionInDays"] == 30
+    assert group.urn in dev.one("aws:eks/cluster:Cluster").dependencies
+    config = eks_config()
+    config["gpukit:cluster"]["logRetentionDays"] = 365
+    assert run(config).one("aws:cloudwatch/logGroup:LogGroup").inputs["retentionInDays"] == 365
+
+
+def test_core_addons_are_managed_network_ones_before_nodes_and_coredns_after_system_nodes(
+    dev: Recording,
+) -> None:
+    addons = {a.inputs["addonName"]: a for a in dev.of_type("aws:eks/addon:Addon")}
+    assert {"vpc-cni", "kube-proxy", "coredns"} <= set(addons)
+    for name in ("vpc-cni", "kube-proxy", "coredns"):
+        assert addons[name].inputs["addonVersion"] == "default-1.35"  # EKS's default for the minor
+        assert addons[name].inputs["resolveConflictsOnCreate"] == "OVERWRITE"
+    for group in dev.of_type("aws:eks/nodeGroup:NodeGroup"):
+        assert addons["vpc-cni"].urn in group.dependencies
+        assert addons["kube-proxy"].urn in group.dependencies
+    system = dev.one("aws:eks/nodeGroup:NodeGroup", "unit-system-ng")
+    assert system.urn in addons["coredns"].dependencies
+
+
+def test_private_ranges_only_keep_the_endpoint_private_and_reach_it_over_the_vpc() -> None:
+    config = eks_config()
+    config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8", "192.168.0.0/16"]
+    rec = run(config)
+    vpc = rec.one("aws:eks/cluster:Cluster").inputs["vpcConfig"]
+    assert vpc["endpointPublicAccess"] is False
+    assert "publicAccessCidrs" not in vpc
+    rules = rec.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+    assert sorted((r.inputs["cidrIpv4"], r.inputs["fromPort"]) for r in rules) == [
+        ("10.0.0.0/8", 443),
+        ("192.168.0.0/16", 443),
+    ]
+
+
+def test_a_public_range_opens_the_public_endpoint_to_public_ranges_only() -> None:
+    config = eks_config()
+    config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8", "203.0.113.0/24"]
+    vpc = run(config).one("aws:eks/cluster:Cluster").inputs["vpcConfig"]
+    assert vpc["endpointPublicAccess"] is True
+    assert vpc["publicAccessCidrs"] == ["203.0.113.0/24"]
+
+
+def test_spot_alternatives_become_instance_types_of_every_zone_group() -> None:
+    config = eks_config()
+    # The catalog's pair with the same GPUs (8x H200) and the same vCPUs and memory (192, 2048 GiB).
+    config["gpukit:nodePools"][1].update(
+        instanceType="p5en.48xlarge", alternativeInstanceTypes=["p5e.48xlarge"], maxNodes=2
+    )
+    rec = run(config)
+    for zone in ("usw2-az1", "usw2-az2"):
+        assert node_group(rec, f"l4-{zone}")["instanceTypes"] == ["p5en.48xlarge", "p5e.48xlarge"]
+        assert node_group(rec, f"l4-{zone}")["capacityType"] == "SPOT"
+
+
+CALLER = "arn:aws:iam::123456789012:user/gpukit-plan"  # the plan's fake caller
+
+
+def test_the_deployers_own_principal_gets_no_second_access_entry() -> None:
+    config = eks_config()
+    config["gpukit:cluster"]["adminPrincipalArns"] = [CALLER, "arn:aws:iam::123456789012:role/ops"]
+    entries = run(config).of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in entries] == ["arn:aws:iam::123456789012:role/ops"]
+
+
+def test_an_assumed_role_caller_is_matched_to_its_role_even_with_a_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = AwsFakes.invoke
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        answer = original(self, token, args)
+        if token == "aws:index/getCallerIdentity:getCallerIdentity" and answer is not None:
+            answer["arn"] = "arn:aws:sts::123456789012:assumed-role/deployer/ci-session"
+        return answer
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+    config = eks_config()
+    config["gpukit:cluster"]["adminPrincipalArns"] = [
+        "arn:aws:iam::123456789012:role/ci/deployer",
+        "arn:aws:iam::123456789012:role/deployer-two",
+    ]
+    entries = run(config).of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in entries] == ["arn:aws:iam::123456789012:role/deployer-two"]
+
+
+def existing_groups(monkeypatch: pytest.MonkeyPatch, desired: dict[str, int]) -> None:
+    """The fakes answer as for a deployed cluster `unit` whose node groups run `desired` nodes."""
+    original = AwsFakes.invoke
+    names = {prefix: f"{prefix}{20260101000000000000000001 + i}" for i, prefix in enumerate(desired)}
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if token == "aws:eks/getClusters:getClusters":
+            return {"id": self.region, "names": ["other", "unit"]}
+        if token == "aws:eks/getNodeGroups:getNodeGroups":
+            assert args["clusterName"] == "unit"
+            return {"id": "unit", "clusterName": "unit", "names": list(names.values())}
+        if token == "aws:eks/getNodeGroup:getNodeGroup":
+            prefix = next(p for p, n in names.items() if n == args["nodeGroupName"])
+            size = desired[prefix]
+            return {
+                "id": f"unit:{args['nodeGroupName']}",
+                "clusterName": "unit",
+                "nodeGroupName": args["nodeGroupName"],
+                "scalingConfigs": [{"desiredSize": size, "minSize": 0, "maxSize": 8}],
+            }
+        return original(self, token, args)
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+
+
+def test_raising_min_nodes_above_a_groups_current_size_sets_its_desired_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    existing_groups(monkeypatch, {"system-": 1, "l4-usw2-az1-": 0, "l4-usw2-az2-": 3})
+    config = eks_config()
+    config["gpukit:nodePools"][0]["minNodes"] = 2
+    config["gpukit:nodePools"][1]["minNodes"] = 2  # one per zone group
+    rec = run(config)
+    system = rec.one("aws:eks/nodeGroup:NodeGroup", "unit-system-ng")
+    assert system.inputs["scalingConfig"] == {"minSize": 2, "maxSize": 3, "desiredSize": 2}
+    assert system.ignore_changes == []  # the update carries desiredSize, so EKS accepts the new minSize
+    raised = rec.one("aws:eks/nodeGroup:NodeGroup", "unit-l4-usw2-az1-ng")
+    assert raised.inputs["scalingConfig"] == {"minSize": 1, "maxSize": 4, "desiredSize": 1}
+    assert raised.ignore_changes == []
+    # A group already inside its new bounds keeps the autoscaler's size, which stays the autoscaler's.
+    kept = rec.one("aws:eks/nodeGroup:NodeGroup", "unit-l4-usw2-az2-ng")
+    assert kept.inputs["scalingConfig"] == {"minSize": 1, "maxSize": 4, "desiredSize": 3}
+    assert kept.ignore_changes == ["scalingConfig.desiredSize"]
+
+
+def test_lowering_max_nodes_below_a_groups_current_size_brings_desired_down(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    existing_groups(monkeypatch, {"system-": 3})
+    config = eks_config()
+    config["gpukit:nodePools"][0]["maxNodes"] = 2
+    system = run(config).one("aws:eks/nodeGroup:NodeGroup", "unit-system-ng")
+    assert system.inputs["scalingConfig"] == {"minSize": 1, "maxSize": 2, "desiredSize": 2}
+    assert system.ignore_changes == []
+
+
+def test_node_groups_wait_for_the_node_roles_grants(dev: Recording) -> None:
+    grants = {
+        a.urn for a in dev.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if "-node-" in a.name
+    }
+    assert len(grants) == 3
+    for group in dev.of_type("aws:eks/nodeGroup:NodeGroup"):
+        assert grants <= set(group.dependencies), group.name

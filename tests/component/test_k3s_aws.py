@@ -163,6 +163,7 @@ def test_agents_join_through_the_servers_with_their_labels_taints_and_gpu_checks
     assert config["node-label"] == [
         "gpukit.dev/gpu-model=L4",
         "gpukit.dev/pool=l4",
+        "k8s.amazonaws.com/accelerator=nvidia-l4",  # the Cluster Autoscaler's GPU label, as on EKS
         "nvidia.com/gpu.present=true",
     ]
     assert config["node-taint"] == ["nvidia.com/gpu=true:NoSchedule"]

@@ -27,7 +27,14 @@ LIBRARY_ARGS: dict[str, Any] = {
     },
     "node_pools": [
         {"name": "system", "instance_type": "m7i.large", "min_nodes": 1, "max_nodes": 3},
-        {"name": "l4", "instance_type": "g6.xlarge", "min_nodes": 0, "max_nodes": 8, "capacity": "spot"},
+        {
+            "name": "l4",
+            "instance_type": "g6.xlarge",
+            "min_nodes": 0,
+            "max_nodes": 8,
+            "capacity": "spot",
+            "zones": ["usw2-az1", "usw2-az2"],
+        },
     ],
     "gpu_operator": {"chart_version": "v26.7.0", "driver": "preinstalled"},
     "workloads": {"cuda_version": "12.8"},
@@ -61,7 +68,7 @@ def test_every_public_name_is_exported(package: Any) -> None:
 def test_plain_string_enums_build_the_cluster() -> None:
     rec = record(lambda: GpuCluster("lib", LIBRARY_ARGS))  # type: ignore[arg-type]
     groups = {r.inputs["nodeGroupNamePrefix"]: r.inputs for r in rec.of_type("aws:eks/nodeGroup:NodeGroup")}
-    assert groups["l4-"]["capacityType"] == "SPOT"
+    assert groups["l4-usw2-az1-"]["capacityType"] == "SPOT"
     assert rec.one("pulumi:providers:aws").inputs["region"] == "us-west-2"
     # The user's own tag keys stay as written (they are not config keys to camel-case); provider
     # inputs reach the engine JSON-encoded.

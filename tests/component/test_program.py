@@ -27,7 +27,7 @@ def test_bad_config_fails_pulumi_up_with_every_problem_and_registers_nothing() -
 def test_preflight_error_fails_pulumi_up_before_any_resource() -> None:
     config = eks_config()
     config["gpukit:nodePools"].append(
-        {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1}
+        {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1, "zones": ["usw2-az1"]}
     )
     with pytest.raises(pulumi.RunError) as raised:
         record(main, config=config)
@@ -38,7 +38,7 @@ def test_preflight_error_fails_pulumi_up_before_any_resource() -> None:
 
 def test_valid_config_deploys_through_main() -> None:
     rec = record(main, config=eks_config())
-    assert len(rec.of_type("aws:eks/nodeGroup:NodeGroup")) == 2
+    assert len(rec.of_type("aws:eks/nodeGroup:NodeGroup")) == 3  # system, and the L4 pool in two zones
 
 
 def test_kubeconfig_stack_output_is_secret() -> None:

@@ -364,6 +364,185 @@ CASES: list[tuple[str, Mutation, str, str]] = [
 ]
 
 
+ACCOUNT = "123456789012"
+L4_POOL = 1  # eks_config()'s spot L4 pool, pinned to usw2-az1 and usw2-az2
+
+
+def pool_drop(index: int, key: str) -> Mutation:
+    def mutate(config: Config) -> None:
+        del config[POOLS][index][key]
+
+    return mutate
+
+
+def pool_add(**pool: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[POOLS].append(pool)
+
+    return mutate
+
+
+# Issue 11, EKS: zones, spot alternatives, support policy, log retention, admin principals.
+EKS_CASES: list[tuple[str, Mutation, str, str]] = [
+    (
+        "eks-gpu-pool-without-zones",
+        pool_drop(L4_POOL, "zones"),
+        f"{POOLS}[1].zones",
+        "required for GPU pools on EKS: gpukit has no sourced list of the zones that offer g6.xlarge",
+    ),
+    (
+        "eks-new-gpu-pool-without-zones",
+        pool_add(name="h100", instanceType="p5.48xlarge", minNodes=0, maxNodes=2),
+        f"{POOLS}[2].zones",
+        "required for GPU pools on EKS",
+    ),
+    (
+        "eks-zone-name-instead-of-az-id",
+        pool_set(L4_POOL, zones=["us-west-2a"]),
+        f"{POOLS}[1].zones[0]",
+        "must be an AZ ID like usw2-az1",
+    ),
+    (
+        "eks-zone-of-another-region",
+        pool_set(L4_POOL, zones=["use1-az1"]),
+        f"{POOLS}[1].zones[0]",
+        "must be an AZ ID of the cluster's region us-west-2 (usw2-az<N>); got 'use1-az1'",
+    ),
+    (
+        "eks-local-zone",
+        pool_set(L4_POOL, zones=["usw2-lax1-az1"]),
+        f"{POOLS}[1].zones[0]",
+        "must be an AZ ID like usw2-az1",
+    ),
+    (
+        "eks-zone-with-trailing-newline",
+        pool_set(L4_POOL, zones=["usw2-az1\n"]),
+        f"{POOLS}[1].zones[0]",
+        "must be an AZ ID",
+    ),
+    (
+        "eks-zone-listed-twice",
+        pool_set(L4_POOL, zones=["usw2-az1", "usw2-az1"]),
+        f"{POOLS}[1].zones",
+        "'usw2-az1' is listed 2 times",
+    ),
+    (
+        "eks-zones-empty",
+        pool_set(L4_POOL, zones=[]),
+        f"{POOLS}[1].zones",
+        "must name one zone at least",
+    ),
+    (
+        "eks-gpu-max-nodes-below-zone-count",
+        pool_set(L4_POOL, maxNodes=1),
+        f"{POOLS}[1].maxNodes",
+        "2 zones need maxNodes 2 or more; got 1",
+    ),
+    (
+        "eks-more-pinned-zones-than-the-vpc-has",
+        steps(
+            pool_set(L4_POOL, zones=["usw2-az1", "usw2-az2", "usw2-az3"]),
+            pool_set(0, zones=["usw2-az4"]),
+        ),
+        f"{CLUSTER}.network.zoneCount",
+        "the pools pin 4 zones",
+    ),
+    (
+        "eks-alternative-on-demand-pool",
+        pool_set(L4_POOL, capacity="on-demand", alternativeInstanceTypes=["g6.2xlarge"]),
+        f"{POOLS}[1].alternativeInstanceTypes",
+        "only for capacity: spot pools",
+    ),
+    (
+        "eks-alternative-other-gpu",
+        pool_set(L4_POOL, alternativeInstanceTypes=["g5.xlarge"]),
+        f"{POOLS}[1].alternativeInstanceTypes[0]",
+        "g5.xlarge has 1x A10G (x86_64), but g6.xlarge has 1x L4 (x86_64)",
+    ),
+    (
+        "eks-alternative-other-size",
+        pool_set(L4_POOL, alternativeInstanceTypes=["g6.2xlarge"]),
+        f"{POOLS}[1].alternativeInstanceTypes[0]",
+        "g6.2xlarge has 8 vCPUs and 32 GiB, but g6.xlarge has 4 vCPUs and 16 GiB",
+    ),
+    (
+        "eks-alternative-unknown-type",
+        pool_set(L4_POOL, alternativeInstanceTypes=["g6.xlarg"]),
+        f"{POOLS}[1].alternativeInstanceTypes[0]",
+        "unknown aws instance type 'g6.xlarg'",
+    ),
+    (
+        "eks-alternative-same-as-primary",
+        pool_set(L4_POOL, alternativeInstanceTypes=["g6.xlarge"]),
+        f"{POOLS}[1].alternativeInstanceTypes",
+        "'g6.xlarge' is listed twice",
+    ),
+    (
+        "eks-support-type-unknown",
+        cluster_set(supportType="premium"),
+        f"{CLUSTER}.supportType",
+        "premium",
+    ),
+    (
+        "eks-log-retention-not-a-cloudwatch-value",
+        cluster_set(logRetentionDays=45),
+        f"{CLUSTER}.logRetentionDays",
+        "must be a retention CloudWatch Logs takes",
+    ),
+    (
+        "eks-log-retention-zero",
+        cluster_set(logRetentionDays=0),
+        f"{CLUSTER}.logRetentionDays",
+        "got 0",
+    ),
+    (
+        "eks-admin-assumed-role-session",
+        cluster_set(adminPrincipalArns=[f"arn:aws:sts::{ACCOUNT}:assumed-role/Admin/jane"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        f"use the role's IAM ARN, arn:aws:iam::{ACCOUNT}:role/Admin",
+    ),
+    (
+        "eks-admin-iam-group",
+        cluster_set(adminPrincipalArns=[f"arn:aws:iam::{ACCOUNT}:group/admins"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "is an IAM group, which access entries refuse",
+    ),
+    (
+        "eks-admin-account-root",
+        cluster_set(adminPrincipalArns=[f"arn:aws:iam::{ACCOUNT}:root"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "is the account root, which access entries refuse",
+    ),
+    (
+        "eks-admin-listed-twice",
+        cluster_set(
+            adminPrincipalArns=[f"arn:aws:iam::{ACCOUNT}:role/ops", f"arn:aws:iam::{ACCOUNT}:role/ops"]
+        ),
+        f"{CLUSTER}.adminPrincipalArns",
+        "is listed 2 times",
+    ),
+    (
+        "eks-admin-short-account-id",
+        cluster_set(adminPrincipalArns=["arn:aws:iam::12345:role/ops"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "must be an IAM role or user ARN",
+    ),
+    (
+        "eks-admin-arn-with-trailing-newline",
+        cluster_set(adminPrincipalArns=[f"arn:aws:iam::{ACCOUNT}:role/ops\n"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "must be an IAM role or user ARN",
+    ),
+    (
+        "eks-admin-instance-profile",
+        cluster_set(adminPrincipalArns=[f"arn:aws:iam::{ACCOUNT}:instance-profile/nodes"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "must be an IAM role or user ARN",
+    ),
+]
+CASES += EKS_CASES
+
+
 def broken(base: Callable[[], Config], mutation: Mutation) -> Callable[[], Config]:
     """A maker of the broken config: a fresh base config with `mutation` applied."""
 
@@ -465,6 +644,7 @@ def test_case_ids_are_unique_and_enough() -> None:
     ids = [case for case, *_ in CASES]
     assert len(ids) == len(set(ids))
     assert len(ids) >= 24
+    assert len(EKS_CASES) >= 20
 
 
 def test_valid_base_config_is_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -187,11 +187,12 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "only for platform gke; this cluster is eks",
     ),
     (
-        "gke-only-pool-zones-on-eks",
+        # EKS takes zones too, as AZ IDs: a GKE-style zone name is refused with the form it needs.
+        "gke-style-pool-zones-on-eks",
         eks_config,
         pool_set(1, zones=["us-west-2a"]),
-        f"{POOLS}[1].zones",
-        "only for platform gke and k3s on gcp; this cluster is eks",
+        f"{POOLS}[1].zones[0]",
+        "must be an AZ ID like usw2-az1",
     ),
     # GPU Operator
     (

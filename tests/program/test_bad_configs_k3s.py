@@ -345,7 +345,8 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         k3s_config,
         pool_set(1, zones=["us-central1-a"]),
         f"{POOLS}[1].zones",
-        "only for platform gke and k3s on gcp; this cluster is k3s on existing hosts (provider ssh)",
+        "only for platform eks and platform gke and k3s on gcp; this cluster is k3s on existing hosts "
+        "(provider ssh)",
     ),
     (
         "gke-only-driver-version-on-k3s",

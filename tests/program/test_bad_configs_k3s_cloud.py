@@ -105,7 +105,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         gcp_config,
         pool_set(1, alternativeInstanceTypes=["g2-standard-12"]),
         f"{POOLS}[1].alternativeInstanceTypes",
-        "only for k3s on aws; this cluster is k3s on gcp",
+        "only for platform eks and k3s on aws; this cluster is k3s on gcp",
     ),
     # servers
     (

@@ -121,6 +121,46 @@ def test_gpu_node_groups_scale_from_zero_on_the_nvidia_image_with_the_gpu_taint(
         ]
 
 
+@pytest.mark.parametrize("stack", EKS_STACKS)
+def test_eks_plans_show_zonal_labelled_gpu_groups_support_policy_log_group_and_core_addons(
+    stack: str, tmp_path: Path
+) -> None:
+    code, out = plan(tmp_path, "--stack", stack)
+    assert code == 0
+    doc = json.loads((out / "plan.json").read_text())
+    config = example_config(stack)
+    resources = doc["resources"]
+    of_type = lambda token: [r for r in resources if r["type"] == token]  # noqa: E731
+    groups = of_type("aws:eks/nodeGroup:NodeGroup")
+    tags = of_type("aws:autoscaling/tag:Tag")
+    for pool in config["gpukit:nodePools"]:
+        if not any(p["name"] == pool["name"] and p["gpuModel"] for p in doc["pools"]):
+            continue
+        mine = [g for g in groups if g["inputs"]["labels"]["gpukit.dev/pool"] == pool["name"]]
+        # One node group per pinned zone, each in that zone only, with the autoscaler's GPU label.
+        assert sorted(g["inputs"]["nodeGroupNamePrefix"] for g in mine) == sorted(
+            f"{pool['name']}-{zone}-" for zone in pool["zones"]
+        )
+        for group in mine:
+            assert len(group["inputs"]["subnetIds"]) == 1
+            assert group["inputs"]["labels"]["k8s.amazonaws.com/accelerator"].startswith("nvidia-")
+            assert sum(g["inputs"]["scalingConfig"]["maxSize"] for g in mine) == pool["maxNodes"]
+        for zone in pool["zones"]:
+            template = {
+                t["inputs"]["tag"]["key"]
+                for t in tags
+                if t["name"].startswith(f"{config['gpukit:cluster']['name']}-{pool['name']}-{zone}-")
+            }
+            assert "k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator" in template
+    (cluster,) = of_type("aws:eks/cluster:Cluster")
+    assert cluster["inputs"]["upgradePolicy"] == {"supportType": "STANDARD"}
+    (logs,) = of_type("aws:cloudwatch/logGroup:LogGroup")
+    assert logs["inputs"]["name"] == f"/aws/eks/{config['gpukit:cluster']['name']}/cluster"
+    assert logs["inputs"]["retentionInDays"] == 30
+    addons = {a["inputs"]["addonName"] for a in of_type("aws:eks/addon:Addon")}
+    assert {"vpc-cni", "kube-proxy", "coredns"} <= addons
+
+
 def test_plan_json_holds_no_plaintext_secret(planned: tuple[str, Path]) -> None:
     _, out = planned
     everything = "\n".join(p.read_text() for p in out.rglob("*") if p.is_file())
@@ -136,7 +176,7 @@ def test_text_report_shows_pools_costs_and_findings(capsys: pytest.CaptureFixtur
     text = capsys.readouterr().out
     assert "gpukit:index:GpuCluster  eks-train" in text
     assert "h100  p5.48xlarge  H100 x8    640 GB        0..2   on-demand  16" in text
-    assert "EKS control plane: $0.100" in text
+    assert "EKS control plane (standard support): $0.100" in text
     assert "NAT gateway x3: $0.135" in text
     assert "total at idle (min nodes): $0.638" in text  # 0.10 + 3 x 0.045 + 2 x m7i.xlarge 0.2016
     assert "Result: ready to `pulumi up`" in text
@@ -182,7 +222,7 @@ def test_preflight_error_exits_1_and_still_reports(
 ) -> None:
     config = example_config("eks-dev")
     config["gpukit:nodePools"].append(
-        {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1}
+        {"name": "rtx", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 1, "zones": ["usw2-az1"]}
     )
     stack = tmp_path / "Pulumi.g7e.yaml"
     stack.write_text(yaml.safe_dump({"config": config}))

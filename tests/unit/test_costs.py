@@ -37,7 +37,7 @@ def _with_network(network: dict) -> dict:
 def test_default_config_fixed_charges_are_eks_and_one_nat():
     cost = _estimate()
     assert fixed_total(cost) == pytest.approx(EKS + NAT)
-    assert [c.what for c in cost.charges] == ["EKS control plane", "NAT gateway x1"]
+    assert [c.what for c in cost.charges] == ["EKS control plane (standard support)", "NAT gateway x1"]
 
 
 def test_default_config_idle_total():
@@ -78,13 +78,21 @@ def test_single_nat_gateway_ignores_zone_count():
 
 def test_reused_vpc_has_no_nat_charge():
     cost = _estimate(**_with_network(REUSED_VPC))
-    assert [(c.what, c.idle) for c in cost.charges] == [("EKS control plane", pytest.approx(EKS))]
+    assert [(c.what, c.idle) for c in cost.charges] == [
+        ("EKS control plane (standard support)", pytest.approx(EKS))
+    ]
     assert not any("NAT" in c.what for c in cost.charges)
 
 
 def test_unpriced_pool_is_listed_and_adds_nothing():
     base = _estimate(**{"gpukit:nodePools": [SYSTEM_POOL]})
-    h200 = {"name": "h200", "instanceType": "p5e.48xlarge", "minNodes": 1, "maxNodes": 4}
+    h200 = {
+        "name": "h200",
+        "instanceType": "p5e.48xlarge",
+        "minNodes": 1,
+        "maxNodes": 4,
+        "zones": ["usw2-az1"],
+    }
     cost = _estimate(**{"gpukit:nodePools": [SYSTEM_POOL, h200]})
     assert cost.unpriced == ["h200"]
     assert cost.idle_total == pytest.approx(base.idle_total)
@@ -92,6 +100,16 @@ def test_unpriced_pool_is_listed_and_adds_nothing():
     pool = next(p for p in cost.pools if p.pool.name == "h200")
     assert pool.idle is None
     assert pool.at_max is None
+
+
+def test_extended_support_is_charged_at_its_price():
+    config = eks_config()
+    config["gpukit:cluster"]["supportType"] = "extended"
+    cost = estimate(resolve_config(config))
+    assert [(c.what, c.idle) for c in cost.charges if c.what.startswith("EKS")] == [
+        ("EKS control plane (extended support)", pytest.approx(0.60))
+    ]
+    assert fixed_total(cost) == pytest.approx(0.60 + NAT)
 
 
 def test_priced_config_has_nothing_unpriced():

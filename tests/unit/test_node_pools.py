@@ -21,6 +21,7 @@ def test_gpu_pool_labels_and_taint():
         "gpukit.dev/pool": "l4",
         "gpukit.dev/gpu-model": "L4",
         "nvidia.com/gpu.present": "true",
+        "k8s.amazonaws.com/accelerator": "nvidia-l4",  # the Cluster Autoscaler's GPU label on AWS
     }
     assert [(t.key, t.value, t.effect) for t in pool.taints] == [("nvidia.com/gpu", "true", "NoSchedule")]
     assert pool.is_gpu
@@ -83,6 +84,7 @@ def test_autoscaler_tags_for_an_eight_gpu_pool():
         f"{PREFIX}/label/gpukit.dev/pool": "h100",
         f"{PREFIX}/label/gpukit.dev/gpu-model": "H100",
         f"{PREFIX}/label/nvidia.com/gpu.present": "true",
+        f"{PREFIX}/label/k8s.amazonaws.com/accelerator": "nvidia-h100",
         f"{PREFIX}/taint/nvidia.com/gpu": "true:NoSchedule",
         f"{PREFIX}/resources/nvidia.com/gpu": "8",
     }

@@ -8,9 +8,15 @@ from gpukit.providers.aws.catalog import InstanceType
 from harness import eks_config, example_config
 
 SYSTEM_POOL = {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3}
-L4_POOL = {"name": "l4", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 8}
-G7E_POOL = {"name": "g7e", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 2}
-P5E_POOL = {"name": "h200", "instanceType": "p5e.48xlarge", "minNodes": 0, "maxNodes": 1}
+L4_POOL = {"name": "l4", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 8, "zones": ["usw2-az1"]}
+G7E_POOL = {"name": "g7e", "instanceType": "g7e.2xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az1"]}
+P5E_POOL = {
+    "name": "h200",
+    "instanceType": "p5e.48xlarge",
+    "minNodes": 0,
+    "maxNodes": 1,
+    "zones": ["usw2-az1"],
+}
 
 CUDA_KEY = "gpukit:workloads.cudaVersion"
 

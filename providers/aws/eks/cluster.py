@@ -6,12 +6,17 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from gpukit.components.api_access import is_internal, needs_public_endpoint, public_cidrs
 from gpukit.components.handle import ClusterHandle
+from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.spec import ClusterSpec, SupportType
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
+from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
 from gpukit.providers.aws.eks.storage import DEFAULT_STORAGE_CLASS, EksStorage
+from gpukit.providers.aws.eks.zone_groups import GroupPlan, ZoneError, group_plans
 from gpukit.providers.aws.iam_policies import (
     CLUSTER_ADMIN_ACCESS_POLICY,
     CLUSTER_ROLE_POLICIES,
@@ -21,10 +26,16 @@ from gpukit.providers.aws.iam_policies import (
     secrets_encryption_policy,
 )
 from gpukit.providers.aws.provider import cluster_provider
-from gpukit.providers.aws.vpc import cluster_vpc
+from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller
+from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
 
 TYPE_TOKEN = "gpukit:index:EksCluster"
 CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+# EKS add-ons gpukit manages, so their versions follow the cluster's Kubernetes minor (EKS user guide,
+# "Amazon EKS add-ons"): the network plugin and kube-proxy must run before nodes can become Ready,
+# CoreDNS needs nodes to run on.
+NODE_NETWORK_ADDONS = ("vpc-cni", "kube-proxy")
+DNS_ADDON = "coredns"
 
 
 class EksClusterArgs(TypedDict):
@@ -53,7 +64,8 @@ class EksCluster(pulumi.ComponentResource):
 
         # --- network: nodes and the control plane's interfaces in private subnets
         aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
-        subnet_ids = cluster_vpc(name, spec, aws_children).private_subnet_ids
+        pools = args["cluster"].pools
+        subnet_ids, subnets_by_zone, plans = _network(name, spec, pools, aws_children, invoke)
 
         # --- envelope encryption of Secrets
         key = aws.kms.Key(
@@ -93,7 +105,21 @@ class EksCluster(pulumi.ComponentResource):
             )
         )
 
-        public_cidrs = spec["api_access_cidrs"]
+        # --- control-plane logs: gpukit's own group, with a retention, made before the cluster so EKS
+        # never creates an unmanaged one that keeps events forever (EKS user guide, "Send control plane
+        # logs to CloudWatch Logs": the group is /aws/eks/<cluster>/cluster); removed on destroy.
+        log_group = aws.cloudwatch.LogGroup(
+            f"{name}-control-plane-logs",
+            name=f"/aws/eks/{cluster_name}/cluster",
+            retention_in_days=spec.get("log_retention_days", DEFAULT_LOG_RETENTION_DAYS),
+            opts=child,
+        )
+
+        # Private ranges reach the API through the private endpoint (inside the VPC, peering or VPN);
+        # the public endpoint exists only for public ranges, and admits only those.
+        access = spec["api_access_cidrs"]
+        public = public_cidrs(access)
+        support = spec.get("support_type", SupportType.STANDARD)
         cluster = aws.eks.Cluster(
             f"{name}-eks",
             # Fixed: IAM conditions and autoscaler discovery are keyed on it. No delete_before_replace:
@@ -105,34 +131,24 @@ class EksCluster(pulumi.ComponentResource):
             vpc_config={
                 "subnet_ids": subnet_ids,
                 "endpoint_private_access": True,
-                "endpoint_public_access": bool(public_cidrs),
-                "public_access_cidrs": public_cidrs or None,
+                "endpoint_public_access": needs_public_endpoint(access),
+                "public_access_cidrs": public or None,
             },
+            # Explicit: STANDARD ends in an automatic upgrade when the minor leaves standard support;
+            # EXTENDED keeps the minor 12 more months at $0.60 instead of $0.10 per hour.
+            upgrade_policy={"support_type": support.value.upper()},
             access_config={
                 "authentication_mode": "API",
                 "bootstrap_cluster_creator_admin_permissions": True,
             },
             enabled_cluster_log_types=CONTROL_PLANE_LOGS,
             encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
-            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=cluster_grants),
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=provider, depends_on=[*cluster_grants, log_group]
+            ),
         )
-
-        for i, principal in enumerate(spec.get("admin_principal_arns", [])):
-            entry = aws.eks.AccessEntry(
-                f"{name}-admin-{i}",
-                cluster_name=cluster.name,
-                principal_arn=principal,
-                type="STANDARD",
-                opts=child,
-            )
-            aws.eks.AccessPolicyAssociation(
-                f"{name}-admin-{i}-policy",
-                cluster_name=cluster.name,
-                principal_arn=entry.principal_arn,
-                policy_arn=CLUSTER_ADMIN_ACCESS_POLICY,
-                access_scope={"type": "cluster"},
-                opts=child,
-            )
+        _private_api_access(name, cluster, access, child)
+        _admin_entries(name, cluster, spec.get("admin_principal_arns", []), identity.arn, child)
 
         # --- nodes
         node_role = aws.iam.Role(
@@ -147,22 +163,36 @@ class EksCluster(pulumi.ComponentResource):
             )
             for arn in NODE_ROLE_POLICIES
         ]
+        node_network = [
+            _addon(name, addon, cluster, version, provider, self, invoke, []) for addon in NODE_NETWORK_ADDONS
+        ]
+        sizes = current_desired_sizes(cluster_name, invoke)
         system_pools: list[pulumi.Resource] = []
-        for pool in args["cluster"].pools:
-            node_pool = EksNodePool(
-                f"{name}-{pool.name}",
-                {
-                    "cluster_name": cluster.name,
-                    "autoscaler_cluster_name": cluster_name,
-                    "node_role_arn": node_role.arn,
-                    "subnet_ids": subnet_ids,
-                    "kubernetes_version": version,
-                    "pool": pool,
-                },
-                opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}, depends_on=node_grants),
-            )
-            if not pool.is_gpu and pool.min_nodes >= 1:
-                system_pools.append(node_pool)
+        for pool, groups in zip(pools, plans, strict=True):
+            for group in groups:
+                node_pool = EksNodePool(
+                    f"{name}-{pool.name}{group.resource_suffix}",
+                    {
+                        "cluster_name": cluster.name,
+                        "autoscaler_cluster_name": cluster_name,
+                        "node_role_arn": node_role.arn,
+                        "subnet_ids": (
+                            [s for zone in group.zone_ids for s in subnets_by_zone[zone]]
+                            if group.zone_ids
+                            else subnet_ids
+                        ),
+                        "kubernetes_version": version,
+                        "pool": pool,
+                        "name_prefix": group.name_prefix,
+                        "scaling": scaling(
+                            group.min_size, group.max_size, current_desired_size(group.name_prefix, sizes)
+                        ),
+                        "wait_for": [*node_grants, *node_network],
+                    },
+                    opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),
+                )
+                if not pool.is_gpu and pool.min_nodes >= 1:
+                    system_pools.append(node_pool)
 
         # --- access from Pulumi
         rendered: pulumi.Output[str] = pulumi.Output.all(
@@ -177,6 +207,7 @@ class EksCluster(pulumi.ComponentResource):
         )
 
         # --- add-ons on the system pools
+        _addon(name, DNS_ADDON, cluster, version, provider, self, invoke, system_pools)
         pod_identity_agent = aws.eks.Addon(
             f"{name}-pod-identity-agent",
             cluster_name=cluster.name,
@@ -216,6 +247,104 @@ class EksCluster(pulumi.ComponentResource):
                 "storage_class": storage.storage_class,
             }
         )
+
+
+def _network(
+    name: str,
+    spec: ClusterSpec,
+    pools: tuple[PoolFacts, ...],
+    opts: pulumi.ResourceOptions,
+    invoke: pulumi.InvokeOptions,
+) -> tuple[pulumi.Input[list[str]], dict[str, list[pulumi.Input[str]]], list[list[GroupPlan]]]:
+    """The VPC (with a subnet in every pinned zone when gpukit makes it), its private subnets by AZ ID,
+    and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
+    pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
+    vpc = cluster_vpc(name, spec, opts, pinned)
+    subnets_by_zone: dict[str, list[pulumi.Input[str]]]
+    if vpc.private_subnet_by_zone_id is not None:
+        subnets_by_zone = {zone: [subnet] for zone, subnet in vpc.private_subnet_by_zone_id.items()}
+    else:
+        reused = reused_subnet_zones(spec["network"]["subnet_ids"], invoke)
+        subnets_by_zone = {zone: list[pulumi.Input[str]](ids) for zone, ids in reused.items()}
+    try:
+        plans = [
+            group_plans(i, pool, spec["region"], sorted(subnets_by_zone)) for i, pool in enumerate(pools)
+        ]
+    except ZoneError as err:
+        raise pulumi.RunError(str(err)) from None
+    return vpc.private_subnet_ids, subnets_by_zone, plans
+
+
+def _private_api_access(
+    name: str, cluster: "aws.eks.Cluster", access: list[str], opts: pulumi.ResourceOptions
+) -> None:
+    """The private endpoint answers only what the cluster security group admits: the private ranges of
+    apiAccessCidrs get HTTPS to it."""
+    for i, cidr in enumerate(c for c in access if is_internal(c)):
+        aws.vpc.SecurityGroupIngressRule(
+            f"{name}-api-private-{i}",
+            security_group_id=cluster.vpc_config.cluster_security_group_id,
+            cidr_ipv4=cidr,
+            ip_protocol="tcp",
+            from_port=443,
+            to_port=443,
+            description=f"Kubernetes API from {cidr} (apiAccessCidrs)",
+            opts=opts,
+        )
+
+
+def _admin_entries(
+    name: str,
+    cluster: "aws.eks.Cluster",
+    principals: list[str],
+    caller_arn: str,
+    opts: pulumi.ResourceOptions,
+) -> None:
+    """Cluster-admin access entries. The deployer's own entry is EKS's
+    (bootstrap_cluster_creator_admin_permissions): a second one for the same principal would fail, so
+    it is skipped."""
+    for i, principal in enumerate(principals):
+        if principal_is_caller(principal, caller_arn):
+            continue
+        entry = aws.eks.AccessEntry(
+            f"{name}-admin-{i}",
+            cluster_name=cluster.name,
+            principal_arn=principal,
+            type="STANDARD",
+            opts=opts,
+        )
+        aws.eks.AccessPolicyAssociation(
+            f"{name}-admin-{i}-policy",
+            cluster_name=cluster.name,
+            principal_arn=entry.principal_arn,
+            policy_arn=CLUSTER_ADMIN_ACCESS_POLICY,
+            access_scope={"type": "cluster"},
+            opts=opts,
+        )
+
+
+def _addon(  # noqa: PLR0917 (a private helper of EksCluster)
+    name: str,
+    addon: str,
+    cluster: "aws.eks.Cluster",
+    version: str,
+    provider: pulumi.ProviderResource,
+    parent: pulumi.Resource,
+    invoke: pulumi.InvokeOptions,
+    depends_on: list[pulumi.Resource],
+) -> "aws.eks.Addon":
+    """An EKS-managed add-on at EKS's default version for the cluster's minor, so a Kubernetes upgrade
+    in config also upgrades it. OVERWRITE on create adopts the copy EKS installs with a new cluster."""
+    default = aws.eks.get_addon_version(addon_name=addon, kubernetes_version=version, opts=invoke)
+    return aws.eks.Addon(
+        f"{name}-{addon}",
+        cluster_name=cluster.name,
+        addon_name=addon,
+        addon_version=default.version,
+        resolve_conflicts_on_create="OVERWRITE",
+        resolve_conflicts_on_update="PRESERVE",
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on),
+    )
 
 
 def build_eks(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> ClusterHandle:

@@ -10,6 +10,7 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity, NodeImage
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
 from gpukit.providers.aws.eks.images import eks_image
+from gpukit.providers.aws.eks.scaling import Scaling
 
 TYPE_TOKEN = "gpukit:index:EksNodePool"
 
@@ -38,10 +39,17 @@ class EksNodePoolArgs(TypedDict):
     autoscaler_cluster_name: str
     """The cluster's name as a plain string: it is part of tag keys, which cannot wait on outputs."""
     node_role_arn: pulumi.Input[str]
-    subnet_ids: pulumi.Input[list[str]]
+    subnet_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
     kubernetes_version: str
     pool: PoolFacts
     """Pool facts from components/pools.py (Python-only: this component is internal to EksCluster)."""
+    name_prefix: str
+    """The node group's name prefix: `<pool>-` or, for one zone of a GPU pool, `<pool>-<AZ ID>-`."""
+    scaling: Scaling
+    """This group's share of the pool's minNodes/maxNodes, and its desired size (eks/scaling.py)."""
+    wait_for: list[pulumi.Resource]
+    """What the node group itself waits for (the node role's grants, the network add-ons): a
+    component's depends_on does not reach its children."""
 
 
 class EksNodePool(pulumi.ComponentResource):
@@ -84,21 +92,24 @@ class EksNodePool(pulumi.ComponentResource):
             opts=child,
         )
 
+        size = args["scaling"]
         node_group = aws.eks.NodeGroup(
             f"{name}-ng",
             cluster_name=args["cluster_name"],
-            node_group_name_prefix=f"{pool.name}-",
+            node_group_name_prefix=args["name_prefix"],
             node_role_arn=args["node_role_arn"],
             subnet_ids=args["subnet_ids"],
             version=args["kubernetes_version"],
             ami_type=image.ami_type,
             capacity_type="SPOT" if pool.capacity == Capacity.SPOT else "ON_DEMAND",
-            instance_types=[pool.instance.name],
-            # Created at min size; afterwards the Cluster Autoscaler owns desired size (ignored below).
+            # Spot pools may list alternatives of the same size and GPUs: more capacity pools to draw on.
+            instance_types=[pool.instance.name, *(t.name for t in pool.alternative_instances)],
+            # Created at min size; afterwards the Cluster Autoscaler owns desired size (ignored below),
+            # unless the group's current size lies outside new bounds (eks/scaling.py).
             scaling_config={
-                "min_size": pool.min_nodes,
-                "max_size": pool.max_nodes,
-                "desired_size": pool.min_nodes,
+                "min_size": size.min_size,
+                "max_size": size.max_size,
+                "desired_size": size.desired_size,
             },
             update_config={"max_unavailable": 1},
             labels=labels,
@@ -108,7 +119,8 @@ class EksNodePool(pulumi.ComponentResource):
             launch_template={"id": launch_template.id, "version": launch_template.latest_version.apply(str)},
             opts=pulumi.ResourceOptions(
                 parent=self,
-                ignore_changes=["scalingConfig.desiredSize"],
+                depends_on=args["wait_for"],
+                ignore_changes=["scalingConfig.desiredSize"] if size.autoscaler_owns_desired else [],
             ),
         )
         # Managed node groups do not copy their tags to the autoscaling group behind them; the
