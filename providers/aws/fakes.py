@@ -13,7 +13,7 @@ from gpukit.components.name_rules import planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
 from gpukit.providers.aws.names import AWS_NAME_RULES
-from gpukit.providers.aws.offerings import REGION_AZ_IDS, az_id_prefix
+from gpukit.providers.aws.offerings import REGION_AZ_IDS, az_id_prefix, offered_zone_ids
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
@@ -85,6 +85,8 @@ class AwsFakes:
             zones = self.zones()
             name, zone_id = zones[int(_hex(str(args.get("id")), length=4), 16) % len(zones)]
             return {"id": args.get("id"), "availabilityZone": name, "availabilityZoneId": zone_id}
+        if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+            return self._offerings(args)
         if token == "aws:eks/getClusters:getClusters":
             return {"id": self.region, "names": []}  # a plan is of a new cluster: no node groups yet
         if token == "aws:eks/getAddonVersion:getAddonVersion":
@@ -111,6 +113,21 @@ class AwsFakes:
                 "reverseDnsPrefix": "com.amazonaws",
             }
         return None
+
+    def _offerings(self, args: dict[str, Any]) -> dict[str, Any]:
+        """EC2's instance type offerings by AZ ID: the sourced rows of providers/aws/offerings.py, and
+        for types without one every zone of the fake account (a plan cannot ask EC2; the EKS
+        substrate's findings say the zones are checked at `pulumi up`)."""
+        (wanted,) = [f["values"] for f in args.get("filters", []) if f.get("name") == "instance-type"]
+        zone_ids = [zone_id for _, zone_id in self.zones()]
+        rows = [(t, z) for t in wanted for z in (offered_zone_ids(self.region, t) or zone_ids)]
+        return {
+            "id": self.region,
+            "locationType": args.get("locationType"),
+            "instanceTypes": [t for t, _ in rows],
+            "locations": [z for _, z in rows],
+            "locationTypes": [args.get("locationType")] * len(rows),
+        }
 
     def _arn(self, service: str, resource: str, *, regional: bool = True) -> str:
         region = self.region if regional else ""

@@ -79,6 +79,14 @@ def offered_zone_ids(region: str, instance_type: str) -> tuple[str, ...] | None:
     return OFFERINGS.get((region, instance_type))
 
 
+def zones_not_offering(
+    types: list[str], zone_ids: tuple[str, ...], offered: dict[str, set[str]]
+) -> list[tuple[str, str]]:
+    """(zone, type) pairs where a group's zone does not offer one of its instance types, from EC2's
+    answer (`offered`: type -> AZ IDs, as getInstanceTypeOfferings lists them)."""
+    return [(zone, t) for zone in zone_ids for t in types if zone not in offered.get(t, set())]
+
+
 def split_evenly(total: int, parts: int) -> list[int]:
     """`total` nodes over `parts` groups, as evenly as possible, the first groups taking the rest.
 

@@ -14,6 +14,7 @@ from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
+from gpukit.components.preflight import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
@@ -26,6 +27,7 @@ from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
+from gpukit.providers.aws.offerings import offered_zone_ids
 from gpukit.providers.aws.validation import (
     K3S_VPC_PREFIXES,
     validate_alternatives,
@@ -91,6 +93,23 @@ class EksSubstrate(Substrate):
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return eks_charges(cluster)
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        """Zones no sourced table vouches for: the plan cannot ask EC2, `pulumi up` does."""
+        region = cluster.spec["region"]
+        return [
+            Finding(
+                Severity.INFO,
+                f"gpukit:nodePools[{i}].zones",
+                f"whether each of {', '.join(pool.zones)} offers {', '.join(types)} is not known offline; "
+                "`pulumi up` asks EC2 (DescribeInstanceTypeOfferings) and stops before creating anything "
+                "if one does not",
+            )
+            for i, pool in enumerate(cluster.pools)
+            if pool.is_gpu and pool.zones
+            for types in [[pool.instance.name, *(t.name for t in pool.alternative_instances)]]
+            if any(offered_zone_ids(region, t) is None for t in types)
+        ]
 
     def next_steps(self, cluster: ResolvedCluster) -> list[str]:
         return [f"# or: aws eks update-kubeconfig --name {cluster.name} --region {cluster.spec['region']}"]

@@ -215,6 +215,40 @@ def test_a_pinned_zone_without_a_reused_subnet_fails_before_anything_is_created(
         run(config)
 
 
+def test_a_pinned_zone_that_does_not_offer_the_type_fails_before_anything_is_created(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """EC2's offerings are asked at `pulumi up` (gpukit has no offline table): a zone without the
+    pool's type stops the run, naming the key, before any resource is registered."""
+    original = AwsFakes.invoke
+    asked: list[dict[str, Any]] = []
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+            asked.append(args)
+            return {
+                "id": self.region,
+                "instanceTypes": ["g6.xlarge", "g6.xlarge"],
+                "locations": ["usw2-az1", "usw2-az3"],
+                "locationTypes": ["availability-zone-id"] * 2,
+            }
+        return original(self, token, args)
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+    with pytest.raises(
+        Exception,
+        match=r"gpukit:nodePools\[1\]\.zones: usw2-az2 does not offer g6\.xlarge "
+        r"\(EC2 offers it in usw2-az1, usw2-az3\)",
+    ):
+        run(eks_config())
+    assert asked == [
+        {
+            "locationType": "availability-zone-id",
+            "filters": [{"name": "instance-type", "values": ["g6.xlarge"]}],
+        }
+    ]
+
+
 def test_iam_roles_are_least_privilege(dev: Recording) -> None:
     attached = {
         a.name.removeprefix("unit-"): a.inputs["policyArn"]

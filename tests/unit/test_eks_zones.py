@@ -6,7 +6,13 @@ from gpukit.components.spec import Provider
 from gpukit.providers.aws.autoscaling import ACCELERATOR_LABEL, accelerator_label
 from gpukit.providers.aws.eks.scaling import current_desired_size, scaling
 from gpukit.providers.aws.eks.zone_groups import ZoneError, group_plans
-from gpukit.providers.aws.offerings import AZ_ID_PREFIXES, AZ_ID_RE, pick_vpc_zones, split_evenly
+from gpukit.providers.aws.offerings import (
+    AZ_ID_PREFIXES,
+    AZ_ID_RE,
+    pick_vpc_zones,
+    split_evenly,
+    zones_not_offering,
+)
 from gpukit.providers.aws.validation import principal_is_caller
 from harness import pool_facts
 
@@ -143,3 +149,12 @@ def test_every_known_region_prefix_makes_valid_az_ids() -> None:
 )
 def test_the_deployer_is_recognised_through_an_assumed_role(principal: str, caller: str, same: bool) -> None:
     assert principal_is_caller(principal, caller) is same
+
+
+def test_zones_not_offering_names_each_zone_and_type_ec2_does_not_offer() -> None:
+    offered = {"p5.48xlarge": {"use1-az4"}, "p5en.48xlarge": {"use1-az4", "use1-az6"}}
+    assert zones_not_offering(["p5.48xlarge", "p5en.48xlarge"], ("use1-az4", "use1-az6"), offered) == [
+        ("use1-az6", "p5.48xlarge")
+    ]
+    assert zones_not_offering(["g6.xlarge"], ("use1-az1",), offered) == [("use1-az1", "g6.xlarge")]
+    assert zones_not_offering(["p5.48xlarge"], ("use1-az4",), offered) == []

@@ -25,6 +25,7 @@ from gpukit.providers.aws.iam_policies import (
     kms_key_policy,
     secrets_encryption_policy,
 )
+from gpukit.providers.aws.offerings import zones_not_offering
 from gpukit.providers.aws.provider import cluster_provider
 from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller
 from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
@@ -259,6 +260,7 @@ def _network(
     """The VPC (with a subnet in every pinned zone when gpukit makes it), its private subnets by AZ ID,
     and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
     pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
+    _check_offerings(pools, invoke)  # before the VPC: a wrong pin must not leave half a network
     vpc = cluster_vpc(name, spec, opts, pinned)
     subnets_by_zone: dict[str, list[pulumi.Input[str]]]
     if vpc.private_subnet_by_zone_id is not None:
@@ -273,6 +275,36 @@ def _network(
     except ZoneError as err:
         raise pulumi.RunError(str(err)) from None
     return vpc.private_subnet_ids, subnets_by_zone, plans
+
+
+def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions) -> None:
+    """Every zone a GPU pool pins offers every instance type of the pool, asked of EC2 before anything
+    is created: gpukit has no sourced offline table (offerings.py), and a node group in a zone without
+    its type would sit at CREATE_FAILED. (`gpukit plan` cannot ask EC2; it says so per pool.)"""
+    pinned = [(i, pool) for i, pool in enumerate(pools) if pool.is_gpu and pool.zones]
+    types = sorted({t for _, pool in pinned for t in _pool_types(pool)})
+    if not types:
+        return
+    answer = aws.ec2.get_instance_type_offerings(
+        location_type="availability-zone-id",
+        filters=[{"name": "instance-type", "values": types}],
+        opts=invoke,
+    )
+    offered: dict[str, set[str]] = {}
+    for instance_type, zone in zip(answer.instance_types, answer.locations, strict=True):
+        offered.setdefault(instance_type, set()).add(zone)
+    problems = [
+        f"gpukit:nodePools[{i}].zones: {zone} does not offer {instance_type} (EC2 offers it in "
+        f"{', '.join(sorted(offered.get(instance_type, set()))) or 'no zone of this region'})"
+        for i, pool in pinned
+        for zone, instance_type in zones_not_offering(_pool_types(pool), pool.zones, offered)
+    ]
+    if problems:
+        raise pulumi.RunError("; ".join(problems))
+
+
+def _pool_types(pool: PoolFacts) -> list[str]:
+    return [pool.instance.name, *(t.name for t in pool.alternative_instances)]
 
 
 def _private_api_access(
