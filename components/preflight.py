@@ -7,6 +7,7 @@ exit 1 and stops `pulumi up` before any resource is created.
 from dataclasses import dataclass
 from enum import Enum
 
+from gpukit.components.api_access import covers_public_internet
 from gpukit.components.catalog.drivers import (
     GPU_OPERATOR_DRIVER_BRANCH,
     CudaSupport,
@@ -104,6 +105,37 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
     return findings
 
 
+API_ACCESS_KEY = "gpukit:cluster.apiAccessCidrs"
+_WHOLE_INTERNET = "the Kubernetes API is reachable from the whole internet"
+
+
+def api_access_findings(cidrs: list[str]) -> list[Finding]:
+    """A warning where `apiAccessCidrs` admits every public address, however it is written: one range
+    that does (`0.0.0.0/0`, `0.0.0.0/0` with host bits) is named by its index; ranges that only do
+    together (`0.0.0.0/1` + `128.0.0.0/1`) name the list. Any substrate, since every one of them
+    opens its API to exactly these ranges."""
+    alone = [i for i, cidr in enumerate(cidrs) if covers_public_internet([cidr])]
+    if alone:
+        return [
+            Finding(
+                Severity.WARNING,
+                f"{API_ACCESS_KEY}[{i}]",
+                f"{_WHOLE_INTERNET} ({cidrs[i]}); list your office/VPN CIDRs",
+            )
+            for i in alone
+        ]
+    if covers_public_internet(cidrs):
+        return [
+            Finding(
+                Severity.WARNING,
+                API_ACCESS_KEY,
+                f"{_WHOLE_INTERNET}: together, {', '.join(cidrs)} cover every public IPv4 address; list "
+                "your office/VPN CIDRs",
+            )
+        ]
+    return []
+
+
 def preflight(cluster: ResolvedCluster) -> list[Finding]:
     """Findings for a validated cluster, errors first."""
     cuda = cluster.cuda_version
@@ -132,14 +164,6 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
             )
         )
     findings.extend(cluster.substrate.findings(cluster))
-    for i, cidr in enumerate(cluster.spec.get("api_access_cidrs", [])):
-        if cidr == "0.0.0.0/0":
-            findings.append(
-                Finding(
-                    Severity.WARNING,
-                    f"gpukit:cluster.apiAccessCidrs[{i}]",
-                    "the Kubernetes API is reachable from the whole internet; list your office/VPN CIDRs",
-                )
-            )
+    findings.extend(api_access_findings(cluster.spec.get("api_access_cidrs", [])))
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     return sorted(findings, key=lambda f: order[f.severity])

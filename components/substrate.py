@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.errors import MissingExtraError, Problem
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
+from gpukit.components.validate.limits import NO_LIMITS, SubstrateLimits
 
 if TYPE_CHECKING:
     import pulumi
@@ -48,6 +49,10 @@ class ProviderSetting:
     """The shape a valid value has (None: any string)."""
     shape: str = ""
     """The shape in words, for the message when the value does not match `pattern`."""
+    known: frozenset[str] | None = None
+    """Every value gpukit accepts (the sourced region list), or None for any value of the shape."""
+    known_source: str = ""
+    """Where `known` comes from, for the message naming a value it does not hold."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,8 @@ class Substrate(Protocol):
     catalog: MachineCatalog
     gpu_taint_value: str
     """The value of the nvidia.com/gpu taint on GPU nodes (GKE sets `present` itself)."""
+    limits: SubstrateLimits = NO_LIMITS
+    """The provider's sourced limits on node counts and list sizes (providers/<cloud>/limits.py)."""
 
     def pool_facts(self, pool: NodePoolSpec) -> "PoolFacts":
         """The facts of one validated pool: its machine from the catalog, its scale bounds."""

@@ -3,6 +3,7 @@ the schema (components/config/schema.py), into snake_case attrs. Structure only:
 did-you-mean, missing keys, types, closed sets, and keys of capabilities not built yet. Every problem is
 collected, none raised."""
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -60,11 +61,44 @@ def _did_you_mean(key: str, known: list[str]) -> str:
     return "allowed keys: " + ", ".join(known)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def text_problem(key: str, text: str) -> Problem | None:
+    """What is wrong with a one-line config string, or None.
+
+    Every gpukit string is one line (names, ids, CIDRs, versions, ARNs, tags, host keys; only the
+    secret SSH key spans lines, and it is not checked here). Surrounding whitespace and control
+    characters are refused, not stripped: a YAML block scalar (`>` or `|`) keeps a trailing newline,
+    and `name\n` would otherwise reach a cloud API, a tag or a script as written. Refusing with the
+    key named shows the user the value gpukit would have used instead of silently changing it.
+    """
+    if text != text.strip():
+        where = "a trailing newline" if text.rstrip(" \t") != text.rstrip() else "whitespace around it"
+        return Problem(
+            key,
+            f"has {where}; remove it (a YAML `>` or `|` block keeps a final newline: use `>-`, `|-` or a "
+            f"plain scalar); got {text!r}",
+        )
+    if _CONTROL.search(text):
+        return Problem(key, f"must be one line without control characters (tabs, newlines); got {text!r}")
+    return None
+
+
+def _checked_text(key: str, text: str, problems: list[Problem]) -> bool:
+    found = text_problem(key, text)
+    if found is not None:
+        problems.append(found)
+    return found is None
+
+
 def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) -> Any:
     kind = field.kind
     if kind == "str":
         if not isinstance(value, str):
             problems.append(_type_problem(field, key, value))
+            return None
+        if not _checked_text(key, value, problems):
             return None
         if field.choices is not None:
             allowed = [c.value for c in field.choices]
@@ -94,12 +128,19 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             problems.append(_type_problem(field, key, value))
             return None
+        checked = [_checked_text(f"{key}[{i}]", v, problems) for i, v in enumerate(value)]  # every item
+        if not all(checked):
+            return None
         return list(value)
     if kind == "map[str]":
         if not isinstance(value, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in value.items()
         ):
             problems.append(_type_problem(field, key, value))
+            return None
+        checked = [_checked_text(f"{key}.{k}", k, problems) for k in value]
+        checked += [_checked_text(f"{key}.{k}", v, problems) for k, v in value.items()]
+        if not all(checked):
             return None
         return dict(value)
     if kind == "object":

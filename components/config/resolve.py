@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
+from gpukit.components.catalog.lookup import suggest
 from gpukit.components.config.parse import parse_namespace
 from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
 from gpukit.components.config.secrets import redact, secret_values
@@ -81,8 +82,15 @@ def _setting(
         return None
     if setting.pattern is None:
         return str(raw)
-    if not isinstance(raw, str) or not setting.pattern.match(raw):
+    if not isinstance(raw, str) or not setting.pattern.fullmatch(raw):
         problems.append(Problem(setting.key, f"must be {setting.shape}; got {raw!r}"))
+        return None
+    if setting.known is not None and raw not in setting.known:
+        close = suggest(raw, sorted(setting.known))
+        hint = f"did you mean {', '.join(close)}?" if close else f"one of {', '.join(sorted(setting.known))}"
+        problems.append(
+            Problem(setting.key, f"{raw!r} is not a region gpukit knows ({setting.known_source}); {hint}")
+        )
         return None
     return raw
 

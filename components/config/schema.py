@@ -246,8 +246,8 @@ CLUSTER_FIELDS = (
         "host provider, only for platform k3s",
         choices=Provider,
         default_doc="implied",
-        doc="Only needed for `k3s`: EC2 instances, Compute Engine VMs, or your own hosts over SSH. With "
-        "`eks`/`gke` it must be `aws`/`gcp` or be left out.",
+        doc="Only for `k3s`, where it is required: EC2 instances, Compute Engine VMs, or your own hosts over "
+        "SSH. `eks` and `gke` imply `aws` and `gcp`: the key is refused there.",
     ),
     Field(
         "kubernetesVersion",
@@ -274,7 +274,9 @@ CLUSTER_FIELDS = (
         doc="Who may reach the Kubernetes API. EKS/GKE: `[]` makes the endpoint private only. k3s on "
         "aws/gcp: at least one range (the machines that run `pulumi` and `kubectl`); the endpoint is "
         "internet-facing only when a range lies outside private space (10/8, 172.16/12, 192.168/16, "
-        "100.64/10). `0.0.0.0/0` draws a preflight warning.",
+        "100.64/10). Each is a network in CIDR form (a bare address is refused: write `/32`), listed once; "
+        "EKS takes at most 40, GKE 50. Ranges that admit the whole internet (`0.0.0.0/0`, or "
+        "`0.0.0.0/1` + `128.0.0.0/1`) draw a preflight warning.",
     ),
     Field(
         "adminPrincipalArns",
@@ -400,10 +402,13 @@ CLUSTER_FIELDS = (
         specific=True,
         default_doc="`{}`",
         doc="Extra tags on every cloud resource. AWS: tags (every resource already carries `gpukit:cluster` "
-        "and `managed-by`). Google Cloud (GKE, k3s on gcp): labels on every resource that takes labels, "
-        "node VMs included, beside `gpukit-cluster` and `managed-by`; keys 1-63 characters starting with "
-        "a lowercase letter, keys and values of lowercase letters, digits, `_` and `-` (values up to 63), "
-        "at most 60 of them.",
+        "and `managed-by`): at most 45 (AWS takes 50 per resource, gpukit sets up to 5), keys of 1-128 and "
+        "values of 0-256 letters, digits, spaces and `+ - = . _ : / @`, no `aws:` prefix; keys gpukit sets "
+        "itself (`Name`, `managed-by`, `gpukit:*`, `kubernetes.io/cluster/*`, `kubernetes.io/role/*`, "
+        "`k8s.io/cluster-autoscaler/*`) are refused. Google Cloud (GKE, k3s on gcp): labels on every "
+        "resource that takes labels, node VMs included, beside `gpukit-cluster` and `managed-by`; keys 1-63 "
+        "characters starting with a lowercase letter, keys and values of lowercase letters, digits, `_` and "
+        "`-` (values up to 63), at most 60 of them.",
     ),
 )
 
@@ -440,7 +445,9 @@ POOL_FIELDS = (
         "int",
         "most nodes the autoscaler may start",
         specific=True,
-        doc="At least 1. The pool's total: on EKS a GPU pool's zone groups share it (see `zones`).",
+        doc="At least 1. The pool's total: on EKS a GPU pool's zone groups share it (see `zones`). EKS: "
+        "at most 450 per managed node group (the default quota of nodes per managed node group). GKE: at "
+        "most 1,000 per zone of the pool (and 15,000 over all pools).",
     ),
     Field(
         "capacity",
@@ -523,8 +530,8 @@ POOL_FIELDS = (
         fields=GPU_FIELDS,
         default_doc="from the machine",
         doc="GPUs per node. Google Cloud N1 machines take attached T4s this way (`{model: T4, count: N}`, "
-        "N 1, 2 or 4); where the machine fixes its GPUs, a `gpu` that differs is an error. Over SSH: the "
-        "GPUs each host of the pool has, checked by its preflight.",
+        "N 1, 2 or 4); where the machine fixes its GPUs the key is refused (it would change nothing). Over "
+        "SSH: the GPUs each host of the pool has, checked by its preflight.",
     ),
     Field(
         "zones",

@@ -16,8 +16,9 @@ from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 from gpukit.components.errors import Problem
 from gpukit.components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
 from gpukit.components.substrate import Substrate, registry
-from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr, check_name
+from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr_list, check_name
 from gpukit.components.validate.keys import key_problems
+from gpukit.components.validate.limits import list_size_problem, node_count_problem
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
@@ -54,12 +55,13 @@ def substrate_of(cluster: ClusterSpec, problems: list[Problem] | None = None) ->
             )
             return None
         return found.get(platform, provider)
-    if provider is not None and provider != implied:
+    if provider is not None:
+        # Refused even when it agrees: a key that changes nothing is refused, never ignored.
         problems.append(
             Problem(
                 f"{CLUSTER}.provider",
-                f"platform {platform.value} implies provider {implied.value}; remove the key or set it to "
-                f"{implied.value}, got {provider.value!r}",
+                f"platform {platform.value} implies provider {implied.value}; remove the key (it is only "
+                f"for platform k3s), got {provider.value!r}",
             )
         )
     return found.get(platform, implied)
@@ -70,8 +72,11 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> Substrat
     check_name(f"{CLUSTER}.name", cluster["name"], CLUSTER_NAME_MAX, problems)
     substrate = substrate_of(cluster, problems)
     if substrate is not None and "cluster.apiAccessCidrs" in substrate.accepts:
-        for i, cidr in enumerate(cluster.get("api_access_cidrs", [])):
-            check_cidr(f"{CLUSTER}.apiAccessCidrs[{i}]", cidr, problems)
+        key, cidrs = f"{CLUSTER}.apiAccessCidrs", cluster.get("api_access_cidrs", [])
+        check_cidr_list(key, cidrs, problems)
+        too_many = list_size_problem(key, cidrs, substrate.limits.api_access_cidrs)
+        if too_many is not None:
+            problems.append(too_many)
     return substrate
 
 
@@ -120,7 +125,16 @@ def _validate_pool(i: int, pool: NodePoolSpec, catalog: MachineCatalog, problems
         problems.append(
             Problem(f"{key}.gpu", f"{machine.name} has no GPUs and takes none attached; remove the key")
         )
-    elif (gpu["model"], gpu["count"]) != (machine.gpu_model, machine.gpu_count):
+    elif (gpu["model"], gpu["count"]) == (machine.gpu_model, machine.gpu_count):
+        # Refused even when it agrees: the machine fixes its GPUs, so the key would change nothing.
+        problems.append(
+            Problem(
+                f"{key}.gpu",
+                f"{machine.name} comes with {machine.gpu_count}x {machine.gpu_model} already: the key changes "
+                "nothing there (it is for machines that take attached GPUs, and own hosts); remove it",
+            )
+        )
+    else:
         problems.append(
             Problem(
                 f"{key}.gpu",
@@ -145,6 +159,15 @@ def _validate_pools(pools: list[NodePoolSpec], substrate: Substrate, problems: l
         check_name(f"{POOLS}[{i}].name", pool["name"], POOL_NAME_MAX, problems)
         if substrate.builds_machines and _is_machine_pool(pool):
             _validate_pool(i, pool, substrate.catalog, problems)
+            too_big = node_count_problem(
+                f"{POOLS}[{i}].maxNodes", pool["max_nodes"], substrate.limits.nodes_per_group
+            )
+            if too_big is not None:
+                problems.append(too_big)
+    cluster_limit = substrate.limits.nodes_per_cluster
+    total = sum(p["max_nodes"] for p in pools if _is_machine_pool(p))
+    if cluster_limit is not None and total > cluster_limit.most:
+        problems.append(Problem(POOLS, f"the pools' maxNodes add up to {total}: {cluster_limit.describe()}"))
     names = Counter(p["name"] for p in pools)
     for i, pool in enumerate(pools):
         if names[pool["name"]] > 1:

@@ -20,8 +20,8 @@ from gpukit.components.errors import Problem
 from gpukit.components.spec import Capacity, ClusterSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
 
-_K3S_VERSION_RE = re.compile(r"^v(\d+\.\d+)\.\d+\+k3s\d+$")
-_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+_K3S_VERSION_RE = re.compile(r"v(\d+\.\d+)\.\d+\+k3s\d+")
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
 # The release asset names of CPU architectures (catalog spelling -> k3s's).
 K3S_ARCH = {CpuArch.X86_64: "amd64", CpuArch.ARM64: "arm64"}
 # k3s's own networks (its defaults, which gpukit keeps: `--cluster-cidr`, `--service-cidr`,
@@ -62,7 +62,7 @@ def validate_k3s_versions(
         )
     version = cluster.get("k3s_version")
     if version is not None:
-        match = _K3S_VERSION_RE.match(version)
+        match = _K3S_VERSION_RE.fullmatch(version)
         if match is None:
             problems.append(Problem(f"{CLUSTER}.k3sVersion", f"must look like v1.35.7+k3s1; got {version!r}"))
         elif match.group(1) != minor:
@@ -84,7 +84,7 @@ def _validate_sums(cluster: ClusterSpec, problems: list[Problem], arches: set[st
     for arch, value in given.items():
         if arch not in ARCHES:
             problems.append(Problem(f"{key}.{arch}", f"must be one of {', '.join(ARCHES)}; got {arch!r}"))
-        elif not _SHA256_RE.match(str(value)):
+        elif not _SHA256_RE.fullmatch(str(value)):
             problems.append(Problem(f"{key}.{arch}", "must be a SHA-256: 64 lowercase hexadecimal digits"))
     version = k3s_version_for(cluster["kubernetes_version"], cluster.get("k3s_version"))
     # SSH hosts: their architecture shows only on the host; one sum is enough to plan (install.sh

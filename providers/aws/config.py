@@ -8,6 +8,7 @@ import re
 
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED, K3S_KEYS
 from gpukit.components.substrate import ProviderSetting, SdkExtra
+from gpukit.providers.aws.regions import AWS_REGIONS, AWS_REGIONS_SOURCE
 
 AWS_SDK = SdkExtra(module="pulumi_aws", extra="aws")
 
@@ -17,8 +18,10 @@ AWS_REGION = ProviderSetting(
     attr="region",
     what="the region to build in",
     example="us-west-2",
-    pattern=re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$"),
+    pattern=re.compile(r"[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+"),
     shape="a region name like us-west-2",
+    known=AWS_REGIONS,
+    known_source=AWS_REGIONS_SOURCE,
 )
 
 _VPC_KEYS = frozenset(

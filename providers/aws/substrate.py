@@ -28,6 +28,8 @@ from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
 from gpukit.providers.aws.offerings import offered_zone_ids
+from gpukit.providers.aws.limits import EKS_LIMITS
+from gpukit.providers.aws.tags import tag_problems
 from gpukit.providers.aws.validation import (
     K3S_VPC_PREFIXES,
     validate_alternatives,
@@ -71,6 +73,7 @@ class EksSubstrate(Substrate):
     requires = REQUIRED_KEYS
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
+    limits = EKS_LIMITS
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         return aws_pool_facts(super().pool_facts(pool), pool)
@@ -80,6 +83,7 @@ class EksSubstrate(Substrate):
         validate_eks_cluster(args["cluster"], problems)
         if pools_ok:
             validate_eks_pools(args["cluster"], args["node_pools"], problems)
+        problems.extend(tag_problems(args["cluster"].get("tags", {})))
         return problems
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
@@ -144,6 +148,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
             cluster, problems, machine_arches(args["node_pools"] if pools_ok else None, self.catalog)
         )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
+        problems.extend(tag_problems(cluster.get("tags", {})))
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
         for i, pool in enumerate(args["node_pools"] if pools_ok else []):

@@ -27,8 +27,9 @@ EKS_KUBERNETES_VERSIONS = ("1.34", "1.35", "1.36")
 # at least (providers/aws/subnets.py).
 K3S_VPC_PREFIXES = (16, 22)
 
-_VPC_ID_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
-_SUBNET_ID_RE = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+# Whole values (fullmatch): `$` would let a trailing newline through.
+_VPC_ID_RE = re.compile(r"vpc-[0-9a-f]{8,17}")
+_SUBNET_ID_RE = re.compile(r"subnet-[0-9a-f]{8,17}")
 # IAM principals an EKS access entry takes: a role or a user, with an optional path (IAM user guide,
 # "IAM identifiers": arn:aws:iam::account:role/path/name; names are letters, digits and +=,.@_-).
 _IAM_NAME = r"[\w+=,.@-]+"
@@ -235,7 +236,7 @@ def validate_aws_network(
                         "only valid for a new VPC (cidr); a reused VPC keeps its own zones and NAT",
                     )
                 )
-        if not _VPC_ID_RE.match(vpc_id):
+        if not _VPC_ID_RE.fullmatch(vpc_id):
             problems.append(Problem(f"{key}.vpcId", f"must look like vpc-0123456789abcdef0; got {vpc_id!r}"))
         if not subnet_ids:
             problems.append(Problem(f"{key}.subnetIds", "required with vpcId: the private subnets to use"))
@@ -250,7 +251,7 @@ def validate_aws_network(
                 )
             )
         for i, subnet in enumerate(subnet_ids):
-            if not _SUBNET_ID_RE.match(subnet):
+            if not _SUBNET_ID_RE.fullmatch(subnet):
                 problems.append(
                     Problem(
                         f"{key}.subnetIds[{i}]", f"must look like subnet-0123456789abcdef0; got {subnet!r}"

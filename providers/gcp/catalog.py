@@ -18,6 +18,7 @@ Sources:
 """
 
 from gpukit.components.catalog.instances import InstanceType, MachineCatalog, PriceBasis
+from gpukit.providers.gcp import regions
 
 PRICE_REGION = "us-central1"
 PRICE_SOURCE = "skypilot-org/skypilot-catalog catalogs/v8/gcp/vms.csv @006059e0"
@@ -191,8 +192,9 @@ def accelerator_zones(accelerator: str, region: str) -> list[str] | None:
 
 
 def region_zones(region: str) -> list[str]:
-    """Zones of `region` gpukit knows: every zone its accelerator table lists there ([] if none)."""
-    return sorted({f"{region}-{z}" for zones in ACCELERATOR_ZONES.values() for z in zones.get(region, "")})
+    """Zones of `region` ([] for a region gpukit does not know): the sourced region list
+    (providers/gcp/regions.py), which holds every zone the accelerator table names."""
+    return regions.region_zones(region)
 
 
 # Machine series that attach their network through gVNIC only: gVNIC "replaces VirtIO-Net as the only

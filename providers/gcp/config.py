@@ -6,6 +6,7 @@ import re
 
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED, K3S_KEYS
 from gpukit.components.substrate import ProviderSetting, SdkExtra
+from gpukit.providers.gcp.regions import GCP_REGIONS, GCP_REGIONS_SOURCE
 
 GCP_SDK = SdkExtra(module="pulumi_gcp", extra="gcp")
 
@@ -20,8 +21,10 @@ GCP_REGION = ProviderSetting(
     attr="region",
     what="the region to build in",
     example="us-central1",
-    pattern=re.compile(r"^[a-z]+-[a-z]+\d+$"),
+    pattern=re.compile(r"[a-z]+-[a-z]+\d+"),
     shape="a region name like us-central1",
+    known=GCP_REGIONS,
+    known_source=GCP_REGIONS_SOURCE,
 )
 
 _REUSED_NETWORK = frozenset({"cluster.network.networkId", "cluster.network.subnetworkId"})

@@ -35,6 +35,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
 )
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
 from gpukit.providers.gcp.labels import validate_gcp_labels
+from gpukit.providers.gcp.limits import GKE_LIMITS
 from gpukit.providers.gcp.placement import cluster_location
 from gpukit.providers.gcp.validation import (
     validate_gcp_project,
@@ -71,6 +72,7 @@ class GkeSubstrate(Substrate):
     requires = REQUIRED_KEYS
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
+    limits = GKE_LIMITS
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []

@@ -4,6 +4,7 @@ ranges and driver mode, GPU placement in zones (GKE and k3s), and k3s on Compute
 import re
 
 from gpukit.components.catalog.instances import UnknownInstanceTypeError
+from gpukit.components.catalog.lookup import suggest
 from gpukit.components.config.schema import camel
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
@@ -15,6 +16,7 @@ from gpukit.components.spec import (
     ReleaseChannel,
 )
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr
+from gpukit.components.validate.limits import node_count_problem
 from gpukit.providers.gcp.catalog import (
     ACCELERATOR_ZONES,
     ATTACHABLE_COUNTS,
@@ -26,11 +28,13 @@ from gpukit.providers.gcp.catalog import (
 )
 from gpukit.providers.gcp.gke.compact_placement import validate_compact_placement
 from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
+from gpukit.providers.gcp.limits import GKE_LIMITS
+from gpukit.providers.gcp.regions import GCP_REGIONS_SOURCE
 
 # k3s on Compute Engine, new network: the subnet is the whole range (a /29 at the smallest; a /24 is
 # what a cluster can use).
 K3S_SUBNET_PREFIXES = (16, 24)
-_PROJECT_RE = re.compile(r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+_PROJECT_RE = re.compile(r"[a-z][-a-z0-9]{4,28}[a-z0-9]")
 
 # Kubernetes minors GKE offers for new clusters per release channel (GKE release notes, "Current
 # versions", about 2026-09: Rapid 1.34-1.37, Regular 1.34-1.36, Stable 1.34-1.35). The channels move
@@ -44,7 +48,7 @@ GKE_CHANNEL_VERSIONS: dict[ReleaseChannel, tuple[str, ...]] = {
 
 def validate_gcp_project(cluster: ClusterSpec, problems: list[Problem]) -> None:
     project = cluster.get("project")
-    if project is not None and not _PROJECT_RE.match(project):
+    if project is not None and not _PROJECT_RE.fullmatch(project):
         problems.append(
             Problem(
                 "gcp:project", f"must be a project id (6-30 lowercase letters, digits, '-'); got {project!r}"
@@ -55,9 +59,14 @@ def validate_gcp_project(cluster: ClusterSpec, problems: list[Problem]) -> None:
 def validate_gke_cluster(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
     validate_gcp_project(cluster, problems)
     region, zone = cluster["region"], cluster.get("zone")
-    if zone is not None and not re.fullmatch(rf"{re.escape(region)}-[a-z]", zone):
+    # No region (missing or unknown) is reported on gcp:region alone: zones cannot be judged without it.
+    if zone is not None and region and zone not in region_zones(region):
         problems.append(
-            Problem(f"{CLUSTER}.zone", f"must be a zone of region {region} ({region}-a ...); got {zone!r}")
+            Problem(
+                f"{CLUSTER}.zone",
+                f"must be a zone of region {region} ({region_zones(region)[0]} ...); got {zone!r}; "
+                f"{_zone_hint(zone, region)}",
+            )
         )
     channel = cluster.get("release_channel", ReleaseChannel.REGULAR)
     versions = GKE_CHANNEL_VERSIONS[channel]
@@ -70,6 +79,46 @@ def validate_gke_cluster(cluster: ClusterSpec, pools: list[NodePoolSpec], proble
             )
         )
     _validate_network(cluster, pools, problems)
+    for i, pool in enumerate(pools):
+        _validate_pool_size(i, pool, cluster, problems)
+
+
+def _zone_hint(zone: str, region: str) -> str:
+    """Did-you-mean among the region's zones (the sourced list), or the list itself."""
+    zones = region_zones(region)
+    close = suggest(zone, zones)
+    if close:
+        return f"did you mean {', '.join(close)}?"
+    return f"its zones: {', '.join(zones)} ({GCP_REGIONS_SOURCE})"
+
+
+def _not_a_zone(zone: str, region: str) -> str:
+    """The message for a pool zone that is not one of the region's."""
+    return f"must be a zone of the cluster's region {region}; got {zone!r}; {_zone_hint(zone, region)}"
+
+
+def _pool_zone_count(pool: NodePoolSpec, cluster: ClusterSpec) -> int:
+    """How many zones a GKE pool's nodes spread over: its own, the zonal cluster's, or the region's."""
+    if pool.get("zones"):
+        return len(set(pool["zones"]))
+    if cluster.get("zone"):
+        return 1
+    return len(region_zones(cluster["region"])) or 1
+
+
+def _validate_pool_size(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
+    """GKE's maxNodes is the whole pool's (total_max_node_count): at most the per-zone limit times the
+    pool's zones."""
+    if "max_nodes" not in pool or not cluster["region"]:
+        return
+    found = node_count_problem(
+        f"{POOLS}[{i}].maxNodes",
+        pool["max_nodes"],
+        GKE_LIMITS.nodes_per_pool_zone,
+        _pool_zone_count(pool, cluster),
+    )
+    if found is not None:
+        problems.append(found)
 
 
 def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
@@ -136,16 +185,14 @@ def validate_gke_pool(
     region, cluster_zone = cluster["region"], cluster.get("zone")
     if not region:
         return  # the missing or malformed gcp:region is reported already; zones cannot be checked
-    if cluster_zone is not None and not cluster_zone.startswith(f"{region}-"):
+    if cluster_zone is not None and cluster_zone not in region_zones(region):
         cluster_zone = None  # reported as gpukit:cluster.zone; do not judge pools against it
     zones = pool.get("zones", [])
     for zone in sorted({z for z in zones if zones.count(z) > 1}):
         problems.append(Problem(f"{key}.zones", f"{zone!r} is listed {zones.count(zone)} times"))
     for j, zone in enumerate(zones):
-        if not zone.startswith(f"{region}-"):
-            problems.append(
-                Problem(f"{key}.zones[{j}]", f"must be a zone of the cluster's region {region}; got {zone!r}")
-            )
+        if zone not in region_zones(region):
+            problems.append(Problem(f"{key}.zones[{j}]", _not_a_zone(zone, region)))
         elif cluster_zone is not None and zone != cluster_zone:
             problems.append(
                 Problem(
@@ -221,7 +268,7 @@ def _validate_gpu_zones(  # noqa: PLR0917 (a private helper of validate_gke_pool
         )
         return
     for j, zone in enumerate(pool.get("zones", [])):
-        if zone.startswith(f"{region}-") and zone not in offered:
+        if zone in region_zones(region) and zone not in offered:
             problems.append(
                 Problem(
                     f"{key}.zones[{j}]",

@@ -4,7 +4,7 @@ import ipaddress
 import re
 
 _HOSTNAME_RE = re.compile(
-    r"^(?=.{1,253}$)([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*$"
+    r"(?=.{1,253}\Z)([a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,61}[a-zA-Z0-9])?)*"
 )
 
 
@@ -13,7 +13,7 @@ def address_ok(address: str) -> bool:
     try:
         ipaddress.ip_address(address)
     except ValueError:
-        return bool(_HOSTNAME_RE.match(address)) and not address.replace(".", "").isdigit()
+        return bool(_HOSTNAME_RE.fullmatch(address)) and not address.replace(".", "").isdigit()
     return True
 
 

@@ -34,7 +34,7 @@ KEY_TYPES = (
     "sk-ecdsa-sha2-nistp256@openssh.com",
 )
 # What a key type looks like, known or not: tells `<type> <base64>` from `<host> <type> <base64>`.
-_TYPE_RE = re.compile(r"^(ssh|ecdsa|sk|rsa)-[a-z0-9@.-]+$")
+_TYPE_RE = re.compile(r"(ssh|ecdsa|sk|rsa)-[a-z0-9@.-]+")
 # The SSH strings (RFC 4251 `string`/`mpint`) each type's blob holds after its name, as
 # golang.org/x/crypto parses them: ed25519 the key; ecdsa the curve and point; rsa e and n; sk-* add
 # the FIDO application.
@@ -86,7 +86,7 @@ def _blob_problem(key_type: str, blob: bytes) -> str | None:
     if not strings:
         return "its base64 is cut short, or holds no SSH public key"
     inner = strings[0].decode("ascii", "replace")
-    if not _TYPE_RE.match(inner):  # random bytes that happen to parse: print no garbage
+    if not _TYPE_RE.fullmatch(inner):  # random bytes that happen to parse: print no garbage
         return "its base64 is cut short, or holds no SSH public key"
     if inner != key_type:
         return f"it says {key_type} but its base64 holds a {inner} key"
@@ -137,7 +137,9 @@ def parse_host_key(text: str, address: str, port: int) -> HostKey | str:
     fields = text.split()
     if fields and fields[0].startswith("@"):
         return f"{fields[0]} lines are not host keys: give the host's own key"
-    known_hosts = len(fields) >= 3 and not _TYPE_RE.match(fields[0]) and bool(_TYPE_RE.match(fields[1]))
+    known_hosts = (
+        len(fields) >= 3 and not _TYPE_RE.fullmatch(fields[0]) and bool(_TYPE_RE.fullmatch(fields[1]))
+    )
     # A line scanned from another host is a likely paste mistake: it would fail every connection.
     if known_hosts and not any(_names_host(e, address, port) for e in fields[0].split(",")):
         other = "another (hashed) host" if fields[0].startswith("|1|") else repr(fields[0])

@@ -17,7 +17,7 @@ from gpukit.providers.ssh.host_keys import parse_host_key
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
 
-_USER_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+_USER_RE = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 MAX_GPUS_PER_HOST = 16
 INSECURE_KEY = f"{CLUSTER}.insecureIgnoreHostKeys"
 
@@ -48,7 +48,7 @@ def _check_endpoint(
     address = endpoint["address"]
     if not address_ok(address):
         problems.append(Problem(f"{key}.address", f"must be an IP address or DNS name; got {address!r}"))
-    if not _USER_RE.match(endpoint["user"]):
+    if not _USER_RE.fullmatch(endpoint["user"]):
         problems.append(Problem(f"{key}.user", f"must be a Unix user name; got {endpoint['user']!r}"))
     port = endpoint.get("port", 22)
     if not 1 <= port <= 65535:

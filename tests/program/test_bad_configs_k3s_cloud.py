@@ -73,11 +73,11 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "gpukit has no zone list for nvidia-l4 in southamerica-east1; name the zones that offer it",
     ),
     (
-        "servers-in-a-region-gpukit-has-no-zones-for",
+        "region-gpukit-has-no-zones-for",  # refused on the region key alone, with did-you-mean
         gcp_config,
-        top_set("gcp:region", "southamerica-east1"),
-        f"{POOLS}[0].zones",
-        "gpukit has no zone list for southamerica-east1: name the zones to spread the servers over",
+        top_set("gcp:region", "southamerica-east9"),
+        "gcp:region",
+        "'southamerica-east9' is not a region gpukit knows",
     ),
     (
         "alternative-with-other-gpus",
