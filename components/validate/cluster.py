@@ -55,13 +55,21 @@ def substrate_of(cluster: ClusterSpec, problems: list[Problem] | None = None) ->
             )
             return None
         return found.get(platform, provider)
-    if provider is not None:
+    if provider is not None and provider != implied:
+        problems.append(
+            Problem(
+                f"{CLUSTER}.provider",
+                f"platform {platform.value} implies provider {implied.value}; remove the key or set it to "
+                f"{implied.value}, got {provider.value!r}",
+            )
+        )
+    elif provider is not None:
         # Refused even when it agrees: a key that changes nothing is refused, never ignored.
         problems.append(
             Problem(
                 f"{CLUSTER}.provider",
-                f"platform {platform.value} implies provider {implied.value}; remove the key (it is only "
-                f"for platform k3s), got {provider.value!r}",
+                f"platform {platform.value} implies provider {implied.value}; remove the key (it changes "
+                "nothing there: it is for platform k3s)",
             )
         )
     return found.get(platform, implied)
@@ -130,8 +138,9 @@ def _validate_pool(i: int, pool: NodePoolSpec, catalog: MachineCatalog, problems
         problems.append(
             Problem(
                 f"{key}.gpu",
-                f"{machine.name} comes with {machine.gpu_count}x {machine.gpu_model} already: the key changes "
-                "nothing there (it is for machines that take attached GPUs, and own hosts); remove it",
+                f"{machine.name} comes with {machine.gpu_count}x {machine.gpu_model} already: the key "
+                "changes nothing there (it is for machines that take attached GPUs, and own hosts); "
+                "remove it",
             )
         )
     else:

@@ -105,6 +105,35 @@ def test_api_open_to_the_internet_warns():
     assert "internet" in warnings[0].message
 
 
+def test_api_open_to_the_internet_in_halves_warns_on_the_list():
+    """Two halves admit everyone as 0.0.0.0/0 does: the warning names the list, since no range does alone."""
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=["0.0.0.0/1", "128.0.0.0/1"])})
+    warnings = _of(findings, Severity.WARNING)
+    assert [w.key for w in warnings] == ["gpukit:cluster.apiAccessCidrs"]
+    assert "whole internet" in warnings[0].message and "0.0.0.0/1, 128.0.0.0/1" in warnings[0].message
+
+
+def test_api_open_to_the_internet_warns_on_every_substrate():
+    """The finding is gpukit's, not a substrate's: GKE and k3s stacks get it as EKS does."""
+    for stack in ("gke-dev", "k3s-aws", "k3s-gcp"):
+        config = example_config(stack)
+        config["gpukit:cluster"]["apiAccessCidrs"] = ["0.0.0.0/1", "128.0.0.0/1"]
+        keys = [f.key for f in _of(preflight(resolve_config(config)), Severity.WARNING)]
+        assert "gpukit:cluster.apiAccessCidrs" in keys, stack
+
+
+def test_api_open_to_the_internet_less_private_space_still_warns():
+    """Everything but 10.0.0.0/8 (private space) still admits every public address."""
+    public = ["0.0.0.0/5", "8.0.0.0/7", "11.0.0.0/8", "12.0.0.0/6", "16.0.0.0/4", "32.0.0.0/3", "64.0.0.0/2"]
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=[*public, "128.0.0.0/1"])})
+    assert [w.key for w in _of(findings, Severity.WARNING)] == ["gpukit:cluster.apiAccessCidrs"]
+
+
+def test_half_the_internet_gives_no_whole_internet_warning():
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=["0.0.0.0/1"])})
+    assert _of(findings, Severity.WARNING) == []
+
+
 def test_private_api_gives_no_warning():
     findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=[])})
     assert _of(findings, Severity.WARNING) == []
