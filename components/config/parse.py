@@ -67,11 +67,12 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 def text_problem(key: str, text: str) -> Problem | None:
     """What is wrong with a one-line config string, or None.
 
-    Every gpukit string is one line (names, ids, CIDRs, versions, ARNs, tags, host keys; only the
-    secret SSH key spans lines, and it is not checked here). Surrounding whitespace and control
-    characters are refused, not stripped: a YAML block scalar (`>` or `|`) keeps a trailing newline,
-    and `name\n` would otherwise reach a cloud API, a tag or a script as written. Refusing with the
-    key named shows the user the value gpukit would have used instead of silently changing it.
+    Applied to every `str` and `list[str]` value (maps are their substrate's to check). Every gpukit
+    string is one line (names, ids, CIDRs, versions, ARNs, host keys; only the secret SSH key spans
+    lines, and it is not checked here). Surrounding whitespace and control characters are refused, not
+    stripped: a YAML block scalar (`>` or `|`) keeps a trailing newline, and `name\n` would otherwise
+    reach a cloud API, a tag or a script as written. Refusing with the key named shows the user the
+    value gpukit would have used instead of silently changing it.
     """
     if text != text.strip():
         where = "a trailing newline" if text.rstrip(" \t") != text.rstrip() else "whitespace around it"
@@ -138,10 +139,9 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
         ):
             problems.append(_type_problem(field, key, value))
             return None
-        checked = [_checked_text(f"{key}.{k}", k, problems) for k in value]
-        checked += [_checked_text(f"{key}.{k}", v, problems) for k, v in value.items()]
-        if not all(checked):
-            return None
+        # Map keys and values (tags, k3sSha256) are not checked here: each substrate checks them whole
+        # against its provider's own character set (AWS tags, Google Cloud labels, SHA-256 digits),
+        # which refuses a newline too, with the message that says what the provider takes.
         return dict(value)
     if kind == "object":
         if not isinstance(value, dict):

@@ -605,3 +605,11 @@ def test_every_specific_key_is_refused_where_its_substrate_does_not_take_it(subs
         if key not in _refusal_keys(config):
             missing.append(key)
     assert missing == []
+
+
+def test_an_aws_tag_with_a_trailing_newline_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = eks_config()
+    config[CLUSTER]["tags"] = {"team": "ml\n"}
+    assert_refused(config, f"{TAGS}.team", "the value must be 0-256 characters", tmp_path, capsys)

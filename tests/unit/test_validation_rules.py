@@ -198,3 +198,9 @@ def test_patterns_match_whole_strings(path: Path) -> None:
     assert not re.search(r"\bre\.match\(|\w\.match\(", text), path
     compiled = re.findall(r"re\.compile\(\s*r?[\"'](.*?)[\"']\s*[,)]", text)
     assert not [p for p in compiled if p.endswith("$")], path
+
+
+def test_a_tag_value_with_a_newline_is_refused_by_the_aws_rules() -> None:
+    """Maps are checked whole by their substrate (parse leaves them to it): AWS refuses the newline."""
+    assert _tag_keys({"team": "ml\n"}) == ["gpukit:cluster.tags.team"]
+    assert _tag_keys({"team\n": "ml"}) == ["gpukit:cluster.tags.team\n"]
