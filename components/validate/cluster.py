@@ -160,6 +160,16 @@ def _hosts_system_pods(pool: NodePoolSpec, catalog: MachineCatalog) -> bool:
     return machine is not None and not machine.has_gpu and "gpu" not in pool and pool["min_nodes"] >= 1
 
 
+def _groups(pool: NodePoolSpec, catalog: MachineCatalog) -> int:
+    """How many groups share a pool's maxNodes, as far as the config says: a GPU pool that pins its
+    zones is one group per zone (EKS: providers/aws/eks/zone_groups.py splits maxNodes evenly); any
+    other pool counts as one group (a GPU pool whose zones EC2 picks at build time may get more, so
+    one is the safe count)."""
+    machine = catalog.machines.get(pool["instance_type"])
+    zones = set(pool.get("zones", []))
+    return len(zones) if zones and machine is not None and machine.has_gpu else 1
+
+
 def _validate_pools(pools: list[NodePoolSpec], substrate: Substrate, problems: list[Problem]) -> None:
     if not pools:
         problems.append(Problem(POOLS, "needs at least one pool"))
@@ -169,7 +179,10 @@ def _validate_pools(pools: list[NodePoolSpec], substrate: Substrate, problems: l
         if substrate.builds_machines and _is_machine_pool(pool):
             _validate_pool(i, pool, substrate.catalog, problems)
             too_big = node_count_problem(
-                f"{POOLS}[{i}].maxNodes", pool["max_nodes"], substrate.limits.nodes_per_group
+                f"{POOLS}[{i}].maxNodes",
+                pool["max_nodes"],
+                substrate.limits.nodes_per_group,
+                _groups(pool, substrate.catalog),
             )
             if too_big is not None:
                 problems.append(too_big)

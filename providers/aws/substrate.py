@@ -27,8 +27,8 @@ from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
-from gpukit.providers.aws.offerings import offered_zone_ids
 from gpukit.providers.aws.limits import EKS_LIMITS
+from gpukit.providers.aws.offerings import offered_zone_ids
 from gpukit.providers.aws.tags import tag_problems
 from gpukit.providers.aws.validation import (
     K3S_VPC_PREFIXES,

@@ -227,9 +227,16 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
     (
         "eks-node-group-over-quota",
         eks_config,
-        pool_set(1, maxNodes=451),
-        f"{POOLS}[1].maxNodes",
+        pool_set(0, maxNodes=451),
+        f"{POOLS}[0].maxNodes",
         "must be at most 450: at most 450 nodes per managed node group (a default quota",
+    ),
+    (
+        "eks-gpu-zone-groups-over-quota",  # one node group per pinned zone, each with its share
+        eks_config,
+        pool_set(1, maxNodes=901, zones=["usw2-az1", "usw2-az2"]),
+        f"{POOLS}[1].maxNodes",
+        "must be at most 2 zones x 450 = 900",
     ),
     (
         "gke-pool-over-per-zone-limit",
@@ -340,6 +347,13 @@ def test_enough_cases_on_both_platforms() -> None:
     assert sum(1 for _, base, *_ in CASES if base is gke_config) >= 10
 
 
+def test_gpu_zone_groups_within_the_quota_each_plan() -> None:
+    """900 nodes over two pinned zones is two groups of 450: within the quota, so accepted."""
+    config = eks_config()
+    config[POOLS][1].update(maxNodes=900, zones=["usw2-az1", "usw2-az2"])
+    resolve_config(config)
+
+
 def test_gke_pools_over_the_cluster_node_limit_are_refused_on_the_pools(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -394,7 +408,7 @@ def test_gpukit_sets_at_most_its_budget_of_tags_beside_the_users(stack: str) -> 
     config[CLUSTER]["tags"] = {"team": "ml"}
     own = {"gpukit:cluster", "managed-by"}  # the provider's default tags besides the user's
     counts: dict[str, int] = {}
-    for resource in record(lambda: build(config)).resources:
+    for resource in record(lambda: build(config), region=config["aws:region"]).resources:
         if not resource.type.startswith("aws:"):
             continue
         tags = resource.inputs.get("tags")
@@ -423,7 +437,8 @@ SUBSTRATES = sorted(STACK_OF)
 def _plan_signature(config: Config) -> tuple[Any, ...]:
     """What a plan shows: every recorded resource with its inputs, and the preflight findings."""
     program_config, secret_keys = for_program(config)
-    resources = record(lambda: build(program_config, secret_keys)).resources
+    region = config.get("aws:region") or config.get("gcp:region") or "us-west-2"
+    resources = record(lambda: build(program_config, secret_keys), region=region).resources
     findings = [str(f) for f in preflight(resolve_config(program_config, secret_keys))]
     return tuple(sorted((r.type, r.name, repr(r.inputs)) for r in resources)), tuple(findings)
 
