@@ -5,6 +5,7 @@ collected, none raised."""
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gpukit.components.catalog.lookup import suggest
@@ -64,6 +65,13 @@ def _did_you_mean(key: str, known: list[str]) -> str:
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
+@dataclass(frozen=True)
+class TextProblem(Problem):
+    """A string with surrounding whitespace or control characters. The value is kept, and its section
+    still gets its meaning checks (components/config/resolve.py): those name what the value must look
+    like (an AZ ID, an IAM ARN), and every one of them matches whole strings, so it is refused there too."""
+
+
 def text_problem(key: str, text: str) -> Problem | None:
     """What is wrong with a one-line config string, or None.
 
@@ -76,21 +84,20 @@ def text_problem(key: str, text: str) -> Problem | None:
     """
     if text != text.strip():
         where = "a trailing newline" if text.rstrip(" \t") != text.rstrip() else "whitespace around it"
-        return Problem(
+        return TextProblem(
             key,
             f"has {where}; remove it (a YAML `>` or `|` block keeps a final newline: use `>-`, `|-` or a "
             f"plain scalar); got {text!r}",
         )
     if _CONTROL.search(text):
-        return Problem(key, f"must be one line without control characters (tabs, newlines); got {text!r}")
+        return TextProblem(key, f"must be one line without control characters (tabs, newlines); got {text!r}")
     return None
 
 
-def _checked_text(key: str, text: str, problems: list[Problem]) -> bool:
+def _checked_text(key: str, text: str, problems: list[Problem]) -> None:
     found = text_problem(key, text)
     if found is not None:
         problems.append(found)
-    return found is None
 
 
 def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) -> Any:
@@ -99,8 +106,7 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
         if not isinstance(value, str):
             problems.append(_type_problem(field, key, value))
             return None
-        if not _checked_text(key, value, problems):
-            return None
+        _checked_text(key, value, problems)
         if field.choices is not None:
             allowed = [c.value for c in field.choices]
             if value not in allowed:
@@ -129,9 +135,8 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             problems.append(_type_problem(field, key, value))
             return None
-        checked = [_checked_text(f"{key}[{i}]", v, problems) for i, v in enumerate(value)]  # every item
-        if not all(checked):
-            return None
+        for i, item in enumerate(value):
+            _checked_text(f"{key}[{i}]", item, problems)
         return list(value)
     if kind == "map[str]":
         if not isinstance(value, dict) or not all(

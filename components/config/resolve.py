@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from gpukit.components.catalog.lookup import suggest
-from gpukit.components.config.parse import parse_namespace
+from gpukit.components.config.parse import TextProblem, parse_namespace
 from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
 from gpukit.components.config.secrets import redact, secret_values
 from gpukit.components.errors import ConfigError, Problem
@@ -107,7 +107,8 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     """Parse, validate and derive pool facts; raises ConfigError listing every problem found."""
     problems: list[Problem] = []
     parsed = parse_namespace(config, problems)
-    broken = {_section(p.key) for p in problems}
+    # A string with a stray newline leaves its section checkable: the checks name the shape it needs.
+    broken = {_section(p.key) for p in problems if not isinstance(p, TextProblem)}
     problems[:0] = _secret_problems(secret_keys)
 
     cluster = parsed.get("cluster", {})
