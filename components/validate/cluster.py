@@ -59,8 +59,8 @@ def substrate_of(cluster: ClusterSpec, problems: list[Problem] | None = None) ->
         problems.append(
             Problem(
                 f"{CLUSTER}.provider",
-                f"platform {platform.value} implies provider {implied.value}; remove the key or set it to "
-                f"{implied.value}, got {provider.value!r}",
+                f"platform {platform.value} implies provider {implied.value}; remove the key (it is for "
+                f"platform k3s), got {provider.value!r}",
             )
         )
     elif provider is not None:

@@ -34,7 +34,8 @@ _SUBNET_ID_RE = re.compile(r"subnet-[0-9a-f]{8,17}")
 # "IAM identifiers": arn:aws:iam::account:role/path/name; names are letters, digits and +=,.@_-).
 _IAM_NAME = r"[\w+=,.@-]+"
 _PRINCIPAL_RE = re.compile(
-    rf"arn:(?P<partition>aws|aws-cn|aws-us-gov):iam::(?P<account>\d{{12}}):(?P<kind>role|user)/"
+    # The commercial partition only: gpukit builds in its regions (regions.py) and writes arn:aws: ARNs.
+    rf"arn:(?P<partition>aws):iam::(?P<account>\d{{12}}):(?P<kind>role|user)/"
     rf"(?:{_IAM_NAME}/)*(?P<name>{_IAM_NAME})"
 )
 _ASSUMED_ROLE_RE = re.compile(

@@ -586,8 +586,8 @@ def test_a_wrong_provider_still_reads_the_platforms_own_keys() -> None:
     assert _problems(config) == [
         "gcp:region: required for platform gke: the region to build in, e.g. us-central1 "
         "(pulumi config set gcp:region us-central1)",
-        "gpukit:cluster.provider: platform gke implies provider gcp; remove the key or set it to gcp, "
-        "got 'aws'",
+        "gpukit:cluster.provider: platform gke implies provider gcp; remove the key (it is for platform "
+        "k3s), got 'aws'",
     ]
 
 
