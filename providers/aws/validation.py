@@ -93,6 +93,30 @@ def validate_admin_principals(arns: list[str], problems: list[Problem]) -> None:
         problems.append(Problem(f"{key}[{i}]", f"{reason}; got {arn!r}"))
     for arn in sorted({a for a in arns if arns.count(a) > 1}):
         problems.append(Problem(key, f"{arn!r} is listed {arns.count(arn)} times (one access entry each)"))
+    # One role or user under two paths: IAM names are unique in an account whatever the path, so both
+    # ARNs would be one principal (and one access entry) at most.
+    by_principal: dict[str, list[str]] = {}
+    for arn in dict.fromkeys(a for a in arns if _PRINCIPAL_RE.fullmatch(a)):
+        by_principal.setdefault(principal_key(arn), []).append(arn)
+    for same in (arns_ for arns_ in by_principal.values() if len(arns_) > 1):
+        problems.append(
+            Problem(
+                key,
+                f"{' and '.join(map(repr, same))} name the same IAM principal (names are unique in an "
+                "account whatever the path); keep the one with its real path",
+            )
+        )
+
+
+def principal_key(principal: str) -> str:
+    """A resource-name-safe key that stays with one principal wherever it sits in adminPrincipalArns:
+    `<account>-<role|user>-<name>`. IAM role and user names are unique in an account whatever their
+    path (IAM user guide, "IAM identifiers"), so the path is left out; the ARN itself holds `::`, which a
+    Pulumi URN cannot."""
+    found = _PRINCIPAL_RE.fullmatch(principal)
+    if found is None:  # refused by validate_admin_principals before anything is built
+        raise ValueError(f"not an IAM role or user ARN: {principal!r}")
+    return f"{found['account']}-{found['kind']}-{found['name']}"
 
 
 def principal_is_caller(principal: str, caller_arn: str) -> bool:

@@ -473,6 +473,24 @@ def test_private_ranges_only_keep_the_endpoint_private_and_reach_it_over_the_vpc
     ]
 
 
+def test_private_range_rules_are_named_by_range_so_removing_one_leaves_the_others_alone() -> None:
+    # Named by position, dropping the first range would rewrite rule 0 into a copy of rule 1 while
+    # rule 1 still exists, which EC2 refuses as a duplicate.
+    def rule_names(cidrs: list[str]) -> dict[str, str]:
+        config = eks_config()
+        config["gpukit:cluster"]["apiAccessCidrs"] = cidrs
+        rules = run(config).of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+        return {r.name: r.inputs["cidrIpv4"] for r in rules}
+
+    before = rule_names(["10.0.0.0/8", "192.168.0.0/16"])
+    after = rule_names(["192.168.0.0/16"])
+    assert before == {
+        "unit-api-private-10.0.0.0-8": "10.0.0.0/8",
+        "unit-api-private-192.168.0.0-16": "192.168.0.0/16",
+    }
+    assert after == {"unit-api-private-192.168.0.0-16": "192.168.0.0/16"}
+
+
 def test_a_public_range_opens_the_public_endpoint_to_public_ranges_only() -> None:
     config = eks_config()
     config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8", "203.0.113.0/24"]
@@ -522,6 +540,51 @@ def test_an_assumed_role_caller_is_matched_to_its_role_even_with_a_path(
     ]
     entries = run(config).of_type("aws:eks/accessEntry:AccessEntry")
     assert [e.inputs["principalArn"] for e in entries] == ["arn:aws:iam::123456789012:role/deployer-two"]
+
+
+def test_access_entries_are_named_by_principal_so_removing_one_leaves_the_others_alone() -> None:
+    # By position, removing the first principal would replace entry 0 with one for the principal entry 1
+    # still holds, which EKS refuses (ResourceInUseException).
+    ops, dev = "arn:aws:iam::123456789012:role/platform/ops", "arn:aws:iam::123456789012:user/dev"
+
+    def entries(principals: list[str]) -> dict[str, str]:
+        config = eks_config()
+        config["gpukit:cluster"]["adminPrincipalArns"] = principals
+        rec = run(config)
+        policies = {r.name for r in rec.of_type("aws:eks/accessPolicyAssociation:AccessPolicyAssociation")}
+        found = {r.name: r.inputs["principalArn"] for r in rec.of_type("aws:eks/accessEntry:AccessEntry")}
+        assert policies == {f"{n}-policy" for n in found}
+        return found
+
+    assert entries([ops, dev]) == {
+        "unit-admin-123456789012-role-ops": ops,
+        "unit-admin-123456789012-user-dev": dev,
+    }
+    assert entries([dev]) == {"unit-admin-123456789012-user-dev": dev}
+
+
+def test_access_entries_keep_the_resources_earlier_versions_named_by_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pulumi_aws as aws
+
+    aliases: dict[str, list[str | None]] = {}
+    for token in ("AccessEntry", "AccessPolicyAssociation"):
+        original = getattr(aws.eks, token)
+
+        def spy(name: str, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            opts = kwargs.get("opts")
+            aliases[name] = [a.name for a in (opts.aliases or [])] if opts else []
+            return _original(name, *args, **kwargs)
+
+        monkeypatch.setattr(aws.eks, token, spy)
+    config = eks_config()
+    config["gpukit:cluster"]["adminPrincipalArns"] = [CALLER, "arn:aws:iam::123456789012:role/ops"]
+    run(config)
+    assert aliases == {
+        "unit-admin-123456789012-role-ops": ["unit-admin-1"],
+        "unit-admin-123456789012-role-ops-policy": ["unit-admin-1-policy"],
+    }
 
 
 def existing_groups(monkeypatch: pytest.MonkeyPatch, desired: dict[str, int]) -> None:

@@ -522,6 +522,14 @@ EKS_CASES: list[tuple[str, Mutation, str, str]] = [
         "is listed 2 times",
     ),
     (
+        "eks-admin-same-role-under-two-paths",
+        cluster_set(
+            adminPrincipalArns=[f"arn:aws:iam::{ACCOUNT}:role/ops", f"arn:aws:iam::{ACCOUNT}:role/team/ops"]
+        ),
+        f"{CLUSTER}.adminPrincipalArns",
+        "name the same IAM principal",
+    ),
+    (
         "eks-admin-short-account-id",
         cluster_set(adminPrincipalArns=["arn:aws:iam::12345:role/ops"]),
         f"{CLUSTER}.adminPrincipalArns[0]",

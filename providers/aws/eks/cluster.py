@@ -27,7 +27,7 @@ from gpukit.providers.aws.iam_policies import (
 )
 from gpukit.providers.aws.offerings import zones_not_offering
 from gpukit.providers.aws.provider import cluster_provider
-from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller
+from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller, principal_key
 from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
 
 TYPE_TOKEN = "gpukit:index:EksCluster"
@@ -311,10 +311,14 @@ def _private_api_access(
     name: str, cluster: "aws.eks.Cluster", access: list[str], opts: pulumi.ResourceOptions
 ) -> None:
     """The private endpoint answers only what the cluster security group admits: the private ranges of
-    apiAccessCidrs get HTTPS to it."""
-    for i, cidr in enumerate(c for c in access if is_internal(c)):
+    apiAccessCidrs get HTTPS to it.
+
+    One rule per range, named by the range, not by its place in the list: named by index, removing a
+    range from the middle would turn rule i into a copy of rule i+1 while that still exists, and EC2
+    refuses a duplicate rule (InvalidPermission.Duplicate; pulumi/pulumi-awsx#709 is the same failure)."""
+    for cidr in (c for c in access if is_internal(c)):
         aws.vpc.SecurityGroupIngressRule(
-            f"{name}-api-private-{i}",
+            f"{name}-api-private-{cidr.replace('/', '-')}",
             security_group_id=cluster.vpc_config.cluster_security_group_id,
             cidr_ipv4=cidr,
             ip_protocol="tcp",
@@ -334,24 +338,34 @@ def _admin_entries(
 ) -> None:
     """Cluster-admin access entries. The deployer's own entry is EKS's
     (bootstrap_cluster_creator_admin_permissions): a second one for the same principal would fail, so
-    it is skipped."""
+    it is skipped.
+
+    Entries are named by their principal, not by list position: a principal's ARN cannot change in
+    place (a replacement), and a replacement entry for a principal that another index still holds is
+    refused by EKS (ResourceInUseException), so by index, removing or reordering principals failed.
+    The alias adopts entries that earlier versions named `<name>-admin-<i>`."""
     for i, principal in enumerate(principals):
         if principal_is_caller(principal, caller_arn):
             continue
+        key = principal_key(principal)
         entry = aws.eks.AccessEntry(
-            f"{name}-admin-{i}",
+            f"{name}-admin-{key}",
             cluster_name=cluster.name,
             principal_arn=principal,
             type="STANDARD",
-            opts=opts,
+            opts=pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(name=f"{name}-admin-{i}")])
+            ),
         )
         aws.eks.AccessPolicyAssociation(
-            f"{name}-admin-{i}-policy",
+            f"{name}-admin-{key}-policy",
             cluster_name=cluster.name,
             principal_arn=entry.principal_arn,
             policy_arn=CLUSTER_ADMIN_ACCESS_POLICY,
             access_scope={"type": "cluster"},
-            opts=opts,
+            opts=pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(aliases=[pulumi.Alias(name=f"{name}-admin-{i}-policy")])
+            ),
         )
 
 
