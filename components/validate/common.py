@@ -61,6 +61,13 @@ def check_cidr(
         )
         return None
     network = loose
+    if str(network) != cidr:
+        # Python also reads a netmask (`/255.255.255.0`), a host mask (`/0.0.0.255`) and a zero-padded
+        # prefix (`/024`), and would pass the text on as written: the cloud APIs take CIDR notation only
+        # (EKS VpcConfigRequest.publicAccessCidrs, GKE masterAuthorizedNetworksConfig cidrBlock, EC2
+        # CreateVpc CidrBlock), so the one spelling they all read is asked for.
+        problems.append(Problem(key, f"must be written in CIDR notation as {network}; got {cidr!r}"))
+        return None
     if prefixes is not None and not prefixes[0] <= network.prefixlen <= prefixes[1]:
         problems.append(
             Problem(key, f"prefix must be /{prefixes[0]} to /{prefixes[1]}; got /{network.prefixlen}")

@@ -60,6 +60,42 @@ def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
 PulumiYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    """A mapping whose keys are unique, as yaml.v3 requires: it refuses a key written twice in one
+    mapping ("line N: mapping key "name" already defined at line M", go-yaml v3 decode.go,
+    decoder.mapping), where PyYAML keeps the last value silently and a plan would show a value the
+    Pulumi CLI never reads. Keys compare as written, as yaml.v3 compares them."""
+    seen: dict[str, int] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        if key_node.value in seen:
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"mapping key {key_node.value!r} already defined at line {seen[key_node.value]} (the Pulumi "
+                "CLI refuses a key written twice in one mapping); keep one",
+                key_node.start_mark,
+            )
+        seen[key_node.value] = key_node.start_mark.line + 1
+    return loader.construct_mapping(node, deep=True)
+
+
+def _construct_binary(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    """`!!binary`: yaml.v3 decodes the base64 into the string it holds; so does the plan."""
+    raw = loader.construct_yaml_binary(node)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise yaml.constructor.ConstructorError(
+            None, None, "a !!binary value must hold UTF-8 text (a config value is a string)", node.start_mark
+        ) from None
+
+
+PulumiYamlLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+PulumiYamlLoader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
+
+
 def load_yaml(text: str) -> Any:
     """A YAML document as the Pulumi CLI reads it."""
     return yaml.load(text, Loader=PulumiYamlLoader)
@@ -163,6 +199,26 @@ def _replace_secure(value: Any, counter: list[int]) -> tuple[Any, bool]:
     return value, False
 
 
+def _plain_problem(value: Any, key: str) -> str | None:
+    """Where a config value holds something other than strings, numbers, booleans, null, lists and
+    mappings (an explicit `!!timestamp` or `!!set`): the first such key and what it holds, or None.
+    Pulumi hands a program config as JSON, which has none of them."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return None
+    if isinstance(value, list):
+        return next((p for i, v in enumerate(value) if (p := _plain_problem(v, f"{key}[{i}]"))), None)
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k is None:
+                return f"{key}: a null mapping key; write the key as a string"
+            if (found := _plain_problem(v, f"{key}.{k}")) is not None:
+                return found
+        return None
+    return (
+        f"{key}: a YAML {type(value).__name__} (an explicit tag such as !!timestamp or !!set); write a string"
+    )
+
+
 def load_stack_file(path: Path, project: Project, name: str | None = None) -> LoadedStack:
     """A stack file's config, with the project's defaults for the keys it leaves out."""
     doc = _read_yaml_file(path, f"stack file not found: {path}")
@@ -176,6 +232,9 @@ def load_stack_file(path: Path, project: Project, name: str | None = None) -> Lo
     counter = [0]
     for key, value in (doc.get("config") or {}).items():
         full = _qualified(project.name, str(key))
+        found = _plain_problem(value, full)
+        if found is not None:
+            raise StackFileError(f"{path}: {found}")
         config[full], secret = _replace_secure(value, counter)
         if secret:
             secret_keys.append(full)

@@ -1,9 +1,10 @@
 """Meaning checks of the AWS substrates: the VPC (new or reused) for EKS and k3s on EC2, EKS's versions,
 principals and driver mode, and k3s on EC2's public subnets and alternative instance types."""
 
+import ipaddress
 import re
 
-from gpukit.components.api_access import public_cidrs
+from gpukit.components.api_access import INTERNAL_RANGES, NON_PUBLIC_RANGES, public_cidrs
 from gpukit.components.catalog.instances import CpuArch, UnknownInstanceTypeError
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
@@ -38,6 +39,7 @@ _PRINCIPAL_RE = re.compile(
     rf"arn:(?P<partition>aws):iam::(?P<account>\d{{12}}):(?P<kind>role|user)/"
     rf"(?:{_IAM_NAME}/)*(?P<name>{_IAM_NAME})"
 )
+IAM_NAME_MAX = 64
 _ASSUMED_ROLE_RE = re.compile(
     rf"arn:(?P<partition>aws[a-z-]*):sts::(?P<account>\d{{12}}):assumed-role/(?P<role>{_IAM_NAME})/.+"
 )
@@ -59,6 +61,7 @@ def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
             )
         )
     validate_aws_network(cluster, problems)
+    validate_public_access_ranges(cluster.get("api_access_cidrs", []), problems)
     validate_admin_principals(cluster.get("admin_principal_arns", []), problems)
     days = cluster.get("log_retention_days", DEFAULT_LOG_RETENTION_DAYS)
     if days not in LOG_RETENTION_DAYS:
@@ -71,12 +74,52 @@ def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
         )
 
 
+# Reserved ranges no client reaches the public endpoint from (loopback, link-local, multicast, ...:
+# api_access.NON_PUBLIC_RANGES less private space, which goes to the private endpoint, and less the
+# documentation ranges, the example stacks' placeholders for an office range). EKS refuses them: a
+# public access CIDR "cannot include reserved addresses" (EKS user guide, "Configure network access to
+# cluster API server endpoint").
+_UNREACHABLE_RANGES = tuple(
+    r
+    for r in NON_PUBLIC_RANGES
+    if not any(r.subnet_of(i) for i in INTERNAL_RANGES)
+    and str(r) not in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")
+)
+
+
+def validate_public_access_ranges(cidrs: list[str], problems: list[Problem]) -> None:
+    for i, cidr in enumerate(cidrs):
+        try:
+            network = ipaddress.IPv4Network(cidr)
+        except ValueError:
+            continue  # reported by the common CIDR checks
+        reserved = next((r for r in _UNREACHABLE_RANGES if network.subnet_of(r)), None)
+        if reserved is not None:
+            problems.append(
+                Problem(
+                    f"{CLUSTER}.apiAccessCidrs[{i}]",
+                    f"{cidr} lies in reserved range {reserved}, which EKS refuses in public access CIDRs "
+                    "and no client reaches the API from; list your office/VPN ranges",
+                )
+            )
+
+
 def validate_admin_principals(arns: list[str], problems: list[Problem]) -> None:
     """EKS access entries take IAM roles and users (EKS user guide, "Create access entries": not
     STS sessions, groups or the root user)."""
     key = f"{CLUSTER}.adminPrincipalArns"
     for i, arn in enumerate(arns):
-        if _PRINCIPAL_RE.fullmatch(arn):
+        if principal := _PRINCIPAL_RE.fullmatch(arn):
+            # IAM user guide, "IAM and AWS STS quotas": role and user names are at most 64 characters,
+            # so a longer one names no principal and its access entry would fail.
+            if len(principal["name"]) > IAM_NAME_MAX:
+                problems.append(
+                    Problem(
+                        f"{key}[{i}]",
+                        f"the {principal['kind']} name {principal['name']!r} is longer than IAM's "
+                        f"{IAM_NAME_MAX} characters; got {arn!r}",
+                    )
+                )
             continue
         if assumed := _ASSUMED_ROLE_RE.fullmatch(arn):
             reason = (

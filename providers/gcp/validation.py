@@ -121,6 +121,50 @@ def _validate_pool_size(i: int, pool: NodePoolSpec, cluster: ClusterSpec, proble
         problems.append(found)
 
 
+# A reused network and subnetwork: a name, or a self link (pulumi-gcp container.Cluster network /
+# subnetwork, "The name or self_link of the Google Compute Engine network/subnetwork"). Names are
+# Compute Engine names (RFC 1035, 1-63 characters; names.py); a subnetwork is regional, and the
+# cluster's nodes go to one in the cluster's own region.
+_GCE_NAME = r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?"
+_SELF_LINK = r"(?:https://www\.googleapis\.com/compute/v1/)?projects/[a-z][-a-z0-9.:]{4,61}[a-z0-9]/"
+_NETWORK_RE = re.compile(rf"(?:{_SELF_LINK}global/networks/)?{_GCE_NAME}")
+_SUBNETWORK_RE = re.compile(rf"(?:{_SELF_LINK}regions/(?P<region>[a-z0-9-]+)/subnetworks/)?{_GCE_NAME}")
+_RANGE_NAME_RE = re.compile(_GCE_NAME)
+
+
+def validate_reused_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
+    """The shape of a reused network's ids (a typo or an id from another region is refused here, not
+    by the API mid-deployment)."""
+    network, key, region = cluster["network"], f"{CLUSTER}.network", cluster.get("region")
+    shapes = (
+        ("network_id", _NETWORK_RE, "a network name or projects/P/global/networks/NAME"),
+        ("subnetwork_id", _SUBNETWORK_RE, "a subnetwork name or projects/P/regions/REGION/subnetworks/NAME"),
+        ("pods_range_name", _RANGE_NAME_RE, "a secondary range name"),
+        ("services_range_name", _RANGE_NAME_RE, "a secondary range name"),
+    )
+    for attr, pattern, shape in shapes:
+        value = network.get(attr)
+        if not isinstance(value, str):
+            continue
+        match = pattern.fullmatch(value)
+        if match is None:
+            problems.append(
+                Problem(
+                    f"{key}.{camel(attr)}",
+                    f"must be {shape} (names: 1-63 lowercase letters, digits and '-', a letter first); "
+                    f"got {value!r}",
+                )
+            )
+        elif attr == "subnetwork_id" and region and match["region"] not in (None, region):
+            problems.append(
+                Problem(
+                    f"{key}.subnetworkId",
+                    f"is in region {match['region']}, but the cluster is in {region} (gcp:region): name a "
+                    f"subnetwork of {region}; got {value!r}",
+                )
+            )
+
+
 def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
     network = cluster["network"]
     key = f"{CLUSTER}.network"
@@ -131,6 +175,7 @@ def _validate_network(cluster: ClusterSpec, pools: list[NodePoolSpec], problems:
         )
         return
     if "network_id" in network:
+        validate_reused_network(cluster, problems)
         for attr in reuse:
             if attr not in network:
                 problems.append(
@@ -342,6 +387,7 @@ def validate_k3s_network(cluster: ClusterSpec, problems: list[Problem]) -> None:
             Problem(key, "set either cidr (new network) or networkId + subnetworkId (reuse), not both")
         )
     elif "network_id" in network:
+        validate_reused_network(cluster, problems)
         if "subnetwork_id" not in network:
             problems.append(Problem(f"{key}.subnetworkId", "required when reusing a network (networkId)"))
     elif "subnetwork_id" in network:

@@ -209,6 +209,61 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         f"{CLUSTER}.network.cidr",
         "the network it lies in is 10.60.0.0/16",
     ),
+    (
+        "api-cidr-netmask",  # Python reads a netmask; the cloud APIs take CIDR notation only
+        eks_config,
+        cluster_set(apiAccessCidrs=["203.0.113.0/255.255.255.0"]),
+        f"{CLUSTER}.apiAccessCidrs[0]",
+        "must be written in CIDR notation as 203.0.113.0/24; got '203.0.113.0/255.255.255.0'",
+    ),
+    (
+        "gke-network-cidr-zero-padded-prefix",
+        gke_config,
+        network(cidr="10.60.0.0/016"),
+        f"{CLUSTER}.network.cidr",
+        "must be written in CIDR notation as 10.60.0.0/16",
+    ),
+    (
+        "eks-api-cidr-loopback",  # EKS: a public access CIDR cannot include reserved addresses
+        eks_config,
+        cluster_set(apiAccessCidrs=["203.0.113.0/24", "127.0.0.1/32"]),
+        f"{CLUSTER}.apiAccessCidrs[1]",
+        "lies in reserved range 127.0.0.0/8, which EKS refuses in public access CIDRs",
+    ),
+    (
+        "eks-api-cidr-multicast",
+        eks_config,
+        cluster_set(apiAccessCidrs=["224.0.0.0/4"]),
+        f"{CLUSTER}.apiAccessCidrs[0]",
+        "lies in reserved range 224.0.0.0/4",
+    ),
+    # reused networks: names and regions the API would refuse mid-deployment
+    (
+        "gke-reused-network-bad-name",
+        gke_config,
+        network(networkId="My_Net", subnetworkId="gke", podsRangeName="pods", servicesRangeName="svc"),
+        f"{CLUSTER}.network.networkId",
+        "must be a network name or projects/P/global/networks/NAME",
+    ),
+    (
+        "gke-reused-subnetwork-other-region",
+        gke_config,
+        network(
+            networkId="shared",
+            subnetworkId="projects/acme-ml-dev/regions/us-east1/subnetworks/gke",
+            podsRangeName="pods",
+            servicesRangeName="svc",
+        ),
+        f"{CLUSTER}.network.subnetworkId",
+        "is in region us-east1, but the cluster is in us-central1 (gcp:region)",
+    ),
+    (
+        "admin-role-name-over-iam-limit",
+        eks_config,
+        cluster_set(adminPrincipalArns=["arn:aws:iam::123456789012:role/" + "r" * 65]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "is longer than IAM's 64 characters",
+    ),
     # provider limits, named
     (
         "eks-too-many-access-ranges",
@@ -628,3 +683,75 @@ def test_an_aws_tag_with_a_trailing_newline_is_refused(
     config = eks_config()
     config[CLUSTER]["tags"] = {"team": "ml\n"}
     assert_refused(config, f"{TAGS}.team", "the value must be 0-256 characters", tmp_path, capsys)
+
+
+def test_a_reused_subnetwork_in_the_clusters_region_plans() -> None:
+    """The region check reads the self link: a subnetwork of the cluster's region, in another
+    (Shared VPC host) project, is accepted."""
+    config = gke_config()
+    config[CLUSTER]["network"] = {
+        "networkId": "https://www.googleapis.com/compute/v1/projects/host-project/global/networks/shared",
+        "subnetworkId": "projects/host-project/regions/us-central1/subnetworks/gke",
+        "podsRangeName": "pods",
+        "servicesRangeName": "svc",
+    }
+    assert _refusal_keys(config) == set()
+
+
+# --- the stack file read as the Pulumi CLI reads it ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "fragment"),
+    [
+        pytest.param(
+            "    name: eks-dev\n",
+            "    name: eks-dev\n    name: eks-prod\n",
+            "mapping key 'name' already defined at line",
+            id="key-written-twice",  # yaml.v3 refuses it; PyYAML would keep the last silently
+        ),
+        pytest.param(
+            "  aws:region: us-west-2\n",
+            "  aws:region: us-west-2\n  aws:region: us-east-1\n",
+            "mapping key 'aws:region' already defined at line",
+            id="top-level-key-written-twice",
+        ),
+        pytest.param(
+            "    name: eks-dev\n",
+            "    name: !!timestamp 2026-01-01\n",
+            "gpukit:cluster.name: a YAML date",
+            id="explicit-timestamp",
+        ),
+        pytest.param(
+            "    name: eks-dev\n",
+            "    name: eks-dev\n    tags: !!set {team, ml}\n",
+            "gpukit:cluster.tags: a YAML set",
+            id="explicit-set",
+        ),
+    ],
+)
+def test_a_stack_file_pulumi_would_not_read_is_refused(
+    old: str, new: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (Path(__file__).parents[2] / "stacks" / "Pulumi.eks-dev.yaml").read_text()
+    assert old in text
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(text.replace(old, new, 1))
+    code = main(["plan", "--config", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert "Traceback" not in out + err
+    assert fragment in err, err
+
+
+def test_a_binary_value_reads_as_the_text_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """yaml.v3 decodes `!!binary` into a string; the plan does the same (it crashed before)."""
+    text = (Path(__file__).parents[2] / "stacks" / "Pulumi.eks-dev.yaml").read_text()
+    path = tmp_path / "Pulumi.binary.yaml"
+    path.write_text(text.replace("    name: eks-dev\n", "    name: !!binary ZWtzLWRldg==\n", 1))  # "eks-dev"
+    code = main(["plan", "--config", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "stack binary (eks, us-west-2" in out and "eks-dev-eks" in out, out
