@@ -11,13 +11,15 @@ from gpukit.providers.gcp.labels import cluster_labels
 
 def cluster_provider(
     name: str, spec: ClusterSpec, parent: pulumi.Resource, apis: tuple[str, ...]
-) -> gcp.Provider:
+) -> tuple[gcp.Provider, list[gcp.projects.Service]]:
     """Project and region come from the stack, never from gcloud defaults; every resource is labelled
     with its cluster and the stack's `tags`.
 
     The provider depends on the project's APIs being enabled: every resource built with it waits for
     them, so none is created against a disabled API. The services themselves are enabled through a
-    second provider for the same project (they cannot use the provider that waits for them)."""
+    second provider for the same project (they cannot use the provider that waits for them). Invokes
+    wait only for what they name, so the services come back too: a look-up passes them as depends_on
+    (a preview on a fresh project must not call an API the stack has yet to enable)."""
     project, region = spec.get("project", ""), spec["region"]
     labels = cluster_labels(spec)
     enabler = gcp.Provider(
@@ -39,10 +41,11 @@ def cluster_provider(
         )
         for api in apis
     ]
-    return gcp.Provider(
+    provider = gcp.Provider(
         f"{name}-gcp",
         project=project,
         region=region,
         default_labels=labels,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=services),
     )
+    return provider, services

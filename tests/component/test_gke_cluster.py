@@ -253,3 +253,24 @@ def test_every_resource_argument_is_one_the_provider_schema_knows(stack: str) ->
     rec = run(config)
     unknown = {r.name: n for r in rec.resources if r.custom and (n := unknown_argument_names(r.inputs))}
     assert unknown == {}
+
+
+def test_the_project_number_look_up_waits_for_the_apis_the_stack_enables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A preview on a fresh project must not call Resource Manager before the stack enables it:
+    the look-up names the API services as its dependencies (invokes wait only for what they name)."""
+    import pulumi_gcp as gcp
+
+    original = gcp.organizations.get_project_output
+    waited_for: list[list[str]] = []
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        waited_for.append([s._name for s in kwargs["opts"].depends_on])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(gcp.organizations, "get_project_output", spy)
+    rec = run(gke_config())
+    services = sorted(r.name for r in rec.of_type("gcp:projects/service:Service"))
+    assert [sorted(names) for names in waited_for] == [services]
+    assert "gke-dev-api-cloudresourcemanager" in services

@@ -46,11 +46,11 @@ class GkeCluster(pulumi.ComponentResource):
         driver = operator["driver"]
         driver_version = gke_driver_version(operator)
 
-        provider = cluster_provider(name, spec, self, GKE_APIS)
+        provider, apis = cluster_provider(name, spec, self, GKE_APIS)
         child = pulumi.ResourceOptions(parent=self, provider=provider)
         secrets_key = GkeSecretsKey(
             f"{name}-secrets",
-            {"project": project, "region": region},
+            {"project": project, "region": region, "apis": apis},
             opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
         )
 

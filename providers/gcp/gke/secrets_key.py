@@ -47,6 +47,8 @@ def key_location(region: str) -> str:
 class GkeSecretsKeyArgs(TypedDict):
     project: str
     region: str
+    apis: list[gcp.projects.Service]
+    """The project's API services: the project-number look-up waits for them (Resource Manager)."""
 
 
 class GkeSecretsKey(pulumi.ComponentResource):
@@ -67,7 +69,7 @@ class GkeSecretsKey(pulumi.ComponentResource):
             opts=child,
         )
         project = gcp.organizations.get_project_output(
-            project_id=args["project"], opts=pulumi.InvokeOutputOptions(parent=self)
+            project_id=args["project"], opts=pulumi.InvokeOutputOptions(parent=self, depends_on=args["apis"])
         )
         self.grant = gcp.kms.CryptoKeyIAMMember(
             f"{name}-gke-agent",

@@ -33,7 +33,7 @@ class K3sGceCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: K3sGceClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         cluster = args["cluster"]
-        provider = cluster_provider(name, cluster.spec, self, K3S_GCE_APIS)
+        provider, _ = cluster_provider(name, cluster.spec, self, K3S_GCE_APIS)
         adapter = GceAdapter(self, name, cluster, provider)
         self.handle, self.api_url = build_k3s_on_cloud(self, name, cluster, adapter)
         self.kubeconfig = self.handle.kubeconfig
