@@ -287,7 +287,8 @@ CLUSTER_FIELDS = (
         doc="IAM roles and users given cluster-admin through EKS access entries: "
         "`arn:aws:iam::<account>:role/<path/name>` or `:user/<path/name>`. STS session ARNs "
         "(`assumed-role/...`), groups and the account root are refused: access entries take none of "
-        "them. The deployer is always an admin (EKS makes its entry), so its own role or user is skipped.",
+        "them. The cluster's creator is always an admin (EKS makes its entry), so its own role or user is "
+        "skipped.",
     ),
     Field(
         "supportType",

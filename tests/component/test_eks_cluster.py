@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from gpukit.program import build
+from gpukit.providers.aws.eks.creator import CREATOR_TAG
 from gpukit.providers.aws.fakes import AwsFakes
 from harness import Recording, eks_config, is_secret, record, unknown_argument_names, unsecret
 
@@ -521,6 +522,33 @@ def test_the_deployers_own_principal_gets_no_second_access_entry() -> None:
     assert [e.inputs["principalArn"] for e in entries] == ["arn:aws:iam::123456789012:role/ops"]
 
 
+def test_a_new_cluster_records_its_creator_once(dev: Recording) -> None:
+    cluster = dev.one("aws:eks/cluster:Cluster")
+    assert cluster.inputs["tags"] == {CREATOR_TAG: CALLER}
+    assert cluster.ignore_changes == [f'tags["{CREATOR_TAG}"]']
+
+
+def test_the_creators_entry_is_skipped_whoever_runs_the_update(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CI created the cluster; a listed teammate runs `pulumi up` later: the teammate keeps the entry
+    gpukit made, and the creator (whose entry is EKS's own) gets none."""
+    ci = "arn:aws:iam::123456789012:role/ci-deployer"
+    existing_groups(monkeypatch, {}, creator="arn:aws:sts::123456789012:assumed-role/ci-deployer/run-7")
+    config = eks_config()
+    config["gpukit:cluster"]["adminPrincipalArns"] = [ci, CALLER]
+    entries = run(config).of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in entries] == [CALLER]
+
+
+def test_a_cluster_made_before_the_creator_tag_falls_back_to_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    existing_groups(monkeypatch, {}, creator=None)
+    config = eks_config()
+    config["gpukit:cluster"]["adminPrincipalArns"] = [CALLER, "arn:aws:iam::123456789012:role/ops"]
+    entries = run(config).of_type("aws:eks/accessEntry:AccessEntry")
+    assert [e.inputs["principalArn"] for e in entries] == ["arn:aws:iam::123456789012:role/ops"]
+
+
 def test_an_assumed_role_caller_is_matched_to_its_role_even_with_a_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -587,14 +615,21 @@ def test_access_entries_keep_the_resources_earlier_versions_named_by_position(
     }
 
 
-def existing_groups(monkeypatch: pytest.MonkeyPatch, desired: dict[str, int]) -> None:
-    """The fakes answer as for a deployed cluster `unit` whose node groups run `desired` nodes."""
+def existing_groups(
+    monkeypatch: pytest.MonkeyPatch, desired: dict[str, int], creator: str | None = CALLER
+) -> None:
+    """The fakes answer as for a deployed cluster `unit` whose node groups run `desired` nodes, made by
+    `creator` (None: before gpukit tagged its creator)."""
     original = AwsFakes.invoke
     names = {prefix: f"{prefix}{20260101000000000000000001 + i}" for i, prefix in enumerate(desired)}
 
     def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
         if token == "aws:eks/getClusters:getClusters":
             return {"id": self.region, "names": ["other", "unit"]}
+        if token == "aws:eks/getCluster:getCluster":
+            assert args["name"] == "unit"
+            tags = {"gpukit:cluster": "unit", **({CREATOR_TAG: creator} if creator else {})}
+            return {"id": "unit", "name": "unit", "tags": tags}
         if token == "aws:eks/getNodeGroups:getNodeGroups":
             assert args["clusterName"] == "unit"
             return {"id": "unit", "clusterName": "unit", "names": list(names.values())}

@@ -12,6 +12,7 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import ClusterSpec, SupportType
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
+from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
@@ -121,6 +122,7 @@ class EksCluster(pulumi.ComponentResource):
         access = spec["api_access_cidrs"]
         public = public_cidrs(access)
         support = spec.get("support_type", SupportType.STANDARD)
+        creator = cluster_creator(cluster_name, identity.arn, invoke)
         cluster = aws.eks.Cluster(
             f"{name}-eks",
             # Fixed: IAM conditions and autoscaler discovery are keyed on it. No delete_before_replace:
@@ -144,12 +146,17 @@ class EksCluster(pulumi.ComponentResource):
             },
             enabled_cluster_log_types=CONTROL_PLANE_LOGS,
             encryption_config={"provider": {"key_arn": key.arn}, "resources": ["secrets"]},
+            # Written at creation, never updated: the creator owns EKS's own admin entry (creator.py).
+            tags={CREATOR_TAG: creator},
             opts=pulumi.ResourceOptions(
-                parent=self, provider=provider, depends_on=[*cluster_grants, log_group]
+                parent=self,
+                provider=provider,
+                depends_on=[*cluster_grants, log_group],
+                ignore_changes=[f'tags["{CREATOR_TAG}"]'],
             ),
         )
         _private_api_access(name, cluster, access, child)
-        _admin_entries(name, cluster, spec.get("admin_principal_arns", []), identity.arn, child)
+        _admin_entries(name, cluster, spec.get("admin_principal_arns", []), creator, child)
 
         # --- nodes
         node_role = aws.iam.Role(
@@ -333,19 +340,19 @@ def _admin_entries(
     name: str,
     cluster: "aws.eks.Cluster",
     principals: list[str],
-    caller_arn: str,
+    creator_arn: str,
     opts: pulumi.ResourceOptions,
 ) -> None:
-    """Cluster-admin access entries. The deployer's own entry is EKS's
+    """Cluster-admin access entries. The creator's own entry is EKS's
     (bootstrap_cluster_creator_admin_permissions): a second one for the same principal would fail, so
-    it is skipped.
+    it is skipped (creator.py).
 
     Entries are named by their principal, not by list position: a principal's ARN cannot change in
     place (a replacement), and a replacement entry for a principal that another index still holds is
     refused by EKS (ResourceInUseException), so by index, removing or reordering principals failed.
     The alias adopts entries that earlier versions named `<name>-admin-<i>`."""
     for i, principal in enumerate(principals):
-        if principal_is_caller(principal, caller_arn):
+        if principal_is_caller(principal, creator_arn):
             continue
         key = principal_key(principal)
         entry = aws.eks.AccessEntry(
