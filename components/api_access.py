@@ -63,6 +63,18 @@ NON_PUBLIC_RANGES = tuple(
     )
 )
 _EVERYTHING = ipaddress.IPv4Network("0.0.0.0/0")
+# The documentation ranges (RFC 5737): examples use them as "your office range here" placeholders; no
+# real client has such an address, and EKS refuses reserved addresses in publicAccessCidrs (EKS user
+# guide, "Configure network access to cluster API server endpoint").
+DOCUMENTATION_RANGES = tuple(
+    ipaddress.IPv4Network(c) for c in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")
+)
+
+
+def is_documentation_range(cidr: str) -> bool:
+    """Whether `cidr` lies inside an RFC 5737 documentation range (a placeholder, not a client)."""
+    found = _networks([cidr])
+    return bool(found) and any(found[0].subnet_of(r) for r in DOCUMENTATION_RANGES)
 
 
 def _networks(cidrs: Iterable[str]) -> list[ipaddress.IPv4Network]:

@@ -7,7 +7,7 @@ exit 1 and stops `pulumi up` before any resource is created.
 from dataclasses import dataclass
 from enum import Enum
 
-from gpukit.components.api_access import covers_public_internet
+from gpukit.components.api_access import covers_public_internet, is_documentation_range
 from gpukit.components.catalog.drivers import (
     GPU_OPERATOR_DRIVER_BRANCH,
     CudaSupport,
@@ -110,10 +110,25 @@ _WHOLE_INTERNET = "the Kubernetes API is reachable from the whole internet"
 
 
 def api_access_findings(cidrs: list[str]) -> list[Finding]:
-    """A warning where `apiAccessCidrs` admits every public address, however it is written: one range
+    """Warnings for placeholder (documentation) ranges, and where `apiAccessCidrs` admits every public
+    address, however it is written: one range
     that does (`0.0.0.0/0`, `0.0.0.0/0` with host bits) is named by its index; ranges that only do
     together (`0.0.0.0/1` + `128.0.0.0/1`) name the list. Any substrate, since every one of them
     opens its API to exactly these ranges."""
+    placeholders = [
+        Finding(
+            Severity.WARNING,
+            f"{API_ACCESS_KEY}[{i}]",
+            f"{cidr} is a documentation range (RFC 5737), a placeholder no client has: replace it with your "
+            "office/VPN CIDR",
+        )
+        for i, cidr in enumerate(cidrs)
+        if is_documentation_range(cidr)
+    ]
+    return placeholders + _whole_internet_findings(cidrs)
+
+
+def _whole_internet_findings(cidrs: list[str]) -> list[Finding]:
     alone = [i for i, cidr in enumerate(cidrs) if covers_public_internet([cidr])]
     if alone:
         return [

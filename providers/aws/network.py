@@ -51,7 +51,10 @@ class AwsNetwork(pulumi.ComponentResource):
         zones = [name for name, _ in picked]
         if len(zones) < 2:
             raise pulumi.RunError(f"EKS needs two availability zones or more; this region offers {zones}")
-        layout = subnet_layout(args["cidr"], zones)
+        try:
+            layout = subnet_layout(args["cidr"], zones)
+        except ValueError as err:
+            raise pulumi.RunError(f"gpukit:cluster.network: {err}") from None
 
         vpc = aws.ec2.Vpc(
             f"{name}-vpc",

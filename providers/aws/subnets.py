@@ -26,4 +26,24 @@ def subnet_layout(vpc_cidr: str, zones: list[str]) -> list[ZoneSubnets]:
     vpc = ipaddress.IPv4Network(vpc_cidr)
     eighths = list(vpc.subnets(prefixlen_diff=3))
     public_pool = list(eighths[-1].subnets(prefixlen_diff=3))
-    return [ZoneSubnets(zone, str(eighths[i]), str(public_pool[i])) for i, zone in enumerate(zones)]
+    return [
+        ZoneSubnets(zone, str(eighths[slot]), str(public_pool[slot]))
+        for zone in zones
+        for slot in [zone_slot(zone)]
+    ]
+
+
+def zone_slot(zone: str) -> int:
+    """A zone's fixed place in the layout, from its letter (`us-east-1c` -> 2).
+
+    Fixed per zone, not per position in the list: when the VPC's zone set changes (a pool pins a zone
+    the VPC lacked), the zones it keeps keep their subnets, instead of every later zone's subnet
+    moving to a neighbour's range, which EC2 refuses while the neighbour's subnet still exists. A zone
+    set of a, b, c (the default: the first zones by name) has the slots it always had."""
+    letter = zone[-1:]
+    if len(letter) != 1 or letter not in ZONE_LETTERS:
+        raise ValueError(f"zone {zone!r} has no subnet slot: gpukit lays out zones a to f")
+    return ZONE_LETTERS.index(letter)
+
+
+ZONE_LETTERS = "abcdef"

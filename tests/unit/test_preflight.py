@@ -35,8 +35,11 @@ def _cluster(**changes) -> dict:
     return cluster
 
 
+OFFICE = "18.200.16.0/24"  # a public range, as a real office's would be (not a documentation range)
+
+
 def test_valid_config_has_no_errors_or_warnings():
-    findings = _findings()
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=[OFFICE])})
     assert _of(findings, Severity.ERROR) == []
     assert _of(findings, Severity.WARNING) == []
 
@@ -99,10 +102,19 @@ def test_cuda_version_set_gives_no_not_set_info():
 
 
 def test_api_open_to_the_internet_warns():
-    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=["203.0.113.0/24", "0.0.0.0/0"])})
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=[OFFICE, "0.0.0.0/0"])})
     warnings = _of(findings, Severity.WARNING)
     assert [w.key for w in warnings] == ["gpukit:cluster.apiAccessCidrs[1]"]
     assert "internet" in warnings[0].message
+
+
+def test_a_documentation_range_is_flagged_as_a_placeholder():
+    """The examples' 203.0.113.0/24 stands for "your office range": no client has it, and EKS refuses
+    reserved ranges, so the plan says to replace it, on the range's own key."""
+    findings = _findings(**{"gpukit:cluster": _cluster(apiAccessCidrs=[OFFICE, "198.51.100.128/25"])})
+    warnings = _of(findings, Severity.WARNING)
+    assert [w.key for w in warnings] == ["gpukit:cluster.apiAccessCidrs[1]"]
+    assert warnings[0].message.startswith("198.51.100.128/25 is a documentation range (RFC 5737)")
 
 
 def test_api_open_to_the_internet_in_halves_warns_on_the_list():

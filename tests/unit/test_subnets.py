@@ -10,6 +10,20 @@ from gpukit.providers.aws.subnets import subnet_layout
 ZONES = ["us-west-2a", "us-west-2b", "us-west-2c", "us-west-2d", "us-west-2e", "us-west-2f", "us-west-2g"]
 
 
+def test_a_zone_keeps_its_subnets_when_the_zone_set_changes():
+    """Adding d and dropping b must not move c's subnets: EC2 refuses a range another subnet holds."""
+    before = {z.zone: z for z in subnet_layout("10.40.0.0/16", ["us-east-1a", "us-east-1b", "us-east-1c"])}
+    after = {z.zone: z for z in subnet_layout("10.40.0.0/16", ["us-east-1a", "us-east-1c", "us-east-1d"])}
+    assert after["us-east-1a"] == before["us-east-1a"]
+    assert after["us-east-1c"] == before["us-east-1c"]
+    assert after["us-east-1d"].private_cidr == "10.40.96.0/19"
+
+
+def test_a_zone_beyond_f_has_no_slot():
+    with pytest.raises(ValueError, match="no subnet slot"):
+        subnet_layout("10.40.0.0/16", ["us-east-1a", "us-east-1g"])
+
+
 def test_slash_16_with_three_zones():
     layout = subnet_layout("10.40.0.0/16", ZONES[:3])
     assert [z.zone for z in layout] == ZONES[:3]
@@ -45,7 +59,7 @@ def test_private_subnets_are_an_eighth_and_public_a_sixty_fourth(prefix):
         assert ipaddress.IPv4Network(zone.public_cidr).prefixlen == prefix + 6
 
 
-@pytest.mark.parametrize("zone_count", [0, 7])
+@pytest.mark.parametrize("zone_count", [0, 7])  # 7 zones: one more than there are slots
 def test_zone_count_out_of_range_raises(zone_count):
     with pytest.raises(ValueError, match="zones"):
         subnet_layout("10.40.0.0/16", ZONES[:zone_count])
