@@ -10,6 +10,7 @@ substrate does not take.
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from gpukit.components.api_access import public_cidrs
 from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
 from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceTypeError
 from gpukit.components.config.schema import TOP_LEVEL_FIELDS
@@ -82,7 +83,12 @@ def _validate_cluster(cluster: ClusterSpec, problems: list[Problem]) -> Substrat
     if substrate is not None and "cluster.apiAccessCidrs" in substrate.accepts:
         key, cidrs = f"{CLUSTER}.apiAccessCidrs", cluster.get("api_access_cidrs", [])
         check_cidr_list(key, cidrs, problems)
-        too_many = list_size_problem(key, cidrs, substrate.limits.api_access_cidrs)
+        limits = substrate.limits
+        too_many = (
+            list_size_problem(key, public_cidrs(cidrs), limits.api_access_cidrs, "public ranges")
+            if limits.api_access_public_only
+            else list_size_problem(key, cidrs, limits.api_access_cidrs)
+        )
         if too_many is not None:
             problems.append(too_many)
     return substrate

@@ -48,6 +48,9 @@ class SubstrateLimits:
     """The most nodes the pools' maxNodes may add up to."""
     api_access_cidrs: Limit | None = None
     """The most ranges `apiAccessCidrs` may hold."""
+    api_access_public_only: bool = False
+    """`api_access_cidrs` counts the public ranges only (EKS: private ranges reach the private
+    endpoint through security group rules, not the public endpoint's list)."""
 
 
 NO_LIMITS = SubstrateLimits()
@@ -62,8 +65,10 @@ def node_count_problem(key: str, count: int, limit: Limit | None, groups: int = 
     return Problem(key, f"must be at most {over}: {limit.describe()}; got {count}")
 
 
-def list_size_problem(key: str, items: list[str], limit: Limit | None) -> Problem | None:
-    """A problem where a list holds more entries than the provider takes."""
+def list_size_problem(
+    key: str, items: list[str], limit: Limit | None, what: str = "ranges"
+) -> Problem | None:
+    """A problem where a list holds more entries (`what`) than the provider takes."""
     if limit is None or len(items) <= limit.most:
         return None
-    return Problem(key, f"holds {len(items)} ranges: {limit.describe()}; merge ranges or use a VPN")
+    return Problem(key, f"holds {len(items)} {what}: {limit.describe()}; merge ranges or use a VPN")

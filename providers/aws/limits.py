@@ -21,4 +21,5 @@ EKS_LIMITS = SubstrateLimits(
         "public access CIDR ranges",
         "EKS service quotas, 'Public endpoint access CIDR ranges per cluster'",
     ),
+    api_access_public_only=True,  # private ranges become security group rules (eks/cluster.py)
 )

@@ -270,7 +270,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         eks_config,
         cluster_set(apiAccessCidrs=many_cidrs(41)),
         f"{CLUSTER}.apiAccessCidrs",
-        "holds 41 ranges: at most 40 public access CIDR ranges",
+        "holds 41 public ranges: at most 40 public access CIDR ranges",
     ),
     (
         "gke-too-many-authorized-networks",
@@ -406,6 +406,14 @@ def test_gpu_zone_groups_within_the_quota_each_plan() -> None:
     """900 nodes over two pinned zones is two groups of 450: within the quota, so accepted."""
     config = eks_config()
     config[POOLS][1].update(maxNodes=900, zones=["usw2-az1", "usw2-az2"])
+    resolve_config(config)
+
+
+def test_eks_counts_only_public_ranges_against_its_public_access_limit() -> None:
+    """40 public ranges plus private ones is within EKS's limit: the private ranges never go to the
+    public endpoint's list (they become security group rules)."""
+    config = eks_config()
+    config[CLUSTER]["apiAccessCidrs"] = [*many_cidrs(40), "10.0.0.0/8", "192.168.0.0/16"]
     resolve_config(config)
 
 
