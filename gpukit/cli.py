@@ -110,6 +110,8 @@ def _stack(args: argparse.Namespace, project: Project, default: str | None) -> L
 
 def plan_command(args: argparse.Namespace) -> int:
     # Imported here so `gpukit --help` stays instant.
+    import pulumi
+
     from gpukit.components.name_rules import ResourceNameError
     from gpukit.plan.artifacts import plan_document, write_artifacts
     from gpukit.plan.engine import PlanResult, ProgramPlan, run_plan
@@ -144,6 +146,12 @@ def plan_command(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     except ResourceNameError as err:  # a name the cloud would refuse: `pulumi up` would fail on it too
         print(f"gpukit: {err}", file=sys.stderr)
+        return EXIT_INVALID
+    except pulumi.RunError as err:
+        # gpukit's program stopped as `pulumi up` would, before creating anything (a pinned zone the
+        # VPC has no subnet in, or that does not offer the pool's type): the message names the key.
+        print(f"gpukit: `pulumi up` would stop on {where}:", file=sys.stderr)
+        print(f"  {err}", file=sys.stderr)
         return EXIT_INVALID
 
     if args.json:

@@ -6,6 +6,7 @@ Names are what AWS would name the resource (the explicit name, a prefix and the 
 Pulumi's auto-name), and a name AWS would refuse fails the plan (names.py).
 """
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,7 +14,7 @@ from gpukit.components.name_rules import planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
 from gpukit.providers.aws.names import AWS_NAME_RULES
-from gpukit.providers.aws.offerings import REGION_AZ_IDS, az_id_prefix, offered_zone_ids
+from gpukit.providers.aws.offerings import AZ_ID_RE, REGION_AZ_IDS, az_id_prefix, offered_zone_ids
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
@@ -35,6 +36,23 @@ _EC2_PREFIXES = {
 }
 
 
+def _pinned_prefixes(pools: Any) -> list[str]:
+    """The AZ ID prefixes (`ilc1` of `ilc1-az1`) of the zones the stack's pools pin, in order."""
+    if isinstance(pools, str):  # the engine's JSON form of a structured value
+        try:
+            pools = json.loads(pools)
+        except ValueError:
+            return []
+    found: list[str] = []
+    for pool in pools if isinstance(pools, list) else []:
+        zones = pool.get("zones") if isinstance(pool, dict) else None
+        for zone in zones if isinstance(zones, list) else []:
+            shape = AZ_ID_RE.fullmatch(zone) if isinstance(zone, str) else None
+            if shape is not None and shape["prefix"] not in found:
+                found.append(shape["prefix"])
+    return found
+
+
 def _private_ip(name: str) -> str:
     """A stable fake private address for an EC2 instance or network interface."""
     return f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
@@ -47,6 +65,7 @@ class AwsFakes:
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         self.region = str(config.get("aws:region") or DEFAULT_REGION)
+        self.pinned_prefixes = _pinned_prefixes(config.get("gpukit:nodePools"))
 
     def resource(self, token: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Raises ResourceNameError for a name AWS would refuse (providers/aws/names.py)."""
@@ -63,8 +82,12 @@ class AwsFakes:
     def zones(self) -> list[tuple[str, str]]:
         """(name, AZ ID) of the region's zones for this fake account: the region's real AZ IDs where
         providers/aws/offerings.py lists them (else az1 to az3 of its prefix), mapped to names as an
-        account in an independently mapped region might (rotated: `a` is not az1)."""
-        prefix = az_id_prefix(self.region) or "fake1"
+        account in an independently mapped region might (rotated: `a` is not az1).
+
+        A region whose AZ ID prefix has no sourced row takes the prefix of the AZ IDs the stack pins:
+        the plan cannot know the account's zones there (`pulumi up` asks EC2, and the EKS substrate's
+        findings say so), and a made-up prefix would refuse every pinned zone of a valid stack."""
+        prefix = az_id_prefix(self.region) or next(iter(self.pinned_prefixes), "fake1")
         ids = REGION_AZ_IDS.get(self.region) or tuple(f"{prefix}-az{i}" for i in range(1, 4))
         rotated = ids[1:] + ids[:1]
         return [

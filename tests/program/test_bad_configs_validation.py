@@ -763,3 +763,35 @@ def test_a_binary_value_reads_as_the_text_it_holds(
     out, err = capsys.readouterr()
     assert code == 0, out + err
     assert "stack binary (eks, us-west-2" in out and "eks-dev-eks" in out, out
+
+
+# --- EKS zones the plan can only judge through its fakes ----------------------------------------------
+
+
+def test_eks_gpu_pools_plan_in_a_region_without_a_sourced_az_id_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """il-central-1 is one of gpukit's regions with no AZ ID prefix row (offerings.py): its pinned
+    zones are judged at `pulumi up` by EC2, so the plan must not refuse them (it did: the fake account
+    had made-up zones there)."""
+    config = eks_config()
+    config["aws:region"] = "il-central-1"
+    config[POOLS][1]["zones"] = ["ilc1-az1", "ilc1-az2"]
+    path = tmp_path / "Pulumi.il.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    code = main(["plan", "--config", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "unit-l4-ilc1-az1" in out and "unit-l4-ilc1-az2" in out, out
+
+
+def test_a_pinned_zone_the_run_refuses_exits_2_naming_the_key_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """usw2-az9 has the shape of an AZ ID of us-west-2, so only the run can refuse it (the EC2
+    offerings check, before anything is created); `gpukit plan` reports that as bad input."""
+    config = eks_config()
+    config[POOLS][1]["zones"] = ["usw2-az1", "usw2-az9"]
+    err = plan_stderr(config, tmp_path, capsys)
+    assert "`pulumi up` would stop on" in err, err
+    assert f"{POOLS}[1].zones: usw2-az9 does not offer g6.xlarge" in err, err
