@@ -275,7 +275,8 @@ CLUSTER_FIELDS = (
         "aws/gcp: at least one range (the machines that run `pulumi` and `kubectl`); the endpoint is "
         "internet-facing only when a range lies outside private space (10/8, 172.16/12, 192.168/16, "
         "100.64/10). Each is a network in CIDR form (a bare address is refused: write `/32`), listed once; "
-        "EKS takes at most 40, GKE 50. Ranges that admit the whole internet (`0.0.0.0/0`, or "
+        "EKS takes at most 40 public ones (private ranges become security group rules), GKE 50. "
+        "Ranges that admit the whole internet (`0.0.0.0/0`, or "
         "`0.0.0.0/1` + `128.0.0.0/1`) draw a preflight warning.",
     ),
     Field(

@@ -30,7 +30,8 @@ GPUKIT_TAG_PREFIXES = (
 GPUKIT_TAGS_MAX = 5
 """The most tags gpukit itself puts on one resource that also gets the user's: a subnet carries
 gpukit:cluster, managed-by, Name, kubernetes.io/cluster/<name> and kubernetes.io/role/... (counted over
-the example stacks' plans by tests/unit/test_aws_tags.py, which fails when gpukit adds more)."""
+the example stacks' plans by tests/program/test_bad_configs_validation.py
+test_gpukit_sets_at_most_its_budget_of_tags_beside_the_users, which fails when gpukit adds more)."""
 MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - GPUKIT_TAGS_MAX
 
 

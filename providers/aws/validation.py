@@ -266,7 +266,7 @@ def _validate_eks_zones(i: int, pool: NodePoolSpec, region: str, problems: list[
         problems.append(
             Problem(
                 f"{key}.maxNodes",
-                f"a GPU pool is one node group per zone and each group needs one node at most at least: "
+                f"a GPU pool is one node group per zone and each group needs a maxNodes of 1 or more: "
                 f"{len(set(zones))} zones need maxNodes {len(set(zones))} or more; got {max_nodes}",
             )
         )
