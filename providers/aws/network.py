@@ -51,8 +51,13 @@ class AwsNetwork(pulumi.ComponentResource):
         zones = [name for name, _ in picked]
         if len(zones) < 2:
             raise pulumi.RunError(f"EKS needs two availability zones or more; this region offers {zones}")
+        # Every zone of the region, whatever its state: subnet slots must not move when one is impaired.
+        region_zones = aws.get_availability_zones(
+            filters=[{"name": "opt-in-status", "values": ["opt-in-not-required"]}],
+            opts=pulumi.InvokeOptions(parent=self),
+        ).names
         try:
-            layout = subnet_layout(args["cidr"], zones)
+            layout = subnet_layout(args["cidr"], zones, region_zones)
         except ValueError as err:
             raise pulumi.RunError(f"gpukit:cluster.network: {err}") from None
 
