@@ -349,6 +349,15 @@ def test_tags_become_labels_on_every_resource() -> None:
             "gpukit-cluster": "k3s-gcp",
             "managed-by": "gpukit",
         }
+    # Boot disks too: a VM's labels do not reach the disks made with it.
+    for server in rec.of_type(INSTANCE):
+        labels = server.inputs["bootDisk"]["initializeParams"]["labels"]
+        assert {"team": "ml", "gpukit-cluster": "k3s-gcp", "gpukit-role": "server"}.items() <= labels.items()
+    for template in rec.of_type("gcp:compute/instanceTemplate:InstanceTemplate"):
+        (disk,) = template.inputs["disks"]
+        assert {"team": "ml", "gpukit-cluster": "k3s-gcp", "gpukit-role": "agent"}.items() <= disk[
+            "labels"
+        ].items()
 
 
 def test_every_resource_argument_is_one_the_provider_schema_knows(stack: Recording) -> None:

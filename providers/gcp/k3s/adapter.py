@@ -21,7 +21,9 @@ from gpukit.components.spec import NodeRole
 from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
 from gpukit.providers.gcp.k3s.iam import K3sGceJoinSecrets
+from gpukit.providers.gcp.k3s.machine import gce_labels
 from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
+from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import GcpNetwork
 from gpukit.providers.gcp.placement import pool_zones
 
@@ -104,6 +106,7 @@ class GceAdapter:
                 "service_account": secrets.service_accounts[NodeRole.SERVER],
                 "secret_version": secrets.secret_versions[NodeRole.SERVER],
                 "tags": [node_tag(cluster_name), server_tag(cluster_name)],
+                "disk_labels": {**cluster_labels(self.spec), **gce_labels(pool)},
                 "waits": secrets.ready,
             },
             opts=self.with_gcp,
@@ -131,6 +134,7 @@ class GceAdapter:
                 "server_urls": servers.join_urls,
                 "secret_version": secrets.secret_versions[NodeRole.AGENT],
                 "tags": [node_tag(self.cluster.name)],
+                "disk_labels": {**cluster_labels(self.spec), **gce_labels(pool)},
                 "waits": [*secrets.ready, *servers.instances],
             },
             opts=self.with_gcp,

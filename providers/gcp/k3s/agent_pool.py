@@ -69,6 +69,8 @@ class K3sGceAgentPoolArgs(TypedDict):
     """https://<server>:6443 of every server: a machine joins through the first that answers."""
     secret_version: pulumi.Input[str]
     tags: list[str]
+    disk_labels: dict[str, str]
+    """Labels on the boot disks: a VM's labels do not reach the disks made with it."""
     waits: list[pulumi.Resource]
     """What must exist before a machine boots (its secret and grant, the servers)."""
 
@@ -101,6 +103,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
                     "source_image": boot_image(pool, args["node"].driver),
                     "disk_type": disk_type(pool),
                     "disk_size_gb": pool.disk_size_gb,
+                    "labels": args["disk_labels"],
                 }
             ],
             network_interfaces=[{"subnetwork": args["subnetwork"]}],  # no external address: Cloud NAT

@@ -70,6 +70,8 @@ class K3sGceServersArgs(TypedDict):
     service_account: pulumi.Input[str]
     secret_version: pulumi.Input[str]
     tags: list[str]
+    disk_labels: dict[str, str]
+    """Labels on the boot disks: a VM's labels do not reach the disks made with it."""
     waits: list[pulumi.Resource]
     """What must exist before a server boots (its secret and the grant to read it)."""
 
@@ -152,6 +154,7 @@ class K3sGceServers(pulumi.ComponentResource):
                             "image": boot_image(pool, args["node"].driver),
                             "size": pool.disk_size_gb,
                             "type": disk_type(pool),
+                            "labels": args["disk_labels"],
                         },
                     },
                     network_interfaces=[interface],
