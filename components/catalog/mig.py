@@ -20,6 +20,10 @@ of memory slices that may start only at given places ("placements"). Sources:
   1, 2 and 4 and naturally aligned starts (if that is how the GPU places them) both rules accept the
   same layouts, but that is not verified.
 
+On the 7-slice GPUs these placements reject nothing that the slice sums and the per-profile maxima
+accept (tests/unit/test_mig_geometry.py checks every layout), so the placement search is a guard for
+geometries where that is not so, not a source of different answers today.
+
 Not modelled: `+me`, `+gfx`, `-me` variants (media engines; gpukit's sizing never asks for them), and
 compute instances smaller than their GPU instance (`1c.3g.20gb`): every profile here is one GPU
 instance with one compute instance over all of its slices, as the mig-parted config creates them.

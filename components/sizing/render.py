@@ -17,6 +17,10 @@ def _setting(option: Option) -> str:
     return "1 replica/GPU"
 
 
+def _mode_name(option: Option) -> str:
+    return "none (whole GPUs)" if option.mode is Mode.WHOLE_GPU else option.mode.value
+
+
 def _price(option: Option) -> str:
     if option.per_hour is None:
         return f"unknown ({option.target.price_note or 'no list price'})"
@@ -88,7 +92,7 @@ def render_text(result: SizingResult) -> str:
                 ratio = f"  {baseline.gpus / option.gpus:.1f}x fewer GPUs than whole"
             lines.append(
                 f"  {option.mode.value:<13}{_setting(option):<32}{option.gpus:>4} GPUs{option.nodes:>4} "
-                f"nodes  {_price(option)}{ratio}"
+                f"{'nodes' if option.nodes != 1 else 'node '}  {_price(option)}{ratio}"
             )
         lines.extend(f"  {s.mode.value:<13}not possible: {s.reason}" for s in skipped)
     best = result.recommended()
@@ -98,7 +102,7 @@ def render_text(result: SizingResult) -> str:
         return "\n".join(lines) + "\n"
     lines.append("")
     lines.append(
-        f"Recommended: {best.target.gpu.name} with {best.mode.value} ({_setting(best)}): "
+        f"Recommended: {best.target.gpu.name}, sharing {_mode_name(best)} ({_setting(best)}): "
         f"{best.gpus} GPUs on {best.nodes} x {best.target.machine}, {_price(best)}"
     )
     return "\n".join(lines) + "\n" + stack_snippet(best)

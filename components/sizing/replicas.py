@@ -12,8 +12,10 @@ used here (components/sizing/bounds.py gives the packing-free lower bound instea
   it asked for.
 - MPS gives each of R clients 1/R of the memory and of the compute, enforced by its control daemon
   (k8s-device-plugin README, "MPS"), so every replica must fit 1/R.
-- R <= 48 for both: GKE caps clients per GPU at 48 (GKE ComputeClass reference, 2..48; NVIDIA's MIG
-  User Guide, "MIG with CUDA MPS": 48 MPS clients per GPU). A cap that holds on every substrate.
+- R <= 48 for both, a cap that holds on every substrate: GKE's `max_shared_clients_per_gpu` range is
+  2..48 (GKE ComputeClass reference, https://cloud.google.com/kubernetes-engine/docs/reference/crds/
+  computeclass; marked uncertain in gpu-facts §6.1), and 48 is CUDA MPS's client limit per GPU as the
+  MIG User Guide's "MIG with CUDA MPS" section states it (quoted, not read here).
 """
 
 from collections.abc import Sequence

@@ -113,7 +113,8 @@ def size(workloads: Sequence[Workload], targets: Sequence[Target]) -> SizingResu
         for mode in Mode:
             refused = [w.name for w in workloads if not allows(mode, w.isolation)]
             if refused:
-                reason = f"{', '.join(refused)} need more isolation than {mode.value} gives"
+                verb = "needs" if len(refused) == 1 else "need"
+                reason = f"{', '.join(refused)} {verb} more isolation than {mode.value} gives"
                 result.skipped.append(Skipped(target, mode, reason))
                 continue
             option = _mode_option(target, mode, items)

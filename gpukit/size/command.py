@@ -28,6 +28,14 @@ def _read_workloads(path: Path) -> object:
         raise StackFileError(f"{path} is not valid YAML: {err}") from None
 
 
+def _shown(path: Path) -> Path:
+    """`path` relative to the working folder where it is under it (what a user typed), else as is."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
 def size_command(args: Namespace, load_stack: Callable[[], LoadedStack] | None) -> int:
     """`load_stack` loads the stack `--stack`/`--config` name (None: no stack, the default targets)."""
     where = str(args.workloads)
@@ -40,7 +48,7 @@ def size_command(args: Namespace, load_stack: Callable[[], LoadedStack] | None) 
             stack = load_stack()
             where = str(stack.path)
             targets = stack_targets(stack.config, stack.secret_keys)
-            note = f"GPU pools of stack {stack.name} ({stack.path})"
+            note = f"GPU pools of stack {stack.name} ({_shown(stack.path)})"
     except StackFileError as err:
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID

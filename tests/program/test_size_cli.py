@@ -106,3 +106,11 @@ def test_a_stack_without_gpu_pools_exits_2(tmp_path, capsys):
     stack = _stack_file(tmp_path, config)
     assert main(["size", str(_write(tmp_path, "w.yaml", MIX)), "--config", str(stack)]) == EXIT_INVALID
     assert "has no GPU pools to size on" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "example", sorted((ROOT / "examples" / "sizing").glob("*.yaml")), ids=lambda p: p.name
+)
+def test_the_readme_examples_size(example, capsys):
+    assert main(["size", str(example), "--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["recommended"]["gpus"] >= 1

@@ -185,7 +185,7 @@ def test_isolation_decides_the_modes():
     assert {o.mode for o in hardware.options} == {Mode.WHOLE_GPU, Mode.MIG}
     memory = size([Workload("a", 6, 0.1, 3, Isolation.MEMORY), Workload("b", 6, 0.1, 1)], [H100])
     assert {o.mode for o in memory.options} == {Mode.WHOLE_GPU, Mode.MPS, Mode.MIG}
-    assert any("a need more isolation than time-slicing" in s.reason for s in memory.skipped)
+    assert any("a needs more isolation than time-slicing" in s.reason for s in memory.skipped)
 
 
 def test_a_replica_larger_than_the_gpu_skips_the_model():
