@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 
 from gpukit.components.catalog.gpus import GpuModel
 from gpukit.components.catalog.instances import InstanceType
-from gpukit.components.spec import Capacity, HostSpec, NodeImage, NodePoolSpec, NodeRole
+from gpukit.components.sharing import GPU_RESOURCE, NO_SHARING, PoolSharing, pool_sharing, sharing_labels
+from gpukit.components.spec import Capacity, HostSpec, NodeImage, NodePoolSpec, NodeRole, SharingMode
 
-GPU_RESOURCE = "nvidia.com/gpu"
+__all__ = ["GPU_RESOURCE"]
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "true"
 POOL_LABEL = "gpukit.dev/pool"
@@ -65,6 +66,8 @@ class PoolFacts:
     """k3s on aws: more instance types the pool's group may launch (same GPUs per node)."""
     hosts: tuple[HostSpec, ...] = ()
     """k3s over SSH: the existing machines of the pool."""
+    sharing: PoolSharing = NO_SHARING
+    """How pods share the pool's GPUs (`sharing` in config); whole GPUs by default."""
 
     @property
     def is_gpu(self) -> bool:
@@ -83,15 +86,35 @@ class PoolFacts:
         return self.gpus_per_node * self.max_nodes
 
     @property
+    def advertised_resources(self) -> dict[str, int]:
+        """What one node of the pool offers pods once its GPUs are shared as configured: what
+        scale-from-zero templates advertise and the plan's units per node."""
+        if not self.is_gpu:
+            return {}
+        sharing = self.sharing
+        if sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
+            return {GPU_RESOURCE: self.gpus_per_node * sharing.replicas}
+        return {GPU_RESOURCE: self.gpus_per_node}
+
+    @property
     def gpu_memory_gb_per_node(self) -> int:
         gpu = self.gpu
         return gpu.memory_gb * self.gpus_per_node if gpu else 0
 
 
 def make_pool_facts(
-    pool: NodePoolSpec, instance: InstanceType, min_nodes: int, max_nodes: int, gpu_taint_value: str
+    pool: NodePoolSpec,
+    instance: InstanceType,
+    min_nodes: int,
+    max_nodes: int,
+    gpu_taint_value: str,
+    *,
+    operator_shares: bool = True,
 ) -> PoolFacts:
-    """Facts for one validated pool spec that runs `instance` machines (each substrate picks those)."""
+    """Facts for one validated pool spec that runs `instance` machines (each substrate picks those).
+
+    `operator_shares`: the GPU Operator applies the pool's sharing, through node labels (False where
+    the platform shares GPUs itself: GKE's own driver)."""
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()
     gpu = instance.gpu
@@ -99,6 +122,9 @@ def make_pool_facts(
         labels[GPU_MODEL_LABEL] = gpu.name
         labels[GPU_PRESENT_LABEL] = "true"
         taints = (Taint(GPU_TAINT_KEY, gpu_taint_value, "NoSchedule"),)
+    sharing = pool_sharing(pool.get("sharing")) if gpu is not None and instance.has_gpu else NO_SHARING
+    if sharing.shares and operator_shares:
+        labels.update(sharing_labels(sharing))
     default_disk = DEFAULT_GPU_DISK_GB if instance.has_gpu else DEFAULT_CPU_DISK_GB
     return PoolFacts(
         name=pool["name"],
@@ -112,6 +138,7 @@ def make_pool_facts(
         taints=taints,
         zones=tuple(pool.get("zones", ())),
         role=pool.get("role", NodeRole.AGENT),
+        sharing=sharing,
     )
 
 

@@ -20,6 +20,7 @@ from gpukit.components.spec import (
     Capacity,
     DriverMode,
     GkeDriverVersion,
+    MigStrategy,
     NatGateways,
     NodeImage,
     NodeRole,
@@ -27,6 +28,7 @@ from gpukit.components.spec import (
     PodSecurityLevel,
     Provider,
     ReleaseChannel,
+    SharingMode,
     SupportType,
 )
 
@@ -414,6 +416,60 @@ CLUSTER_FIELDS = (
     ),
 )
 
+MIG_FIELDS = (
+    Field(
+        "profile",
+        "str",
+        "MIG profile every GPU of the pool is cut into",
+        required=True,
+        doc="A MIG profile of the pool's GPU model (`1g.10gb`, `3g.40gb` on H100 and A100-80GB; "
+        "`gpukit plan` lists each model's). Every GPU gets as many instances as fit (the MIG manager's "
+        "stock `all-<profile>` config). Custom layouts mixing profiles are not built yet.",
+    ),
+    Field(
+        "strategy",
+        "str",
+        "how MIG instances are advertised (default single)",
+        choices=MigStrategy,
+        default_doc="`single`",
+        doc="`single`: instances are advertised as `nvidia.com/gpu`; `mixed`: as "
+        "`nvidia.com/mig-<profile>`. The GPU Operator's strategy is cluster-wide: every MIG pool of a "
+        "cluster takes the same one.",
+    ),
+    Field(
+        "layout",
+        "object",
+        "",
+        planned="custom MIG layouts (several profiles on one GPU)",
+        doc="Not built yet: a layout mixing profiles. It is refused; use one `profile`.",
+    ),
+)
+
+SHARING_FIELDS = (
+    Field(
+        "mode",
+        "str",
+        "none, time-slicing, mps or mig",
+        required=True,
+        choices=SharingMode,
+        doc="`none` (whole GPUs, the default), `time-slicing`, `mps` or `mig`.",
+    ),
+    Field(
+        "replicas",
+        "int",
+        "time-slicing and mps: pods per GPU, 2 to 48",
+        doc="`time-slicing` and `mps` (required there): how many pods share each GPU, 2 to 48 (GKE's "
+        "limit; gpukit keeps it everywhere so a stack moves between substrates unchanged).",
+    ),
+    Field(
+        "mig",
+        "object",
+        "mode mig: {profile, strategy?}",
+        fields=MIG_FIELDS,
+        doc="`mig` (required there): the profile the pool's GPUs are cut into.",
+    ),
+)
+
 GPU_FIELDS = (
     Field("model", "str", "GPU model from the catalog", required=True, doc="A GPU model from the catalog."),
     Field("count", "int", "GPUs per node", required=True, doc="GPUs per node."),
@@ -521,9 +577,16 @@ POOL_FIELDS = (
     Field(
         "sharing",
         "object",
-        "",
-        planned="GPU sharing (time-slicing, MPS, MIG)",
-        doc="Not built yet: GPU sharing. It is refused.",
+        "GPU pools: how pods share the pool's GPUs {mode, replicas?, mig?}",
+        fields=SHARING_FIELDS,
+        specific=True,
+        default_doc="whole GPUs",
+        doc='GPU pools only: how pods share the pool\'s GPUs (see "GPU sharing" in this README). '
+        "`time-slicing`: `replicas` pods take turns on each GPU, with no memory or fault isolation. "
+        "`mps`: `replicas` pods run at once on each GPU, each limited to 1/`replicas` of its memory and "
+        "compute. `mig`: each GPU is cut into hardware-isolated instances of `mig.profile` (MIG-capable "
+        "models only; not built yet, refused). Built on EKS (AL2023 images) through the GPU Operator: a "
+        "device-plugin config and a node label per pool; the other substrates refuse the key for now.",
     ),
     Field(
         "gpu",

@@ -685,3 +685,38 @@ def test_node_groups_wait_for_the_node_roles_grants(dev: Recording) -> None:
     assert len(grants) == 3
     for group in dev.of_type("aws:eks/nodeGroup:NodeGroup"):
         assert grants <= set(group.dependencies), group.name
+
+
+@pytest.fixture(scope="module")
+def shared() -> Recording:
+    config = eks_config()
+    config["gpukit:nodePools"][1]["sharing"] = {"mode": "time-slicing", "replicas": 4}
+    return run(config)
+
+
+def test_shared_pools_are_labelled_with_their_device_plugin_entry(shared: Recording) -> None:
+    release = shared.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
+    config = release["values"]["devicePlugin"]["config"]
+    assert config["default"] == "none"
+    assert set(config["data"]) == {"none", "time-slicing-4"}
+    labels = shared.one("aws:eks/nodeGroup:NodeGroup", "unit-l4-usw2-az1-ng").inputs["labels"]
+    assert labels["nvidia.com/device-plugin.config"] == "time-slicing-4"
+    assert labels["nvidia.com/device-plugin.config"] in config["data"]
+    system = shared.one("aws:eks/nodeGroup:NodeGroup", "unit-system-ng").inputs.get("labels", {})
+    assert "nvidia.com/device-plugin.config" not in system
+
+
+def test_time_sliced_pool_scales_from_zero_for_its_replicas(shared: Recording) -> None:
+    tags = {
+        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+        for t in shared.of_type("aws:autoscaling/tag:Tag")
+        if t.name.startswith("unit-l4-usw2-az1-")
+    }
+    prefix = "k8s.io/cluster-autoscaler/node-template"
+    assert tags[f"{prefix}/resources/nvidia.com/gpu"] == "4"  # 1 L4 x 4 replicas
+    assert tags[f"{prefix}/label/nvidia.com/device-plugin.config"] == "time-slicing-4"
+
+
+def test_unshared_cluster_sets_no_device_plugin_config(dev: Recording) -> None:
+    release = dev.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
+    assert "devicePlugin" not in release["values"]

@@ -1,0 +1,113 @@
+"""Meaning checks of `gpukit:nodePools[i].sharing`, shared by every substrate: what the GPU model and the
+setting allow. What each substrate and driver mode supports is the substrate's own check."""
+
+from gpukit.components.catalog.gpus import GpuModel
+from gpukit.components.errors import Problem
+from gpukit.components.sharing import MAX_REPLICAS, MIN_REPLICAS
+from gpukit.components.spec import MigStrategy, SharingMode, SharingSpec
+from gpukit.components.validate.common import POOLS
+
+# MIG pools wait for the catalog's MIG geometry (instances per profile): until then they are refused
+# rather than built with scale-from-zero templates that would advertise the wrong resources.
+MIG_BUILT = False
+
+
+def validate_pool_sharing(
+    index: int, sharing: SharingSpec, gpu: GpuModel | None, problems: list[Problem]
+) -> None:
+    """One pool's setting against its GPU model (None: a pool without GPUs)."""
+    key = f"{POOLS}[{index}].sharing"
+    mode = sharing["mode"]
+    if gpu is None:
+        problems.append(
+            Problem(
+                key, f"only GPU pools share GPUs: this pool's machines have none; got mode {mode.value!r}"
+            )
+        )
+        return
+    replicas = sharing.get("replicas")
+    if mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
+        if replicas is None:
+            problems.append(
+                Problem(
+                    f"{key}.replicas",
+                    f"required for mode {mode.value}: pods per GPU, {MIN_REPLICAS} to {MAX_REPLICAS}",
+                )
+            )
+        elif not MIN_REPLICAS <= replicas <= MAX_REPLICAS:
+            problems.append(
+                Problem(
+                    f"{key}.replicas",
+                    f"must be {MIN_REPLICAS} to {MAX_REPLICAS} pods per GPU; got {replicas}",
+                )
+            )
+        if "mig" in sharing:
+            problems.append(
+                Problem(
+                    f"{key}.mig",
+                    f"only for mode mig; mode {mode.value} shares whole GPUs "
+                    "(MPS is not supported on GPUs with MIG enabled)"
+                    if mode is SharingMode.MPS
+                    else f"only for mode mig; got mode {mode.value}",
+                )
+            )
+        return
+    if replicas is not None:
+        problems.append(
+            Problem(f"{key}.replicas", f"only for modes time-slicing and mps; got mode {mode.value}")
+        )
+    if mode is SharingMode.NONE:
+        if "mig" in sharing:
+            problems.append(Problem(f"{key}.mig", "only for mode mig; got mode none"))
+        return
+    # mode mig
+    if not gpu.mig_capable:
+        capable = ", ".join(sorted(name for name, m in _catalog().items() if m.mig_capable))
+        problems.append(
+            Problem(f"{key}.mode", f"mig needs a MIG-capable GPU ({capable}); this pool has {gpu.name}")
+        )
+        return
+    mig = sharing.get("mig")
+    if mig is None:
+        problems.append(
+            Problem(f"{key}.mig", f"required for mode mig: {{profile}}, one of {', '.join(gpu.mig_profiles)}")
+        )
+        return
+    if mig["profile"] not in gpu.mig_profiles:
+        problems.append(
+            Problem(
+                f"{key}.mig.profile",
+                f"must be a MIG profile of {gpu.name}: {', '.join(gpu.mig_profiles)}; got {mig['profile']!r}",
+            )
+        )
+    elif not MIG_BUILT:
+        problems.append(
+            Problem(
+                f"{key}.mode",
+                "mig is not built yet in this version of gpukit (a MIG node's schedulable units need the "
+                "catalog's MIG geometry); remove the key or use time-slicing or mps",
+            )
+        )
+
+
+def validate_cluster_mig_strategy(strategies: list[tuple[int, MigStrategy]], problems: list[Problem]) -> None:
+    """The GPU Operator's `mig.strategy` is one per cluster: every MIG pool must take the same."""
+    if not strategies:
+        return
+    first_index, first = strategies[0]
+    for index, strategy in strategies[1:]:
+        if strategy is not first:
+            problems.append(
+                Problem(
+                    f"{POOLS}[{index}].sharing.mig.strategy",
+                    "every MIG pool of a cluster takes the same strategy (the GPU Operator's mig.strategy "
+                    f"is cluster-wide): gpukit:nodePools[{first_index}] has {first.value}; "
+                    f"got {strategy.value}",
+                )
+            )
+
+
+def _catalog() -> dict[str, GpuModel]:
+    from gpukit.components.catalog.gpus import GPU_MODELS
+
+    return GPU_MODELS

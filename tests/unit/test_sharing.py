@@ -1,0 +1,112 @@
+"""GPU sharing: the device-plugin ConfigMap, the Operator values that use it, and what shared nodes offer,
+against golden files, the device plugin's documented config shape and the chart's values and CRD."""
+
+from typing import Any
+
+import yaml
+
+from gpukit.components.gpu_operator.values import GpuNodeSoftware, gpu_operator_values
+from gpukit.components.pools import GPU_TAINT
+from gpukit.components.sharing import (
+    DEVICE_PLUGIN_CONFIG_LABEL,
+    MIG_CONFIG_LABEL,
+    NO_SHARING,
+    PoolSharing,
+    config_map_name,
+    device_plugin_config,
+    sharing_labels,
+)
+from gpukit.components.spec import MigStrategy, SharingMode
+from harness import GPU_OPERATOR_REFERENCE, chart_has, key_paths
+
+EKS_SOFTWARE = GpuNodeSoftware(driver_preinstalled=True, toolkit_preinstalled=True, summary="EKS")
+TS4 = PoolSharing(SharingMode.TIME_SLICING, replicas=4)
+MPS2 = PoolSharing(SharingMode.MPS, replicas=2)
+MIG_MIXED = PoolSharing(SharingMode.MIG, mig_profile="1g.10gb", mig_strategy=MigStrategy.MIXED)
+CRD = yaml.safe_load((GPU_OPERATOR_REFERENCE / "nvidia.com_clusterpolicies.yaml").read_text())
+CRD_SPEC = CRD["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+
+
+def _values(*sharing: PoolSharing) -> dict[str, Any]:
+    return gpu_operator_values(EKS_SOFTWARE, [GPU_TAINT.toleration()], sharing=list(sharing))
+
+
+def test_device_plugin_config_golden(golden) -> None:  # type: ignore[no-untyped-def]
+    data = device_plugin_config([TS4, MPS2, TS4, NO_SHARING, MIG_MIXED])
+    golden("device-plugin-config.txt", "".join(f"# entry {name}\n{text}" for name, text in data.items()))
+
+
+def test_one_entry_per_distinct_setting_plus_the_whole_gpu_default() -> None:
+    data = device_plugin_config([TS4, TS4, MPS2])
+    assert sorted(data) == ["mps-2", "none", "time-slicing-4"]
+
+
+def test_entries_have_the_device_plugins_documented_shape() -> None:
+    data = device_plugin_config([TS4, MPS2])
+    ts = yaml.safe_load(data["time-slicing-4"])
+    assert ts["version"] == "v1"
+    assert ts["flags"] == {"migStrategy": "none"}
+    assert ts["sharing"]["timeSlicing"]["resources"] == [{"name": "nvidia.com/gpu", "replicas": 4}]
+    assert ts["sharing"]["timeSlicing"]["renameByDefault"] is False
+    mps = yaml.safe_load(data["mps-2"])
+    assert mps["sharing"] == {
+        "mps": {"renameByDefault": False, "resources": [{"name": "nvidia.com/gpu", "replicas": 2}]}
+    }
+    assert "sharing" not in yaml.safe_load(data["none"])
+
+
+def test_config_map_name_follows_its_content() -> None:
+    same = config_map_name(device_plugin_config([TS4, MPS2]))
+    assert same == config_map_name(device_plugin_config([MPS2, TS4]))
+    changed = config_map_name(device_plugin_config([PoolSharing(SharingMode.TIME_SLICING, replicas=8), MPS2]))
+    assert changed != same
+    assert same.startswith("gpukit-device-plugin-") and len(same) <= 63
+
+
+def test_no_sharing_leaves_the_operator_values_unchanged() -> None:
+    assert _values(NO_SHARING) == _values()
+    assert "devicePlugin" not in _values()
+
+
+def test_operator_values_point_the_device_plugin_at_the_config() -> None:
+    values = _values(TS4, NO_SHARING)
+    config = values["devicePlugin"]["config"]
+    assert config["create"] is True
+    assert config["default"] == "none"
+    assert config["name"] == config_map_name(config["data"])
+    assert set(config["data"]) == {"none", "time-slicing-4"}
+    assert "mig" not in values and "migManager" not in values
+
+
+def test_mig_sets_the_cluster_strategy_and_lets_the_mig_manager_reboot() -> None:
+    values = _values(MIG_MIXED, TS4)
+    assert values["mig"] == {"strategy": "mixed"}
+    assert values["migManager"] == {"env": [{"name": "WITH_REBOOT", "value": "true"}]}
+    for entry in values["devicePlugin"]["config"]["data"].values():
+        assert yaml.safe_load(entry)["flags"] == {"migStrategy": "mixed"}
+
+
+def test_every_sharing_value_key_exists_in_the_chart_and_the_cluster_policy() -> None:
+    values = _values(MIG_MIXED, TS4, MPS2)
+    data = values["devicePlugin"]["config"].pop("data")
+    assert data  # the chart's `data` is a free-form map of entries: its keys are ours
+    assert chart_has("devicePlugin.config.data")
+    missing = [p for p in key_paths(values) if not chart_has(p)]
+    assert missing == []
+    crd_config = CRD_SPEC["devicePlugin"]["properties"]["config"]["properties"]
+    assert {"name", "default"} <= set(crd_config)
+    assert values["mig"]["strategy"] in CRD_SPEC["mig"]["properties"]["strategy"]["enum"]
+    assert "env" in CRD_SPEC["migManager"]["properties"]
+
+
+def test_labels_pick_the_entry_and_the_mig_config() -> None:
+    assert sharing_labels(TS4) == {DEVICE_PLUGIN_CONFIG_LABEL: "time-slicing-4"}
+    assert sharing_labels(MIG_MIXED) == {DEVICE_PLUGIN_CONFIG_LABEL: "none", MIG_CONFIG_LABEL: "all-1g.10gb"}
+
+
+def test_resource_names() -> None:
+    assert TS4.resource == "nvidia.com/gpu"
+    assert MIG_MIXED.resource == "nvidia.com/mig-1g.10gb"
+    assert PoolSharing(SharingMode.MIG, mig_profile="3g.40gb", mig_strategy=MigStrategy.SINGLE).resource == (
+        "nvidia.com/gpu"
+    )
