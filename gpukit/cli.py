@@ -54,6 +54,29 @@ def _parser() -> argparse.ArgumentParser:
         "components, with --stack NAME or --config FILE",
     )
 
+    sizing = sub.add_parser(
+        "size",
+        help="which GPU sharing setting (time-slicing, MPS, MIG, whole GPUs) runs a workload mix cheapest",
+        description="Size a mix of workloads on each GPU model of a stack's GPU pools (or, without a "
+        "stack, every GPU model in the AWS catalog on its cheapest machine): the fewest GPUs, nodes and "
+        "$/h per sharing mode, beside whole GPUs and the lower bound, and the setting to put in the stack. "
+        "Exit status: 0 sized, 2 invalid workloads file or stack.",
+    )
+    sizing.add_argument(
+        "workloads",
+        type=Path,
+        metavar="WORKLOADS.yaml",
+        help="workloads: [{name, gpuMemoryGb, computeShare (0-1, default 1), replicas (default 1), "
+        "isolation: none|memory|hardware (default none)}]",
+    )
+    size_which = sizing.add_mutually_exclusive_group()
+    size_which.add_argument("--stack", help="size on the GPU pools of <stackConfigDir>/Pulumi.<NAME>.yaml")
+    size_which.add_argument("--config", type=Path, help="size on the GPU pools of a stack file anywhere")
+    sizing.add_argument("--json", action="store_true", help="print the result as JSON")
+    sizing.add_argument(
+        "--project", type=Path, default=None, help="gpukit's project folder (default: found from cwd)"
+    )
+
     doctor = sub.add_parser(
         "doctor",
         help="check whether this machine can join a gpukit k3s cluster (the preflight hosts run)",
@@ -164,6 +187,14 @@ def plan_command(args: argparse.Namespace) -> int:
     return EXIT_PREFLIGHT if plan.errors else EXIT_OK
 
 
+def size_command(args: argparse.Namespace) -> int:
+    from gpukit.size.command import size_command as run
+
+    if args.stack is None and args.config is None:
+        return run(args, None)
+    return run(args, lambda: _stack(args, _gpukit_project(args), None))
+
+
 def doctor_command(args: argparse.Namespace) -> int:
     from gpukit import doctor
     from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
@@ -202,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         return plan_command(args)
     if args.command == "doctor":
         return doctor_command(args)
+    if args.command == "size":
+        return size_command(args)
     return EXIT_INVALID  # argparse rejects unknown commands before this
 
 

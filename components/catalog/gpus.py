@@ -5,6 +5,7 @@ Sources:
   https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html
 - MIG support and maximum instances: NVIDIA MIG User Guide, "Supported GPUs",
   https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-gpus.html
+- MIG geometry (slices, placements, which layouts fit): components/catalog/mig.py.
 - MIG profile names and per-GPU counts: NVIDIA/gpu-operator v26.7.0
   `assets/state-mig-manager/0400_configmap.yaml` (copied to
   tests/reference/gpu-operator-v26.7.0/mig-parted-default-config.yaml; a test checks every
@@ -17,6 +18,14 @@ from dataclasses import dataclass
 from enum import Enum
 
 from gpukit.components.catalog.lookup import UnknownNameError, lookup
+from gpukit.components.catalog.mig import (
+    RTX_PRO_6000_GEOMETRY,
+    Layout,
+    MigGeometry,
+    layout_fits,
+    maximal_layouts,
+    seven_slice_geometry,
+)
 
 
 class Architecture(str, Enum):
@@ -40,17 +49,22 @@ class GpuModel:
     compute_capability: str
     memory_gb: int
     """Memory per GPU in GB, as NVIDIA markets it (the MIG profile names use the same unit)."""
-    mig_profiles: tuple[str, ...] = ()
-    """MIG GPU-instance profiles with the most instances of each per GPU; empty when MIG is unsupported."""
+    mig: MigGeometry | None = None
+    """MIG geometry (profiles, slices, placements); None when MIG is unsupported."""
     min_driver_branch: int | None = None
     """Oldest driver branch that drives this model at all, where newer than the CUDA minimum."""
 
     @property
+    def mig_profiles(self) -> tuple[str, ...]:
+        """MIG GPU-instance profile names, smallest first; empty when MIG is unsupported."""
+        return tuple(p.name for p in self.mig.profiles) if self.mig else ()
+
+    @property
     def mig_capable(self) -> bool:
-        return bool(self.mig_profiles)
+        return self.mig is not None
 
 
-_A100_80_PROFILES = ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb")
+_A100_80_PROFILES = seven_slice_geometry("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb")
 
 GPU_MODELS: dict[str, GpuModel] = {
     gpu.name: gpu
@@ -63,7 +77,7 @@ GPU_MODELS: dict[str, GpuModel] = {
             Architecture.AMPERE,
             "8.0",
             40,
-            ("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
+            seven_slice_geometry("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"),
         ),
         GpuModel("A100-80GB", Architecture.AMPERE, "8.0", 80, _A100_80_PROFILES),
         GpuModel("L4", Architecture.ADA, "8.9", 24),
@@ -74,14 +88,14 @@ GPU_MODELS: dict[str, GpuModel] = {
             Architecture.HOPPER,
             "9.0",
             141,
-            ("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
+            seven_slice_geometry("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
         ),
         GpuModel(
             "B200",
             Architecture.BLACKWELL,
             "10.0",
             180,
-            ("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
+            seven_slice_geometry("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
             # MIG User Guide, "Getting started": B200 needs R570 (>= 570.133.20).
             min_driver_branch=570,
         ),
@@ -90,7 +104,7 @@ GPU_MODELS: dict[str, GpuModel] = {
             Architecture.BLACKWELL,
             "12.0",
             96,
-            ("1g.24gb", "2g.48gb", "4g.96gb"),
+            RTX_PRO_6000_GEOMETRY,
             # GPU Operator platform support: the Server Edition needs >= 575.57.08.
             min_driver_branch=575,
         ),
@@ -105,3 +119,16 @@ class UnknownGpuModelError(UnknownNameError):
 def gpu_model(name: str) -> GpuModel:
     """Look a GPU model up by its catalog name; raises UnknownGpuModelError with close matches."""
     return lookup(GPU_MODELS, name, UnknownGpuModelError)
+
+
+def fits(model: GpuModel | str, layout: Layout) -> bool:
+    """Whether one GPU of `model` can hold the MIG `layout` ({"3g.40gb": 1, "1g.10gb": 4}); False for
+    models without MIG and for profiles the model does not have."""
+    gpu = model if isinstance(model, GpuModel) else gpu_model(model)
+    return gpu.mig is not None and layout_fits(gpu.mig, layout)
+
+
+def max_layouts(model: GpuModel | str) -> tuple[dict[str, int], ...]:
+    """The maximal valid MIG layouts of one GPU of `model` (empty for models without MIG)."""
+    gpu = model if isinstance(model, GpuModel) else gpu_model(model)
+    return maximal_layouts(gpu.mig) if gpu.mig is not None else ()
