@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 
 from gpukit.components.catalog.gpus import GpuModel
 from gpukit.components.catalog.instances import InstanceType
-from gpukit.components.sharing import GPU_RESOURCE, NO_SHARING, PoolSharing, pool_sharing, sharing_labels
+from gpukit.components.sharing import (
+    GPU_RESOURCE,
+    NO_SHARING,
+    PoolSharing,
+    mig_instances_per_gpu,
+    pool_sharing,
+    sharing_labels,
+)
 from gpukit.components.spec import Capacity, HostSpec, NodeImage, NodePoolSpec, NodeRole, SharingMode
 
 __all__ = ["GPU_RESOURCE"]
@@ -94,6 +101,10 @@ class PoolFacts:
         sharing = self.sharing
         if sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
             return {GPU_RESOURCE: self.gpus_per_node * sharing.replicas}
+        gpu = self.gpu
+        if sharing.mode is SharingMode.MIG and gpu is not None and sharing.mig_profile is not None:
+            # single: the instances as nvidia.com/gpu; mixed: as nvidia.com/mig-<profile>.
+            return {sharing.resource: self.gpus_per_node * mig_instances_per_gpu(gpu, sharing.mig_profile)}
         return {GPU_RESOURCE: self.gpus_per_node}
 
     @property

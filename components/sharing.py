@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from gpukit.components.catalog.gpus import GpuModel
 from gpukit.components.spec import MigStrategy, SharingMode, SharingSpec
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -84,6 +85,19 @@ class PoolSharing:
 
 
 NO_SHARING = PoolSharing()
+
+
+def mig_instances_per_gpu(gpu: GpuModel, profile: str) -> int:
+    """Instances of `profile` the MIG manager's stock `all-<profile>` config makes on one GPU (the
+    catalog's MIG geometry, components/catalog/mig.py)."""
+    assert gpu.mig is not None, f"{gpu.name} has no MIG"
+    return gpu.mig.profile(profile).max_per_gpu
+
+
+def mig_memory_gb(gpu: GpuModel, profile: str) -> int:
+    """Memory of one instance of `profile`, in the GB its name gives."""
+    assert gpu.mig is not None, f"{gpu.name} has no MIG"
+    return gpu.mig.profile(profile).memory_gb
 
 
 def pool_sharing(spec: SharingSpec | None) -> PoolSharing:

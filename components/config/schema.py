@@ -585,8 +585,8 @@ POOL_FIELDS = (
         "`time-slicing`: `replicas` pods take turns on each GPU, with no memory or fault isolation. "
         "`mps`: `replicas` pods run at once on each GPU, each limited to 1/`replicas` of its memory and "
         "compute. `mig`: each GPU is cut into hardware-isolated instances of `mig.profile` (MIG-capable "
-        "models only; not built yet, refused). Built on EKS (AL2023 images) through the GPU Operator: a "
-        "device-plugin config and a node label per pool; the other substrates refuse the key for now.",
+        "models only). Built on EKS (AL2023 images) through the GPU Operator: a device-plugin config, "
+        "the MIG manager and node labels per pool; the other substrates refuse the key for now.",
     ),
     Field(
         "gpu",

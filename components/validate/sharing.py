@@ -7,10 +7,6 @@ from gpukit.components.sharing import MAX_REPLICAS, MIN_REPLICAS
 from gpukit.components.spec import MigStrategy, SharingMode, SharingSpec
 from gpukit.components.validate.common import POOLS
 
-# MIG pools wait for the catalog's MIG geometry (instances per profile): until then they are refused
-# rather than built with scale-from-zero templates that would advertise the wrong resources.
-MIG_BUILT = False
-
 
 def validate_pool_sharing(
     index: int, sharing: SharingSpec, gpu: GpuModel | None, problems: list[Problem]
@@ -78,14 +74,6 @@ def validate_pool_sharing(
             Problem(
                 f"{key}.mig.profile",
                 f"must be a MIG profile of {gpu.name}: {', '.join(gpu.mig_profiles)}; got {mig['profile']!r}",
-            )
-        )
-    elif not MIG_BUILT:
-        problems.append(
-            Problem(
-                f"{key}.mode",
-                "mig is not built yet in this version of gpukit (a MIG node's schedulable units need the "
-                "catalog's MIG geometry); remove the key or use time-slicing or mps",
             )
         )
 

@@ -357,12 +357,6 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "custom MIG layouts (several profiles on one GPU) is not built yet",
     ),
     (
-        "sharing-mig-not-built-yet",
-        pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),
-        f"{POOLS}[1].sharing.mode",
-        "mig is not built yet",
-    ),
-    (
         "sharing-mig-strategies-disagree",
         steps(
             pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),

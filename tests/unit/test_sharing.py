@@ -110,3 +110,29 @@ def test_resource_names() -> None:
     assert PoolSharing(SharingMode.MIG, mig_profile="3g.40gb", mig_strategy=MigStrategy.SINGLE).resource == (
         "nvidia.com/gpu"
     )
+
+
+def _mig_cluster(profile: str = "1g.10gb", strategy: str = "single") -> Any:
+    from gpukit.components.config.resolve import resolve_config
+    from harness import eks_config
+
+    config = eks_config()
+    config["gpukit:nodePools"][1].update(
+        instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"profile": profile, "strategy": strategy}}
+    )
+    return resolve_config(config)
+
+
+def test_plan_warns_that_changing_a_mig_pool_reconfigures_its_nodes() -> None:
+    from gpukit.components.preflight import Severity, preflight
+
+    found = [f for f in preflight(_mig_cluster()) if f.key == "gpukit:nodePools[1].sharing.mig"]
+    assert len(found) == 1 and found[0].severity is Severity.WARNING
+    assert "may reboot" in found[0].message and "all-1g.10gb" in found[0].message
+
+
+def test_mig_nodes_advertise_the_stock_layouts_instances() -> None:
+    single = _mig_cluster("1g.10gb", "single").pools[1]
+    assert single.advertised_resources == {"nvidia.com/gpu": 56}  # 8 H100 x 7 instances of 1g.10gb
+    mixed = _mig_cluster("2g.20gb", "mixed").pools[1]
+    assert mixed.advertised_resources == {"nvidia.com/mig-2g.20gb": 24}  # 8 x 3
