@@ -585,8 +585,8 @@ POOL_FIELDS = (
         "`time-slicing`: `replicas` pods take turns on each GPU, with no memory or fault isolation. "
         "`mps`: `replicas` pods run at once on each GPU, each limited to 1/`replicas` of its memory and "
         "compute. `mig`: each GPU is cut into hardware-isolated instances of `mig.profile` (MIG-capable "
-        "models only). Built on EKS (AL2023 images) through the GPU Operator: a device-plugin config, "
-        "the MIG manager and node labels per pool; the other substrates refuse the key for now.",
+        "models only). EKS (AL2023 images) and k3s apply it through the GPU Operator: a device-plugin "
+        "config, the MIG manager and node labels per pool; GKE refuses the key for now.",
     ),
     Field(
         "gpu",
@@ -751,6 +751,7 @@ K3S_KEYS = frozenset(
         "cluster.podSecurity",
         "nodePools.role",
         "nodePools.schedulable",
+        "nodePools.sharing",
     }
 )
 """What every k3s substrate takes."""
