@@ -7,13 +7,14 @@ template can never disagree.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpukit.components.catalog.gpus import GpuModel
 from gpukit.components.catalog.instances import InstanceType
 from gpukit.components.sharing import (
     GPU_RESOURCE,
     NO_SHARING,
+    OPERATOR_SHARING_LABELS,
     PoolSharing,
     mig_instances_per_gpu,
     pool_sharing,
@@ -119,13 +120,10 @@ def make_pool_facts(
     min_nodes: int,
     max_nodes: int,
     gpu_taint_value: str,
-    *,
-    operator_shares: bool = True,
 ) -> PoolFacts:
     """Facts for one validated pool spec that runs `instance` machines (each substrate picks those).
-
-    `operator_shares`: the GPU Operator applies the pool's sharing, through node labels (False where
-    the platform shares GPUs itself: GKE's own driver)."""
+    A shared pool's labels select the GPU Operator's sharing setting (components/config/resolve.py drops
+    them where the platform shares GPUs itself)."""
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()
     gpu = instance.gpu
@@ -134,7 +132,7 @@ def make_pool_facts(
         labels[GPU_PRESENT_LABEL] = "true"
         taints = (Taint(GPU_TAINT_KEY, gpu_taint_value, "NoSchedule"),)
     sharing = pool_sharing(pool.get("sharing")) if gpu is not None and instance.has_gpu else NO_SHARING
-    if sharing.shares and operator_shares:
+    if sharing.shares:
         labels.update(sharing_labels(sharing))
     default_disk = DEFAULT_GPU_DISK_GB if instance.has_gpu else DEFAULT_CPU_DISK_GB
     return PoolFacts(
@@ -151,6 +149,12 @@ def make_pool_facts(
         role=pool.get("role", NodeRole.AGENT),
         sharing=sharing,
     )
+
+
+def without_operator_sharing_labels(pool: PoolFacts) -> PoolFacts:
+    """The pool without the GPU Operator's sharing labels, where the platform shares GPUs itself."""
+    labels = {k: v for k, v in pool.labels.items() if k not in OPERATOR_SHARING_LABELS}
+    return replace(pool, labels=labels)
 
 
 def tolerations_for(pools: Sequence[PoolFacts]) -> list[dict[str, str]]:

@@ -30,6 +30,7 @@ from gpukit.components.spec import MigStrategy, SharingMode, SharingSpec
 GPU_RESOURCE = "nvidia.com/gpu"
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+OPERATOR_SHARING_LABELS = (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL)
 # The entry of nodes that share nothing (and of MIG nodes, whose instances are whole devices).
 WHOLE_GPU_ENTRY = "none"
 CONFIG_MAP_PREFIX = "gpukit-device-plugin-"

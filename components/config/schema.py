@@ -585,8 +585,10 @@ POOL_FIELDS = (
         "`time-slicing`: `replicas` pods take turns on each GPU, with no memory or fault isolation. "
         "`mps`: `replicas` pods run at once on each GPU, each limited to 1/`replicas` of its memory and "
         "compute. `mig`: each GPU is cut into hardware-isolated instances of `mig.profile` (MIG-capable "
-        "models only). EKS (AL2023 images) and k3s apply it through the GPU Operator: a device-plugin "
-        "config, the MIG manager and node labels per pool; GKE refuses the key for now.",
+        "models only). EKS (AL2023 images), k3s and GKE with `driver: operator` apply it through the GPU "
+        "Operator: a device-plugin config, the MIG manager and node labels per pool. GKE with `driver: "
+        "preinstalled` uses the node pool's own fields (`gpu_sharing_config`, `gpu_partition_size`; "
+        "MIG on A100, H100 and H200 only). GKE takes MIG with `strategy: single` only.",
     ),
     Field(
         "gpu",
