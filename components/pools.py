@@ -17,6 +17,7 @@ from gpukit.components.sharing import (
     OPERATOR_SHARING_LABELS,
     PoolSharing,
     mig_instances_per_gpu,
+    mig_memory_gb,
     pool_sharing,
     sharing_labels,
 )
@@ -107,6 +108,27 @@ class PoolFacts:
             # single: the instances as nvidia.com/gpu; mixed: as nvidia.com/mig-<profile>.
             return {sharing.resource: self.gpus_per_node * mig_instances_per_gpu(gpu, sharing.mig_profile)}
         return {GPU_RESOURCE: self.gpus_per_node}
+
+    @property
+    def units_per_node(self) -> int:
+        """Schedulable GPU units one node offers: GPUs, shares of them, or MIG instances."""
+        return sum(self.advertised_resources.values())
+
+    @property
+    def memory_gb_per_unit(self) -> float | None:
+        """GPU memory each unit gets to itself; None where units share memory unisolated
+        (time-slicing). MPS limits each of N clients to 1/N of the GPU's memory (device plugin README,
+        "With CUDA MPS")."""
+        gpu, sharing = self.gpu, self.sharing
+        if gpu is None or not self.is_gpu:
+            return None
+        if sharing.mode is SharingMode.TIME_SLICING:
+            return None
+        if sharing.mode is SharingMode.MPS:
+            return gpu.memory_gb / sharing.replicas
+        if sharing.mode is SharingMode.MIG and sharing.mig_profile is not None:
+            return float(mig_memory_gb(gpu, sharing.mig_profile))
+        return float(gpu.memory_gb)
 
     @property
     def gpu_memory_gb_per_node(self) -> int:

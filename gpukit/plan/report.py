@@ -79,6 +79,29 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
     return rows
 
 
+def _sharing_rows(pools: list[PoolCost]) -> list[list[str]]:
+    """Per GPU pool: how it shares, the units a node offers, what a pod requests, each unit's memory
+    and its price when the pool runs at max."""
+    rows = []
+    for pc in pools:
+        p = pc.pool
+        if not p.is_gpu:
+            continue
+        memory = p.memory_gb_per_unit
+        per_unit = None if pc.per_node is None else pc.per_node / p.units_per_node
+        rows.append(
+            [
+                p.name,
+                p.sharing.description(),
+                str(p.units_per_node),
+                ", ".join(f"{name}: 1" for name in p.advertised_resources),
+                "shared, not isolated" if memory is None else f"{memory:g} GB",
+                _money(per_unit),
+            ]
+        )
+    return rows
+
+
 def _describe(plan: PlanResult) -> str:
     spec = plan.cluster.spec
     return f"{spec['platform'].value}, {spec['region']}, Kubernetes {spec['kubernetes_version']}"
@@ -135,6 +158,12 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         if gpu_rows
         else ["  (none)"]
     )
+    sharing_rows = _sharing_rows(plan.costs.pools)
+    if sharing_rows:
+        out += ["", "GPU units (what a pod requests):"]
+        out += _table(
+            ["pool", "sharing", "units/node", "a pod requests", "memory/unit", "$/h per unit"], sharing_rows
+        )
     out += ["", "Other pools:"]
     out += _table(
         ["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],

@@ -120,6 +120,7 @@ def test_server_and_agent_flags(lab: Recording) -> None:
     assert agent["node-label"] == [
         "gpukit.dev/gpu-model=L40S",
         "gpukit.dev/pool=l40s",
+        "nvidia.com/device-plugin.config=mps-4",  # the example's L40S hosts share GPUs with MPS
         "nvidia.com/gpu.present=true",
     ]
     assert agent["node-taint"] == ["nvidia.com/gpu=true:NoSchedule"]
