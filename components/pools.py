@@ -16,12 +16,19 @@ from gpukit.components.sharing import (
     NO_SHARING,
     OPERATOR_SHARING_LABELS,
     PoolSharing,
-    mig_instances_per_gpu,
     mig_memory_gb,
     pool_sharing,
     sharing_labels,
 )
-from gpukit.components.spec import Capacity, HostSpec, NodeImage, NodePoolSpec, NodeRole, SharingMode
+from gpukit.components.spec import (
+    Capacity,
+    HostSpec,
+    MigStrategy,
+    NodeImage,
+    NodePoolSpec,
+    NodeRole,
+    SharingMode,
+)
 
 __all__ = ["GPU_RESOURCE"]
 GPU_TAINT_KEY = "nvidia.com/gpu"
@@ -103,10 +110,9 @@ class PoolFacts:
         sharing = self.sharing
         if sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
             return {GPU_RESOURCE: self.gpus_per_node * sharing.replicas}
-        gpu = self.gpu
-        if sharing.mode is SharingMode.MIG and gpu is not None and sharing.mig_profile is not None:
+        if sharing.mode is SharingMode.MIG:
             # single: the instances as nvidia.com/gpu; mixed: as nvidia.com/mig-<profile>.
-            return {sharing.resource: self.gpus_per_node * mig_instances_per_gpu(gpu, sharing.mig_profile)}
+            return sharing.mig_resources(self.gpus_per_node)
         return {GPU_RESOURCE: self.gpus_per_node}
 
     @property
@@ -115,20 +121,20 @@ class PoolFacts:
         return sum(self.advertised_resources.values())
 
     @property
-    def memory_gb_per_unit(self) -> float | None:
-        """GPU memory each unit gets to itself; None where units share memory unisolated
-        (time-slicing). MPS limits each of N clients to 1/N of the GPU's memory (device plugin README,
-        "With CUDA MPS")."""
+    def memory_gb_per_unit(self) -> dict[str, float]:
+        """GPU memory each unit gets to itself, per resource a pod requests; empty where units share
+        memory unisolated (time-slicing). MPS limits each of N clients to 1/N of the GPU's memory
+        (device plugin README, "With CUDA MPS"); a MIG instance has the memory its profile names."""
         gpu, sharing = self.gpu, self.sharing
-        if gpu is None or not self.is_gpu:
-            return None
-        if sharing.mode is SharingMode.TIME_SLICING:
-            return None
+        if gpu is None or not self.is_gpu or sharing.mode is SharingMode.TIME_SLICING:
+            return {}
         if sharing.mode is SharingMode.MPS:
-            return gpu.memory_gb / sharing.replicas
-        if sharing.mode is SharingMode.MIG and sharing.mig_profile is not None:
-            return float(mig_memory_gb(gpu, sharing.mig_profile))
-        return float(gpu.memory_gb)
+            return {GPU_RESOURCE: gpu.memory_gb / sharing.replicas}
+        if sharing.mode is SharingMode.MIG:
+            if sharing.mig_strategy is MigStrategy.MIXED:
+                return {f"nvidia.com/mig-{p}": float(mig_memory_gb(gpu, p)) for p, _ in sharing.mig_devices}
+            return {GPU_RESOURCE: float(min(mig_memory_gb(gpu, p) for p, _ in sharing.mig_devices))}
+        return {GPU_RESOURCE: float(gpu.memory_gb)}
 
     @property
     def gpu_memory_gb_per_node(self) -> int:
@@ -153,7 +159,7 @@ def make_pool_facts(
         labels[GPU_MODEL_LABEL] = gpu.name
         labels[GPU_PRESENT_LABEL] = "true"
         taints = (Taint(GPU_TAINT_KEY, gpu_taint_value, "NoSchedule"),)
-    sharing = pool_sharing(pool.get("sharing")) if gpu is not None and instance.has_gpu else NO_SHARING
+    sharing = pool_sharing(pool.get("sharing"), gpu if instance.has_gpu else None)
     if sharing.shares:
         labels.update(sharing_labels(sharing))
     default_disk = DEFAULT_GPU_DISK_GB if instance.has_gpu else DEFAULT_CPU_DISK_GB

@@ -34,6 +34,7 @@ OPERATOR_SHARING_LABELS = (DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL)
 # The entry of nodes that share nothing (and of MIG nodes, whose instances are whole devices).
 WHOLE_GPU_ENTRY = "none"
 CONFIG_MAP_PREFIX = "gpukit-device-plugin-"
+MIG_CONFIG_MAP_PREFIX = "gpukit-mig-parted-"
 
 # 2 to 48 clients per GPU: GKE's range for max_shared_clients_per_gpu (GKE ComputeClass reference,
 # gpuSharing.maxSharedClientsPerGPU "Valid range: 2-48"; GKE "Share GPUs with multiple workloads
@@ -50,7 +51,10 @@ class PoolSharing:
     mode: SharingMode = SharingMode.NONE
     replicas: int = 1
     mig_profile: str | None = None
+    """MIG with one stock profile (`all-<profile>`); None for a custom layout."""
     mig_strategy: MigStrategy | None = None
+    mig_devices: tuple[tuple[str, int], ...] = ()
+    """MIG: instances per profile on each GPU (the stock count for `mig_profile`), sorted."""
 
     @property
     def shares(self) -> bool:
@@ -64,28 +68,45 @@ class PoolSharing:
         return WHOLE_GPU_ENTRY
 
     @property
-    def mig_config(self) -> str | None:
-        """The MIG manager's stock config that cuts every GPU into `mig_profile` instances."""
-        return f"all-{self.mig_profile}" if self.mode is SharingMode.MIG else None
+    def custom_mig_layout(self) -> bool:
+        return self.mode is SharingMode.MIG and self.mig_profile is None
 
     @property
-    def resource(self) -> str:
-        """The extended resource a pod requests to get one unit of this pool."""
-        if self.mode is SharingMode.MIG and self.mig_strategy is MigStrategy.MIXED:
-            return f"nvidia.com/mig-{self.mig_profile}"
-        return GPU_RESOURCE
+    def mig_config(self) -> str | None:
+        """The mig-parted config the pool's nodes are labelled with: the MIG manager's stock
+        `all-<profile>`, or gpukit's own for a layout, named by its content (`gpukit-1x3g.40gb-4x1g.10gb`,
+        a hash where that would pass a label value's 63 characters)."""
+        if self.mode is not SharingMode.MIG:
+            return None
+        if self.mig_profile is not None:
+            return f"all-{self.mig_profile}"
+        name = "gpukit-" + "-".join(f"{count}x{profile}" for profile, count in self.mig_devices)
+        if len(name) > LABEL_VALUE_MAX:
+            digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+            name = f"gpukit-layout-{digest}"
+        return name
 
     def description(self) -> str:
-        """One phrase for plans: `time-slicing x4`, `MIG all-1g.10gb (mixed)`."""
+        """One phrase for plans: `time-slicing x4`, `mig 1g.10gb (mixed)`."""
         if self.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
             return f"{self.mode.value} x{self.replicas}"
         if self.mode is SharingMode.MIG:
             strategy = self.mig_strategy.value if self.mig_strategy else MigStrategy.SINGLE.value
-            return f"mig {self.mig_profile} ({strategy})"
+            what = self.mig_profile or " + ".join(f"{c}x {p}" for p, c in self.mig_devices)
+            return f"mig {what} ({strategy})"
         return "none"
+
+    def mig_resources(self, gpus: int) -> dict[str, int]:
+        """What a node with `gpus` GPUs advertises under MIG: per profile (`mixed`) or all as
+        nvidia.com/gpu (`single`)."""
+        if self.mig_strategy is MigStrategy.MIXED:
+            return {f"nvidia.com/mig-{profile}": gpus * count for profile, count in self.mig_devices}
+        return {GPU_RESOURCE: gpus * sum(count for _, count in self.mig_devices)}
 
 
 NO_SHARING = PoolSharing()
+# Kubernetes label values: at most 63 characters.
+LABEL_VALUE_MAX = 63
 
 
 def mig_instances_per_gpu(gpu: GpuModel, profile: str) -> int:
@@ -101,18 +122,21 @@ def mig_memory_gb(gpu: GpuModel, profile: str) -> int:
     return gpu.mig.profile(profile).memory_gb
 
 
-def pool_sharing(spec: SharingSpec | None) -> PoolSharing:
-    """The facts of a validated `sharing` setting (none: whole GPUs)."""
-    if spec is None:
+def pool_sharing(spec: SharingSpec | None, gpu: GpuModel | None) -> PoolSharing:
+    """The facts of a validated `sharing` setting of a pool with `gpu` GPUs (none: whole GPUs)."""
+    if spec is None or gpu is None:
         return NO_SHARING
     mode = SharingMode(spec["mode"])
     if mode is SharingMode.MIG:
         mig = spec["mig"]
-        return PoolSharing(
-            mode,
-            mig_profile=mig["profile"],
-            mig_strategy=MigStrategy(mig.get("strategy", MigStrategy.SINGLE)),
-        )
+        strategy = MigStrategy(mig.get("strategy", MigStrategy.SINGLE))
+        profile = mig.get("profile")
+        devices: tuple[tuple[str, int], ...]
+        if profile is not None:
+            devices = ((profile, mig_instances_per_gpu(gpu, profile)),)
+        else:
+            devices = tuple(sorted(mig["layout"].items()))
+        return PoolSharing(mode, mig_profile=profile, mig_strategy=strategy, mig_devices=devices)
     if mode is SharingMode.NONE:
         return NO_SHARING
     return PoolSharing(mode, replicas=spec["replicas"])
@@ -169,8 +193,29 @@ def device_plugin_config(settings: Iterable[PoolSharing]) -> dict[str, str]:
     return {name: device_plugin_entry_text(entries[name], strategy) for name in sorted(entries)}
 
 
-def config_map_name(data: dict[str, str]) -> str:
+def config_map_name(data: dict[str, str], prefix: str = CONFIG_MAP_PREFIX) -> str:
     """`gpukit-device-plugin-<hash of the data>`: a changed setting gets a new name, which changes the
     ClusterPolicy and so makes the Operator roll the device plugin out with it."""
     digest = hashlib.sha256(yaml.safe_dump(data, sort_keys=True).encode()).hexdigest()[:10]
-    return f"{CONFIG_MAP_PREFIX}{digest}"
+    return f"{prefix}{digest}"
+
+
+def mig_parted_config(settings: Iterable[PoolSharing]) -> dict[str, str] | None:
+    """The MIG manager's config where a pool has a custom layout (None otherwise: the MIG manager's own
+    per-node configs hold every stock `all-<profile>`). A custom config replaces those, so it carries
+    `all-disabled` (the Operator's default) and every MIG pool's config, stock ones included, in the
+    mig-parted format (`version: v1`, `mig-configs: {name: [{devices: all, mig-enabled, mig-devices}]}`,
+    GPU Operator gpu-operator-mig.rst, custom-mig-config.yaml); the chart's ConfigMap key must be
+    `config.yaml`."""
+    settings = [s for s in settings if s.mode is SharingMode.MIG]
+    if not any(s.custom_mig_layout for s in settings):
+        return None
+    configs: dict[str, list[dict[str, object]]] = {
+        "all-disabled": [{"devices": "all", "mig-enabled": False}],
+    }
+    for sharing in settings:
+        name = sharing.mig_config
+        assert name is not None
+        configs[name] = [{"devices": "all", "mig-enabled": True, "mig-devices": dict(sharing.mig_devices)}]
+    text = yaml.safe_dump({"version": "v1", "mig-configs": configs}, sort_keys=True)
+    return {"config.yaml": text}

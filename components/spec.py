@@ -206,9 +206,11 @@ class GpuSpec(TypedDict):
 class MigSpec(TypedDict):
     strategy: NotRequired[MigStrategy]
     """Default `single`; one strategy per cluster (the Operator's `mig.strategy` is cluster-wide)."""
-    profile: str
+    profile: NotRequired[str]
     """A MIG profile of the pool's GPU model; every GPU of the pool is cut into as many as fit
-    (the MIG manager's stock `all-<profile>` config)."""
+    (the MIG manager's stock `all-<profile>` config). Exclusive with `layout`."""
+    layout: NotRequired[dict[str, int]]
+    """Instances per profile on every GPU (a custom mig-parted config). Exclusive with `profile`."""
 
 
 class SharingSpec(TypedDict):

@@ -32,7 +32,7 @@ from gpukit.components.spec import (
     SupportType,
 )
 
-Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
+Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"]
 
 
 @dataclass(frozen=True)
@@ -420,11 +420,19 @@ MIG_FIELDS = (
     Field(
         "profile",
         "str",
-        "MIG profile every GPU of the pool is cut into",
-        required=True,
+        "MIG profile every GPU of the pool is cut into (or layout)",
         doc="A MIG profile of the pool's GPU model (`1g.10gb`, `3g.40gb` on H100 and A100-80GB; "
         "`gpukit plan` lists each model's). Every GPU gets as many instances as fit (the MIG manager's "
-        "stock `all-<profile>` config). Custom layouts mixing profiles are not built yet.",
+        "stock `all-<profile>` config). Set this or `layout`.",
+    ),
+    Field(
+        "layout",
+        "map[int]",
+        "instances per profile on each GPU, e.g. {3g.40gb: 1, 1g.10gb: 4} (or profile)",
+        doc="Instances of each profile on every GPU of the pool (`{3g.40gb: 1, 1g.10gb: 4}`): it must fit "
+        "the GPU's compute and memory slices (the catalog's MIG geometry). Several profiles need "
+        "`strategy: mixed`. gpukit writes it as a custom mig-parted config. Not on GKE. Set this or "
+        "`profile`.",
     ),
     Field(
         "strategy",
@@ -432,16 +440,9 @@ MIG_FIELDS = (
         "how MIG instances are advertised (default single)",
         choices=MigStrategy,
         default_doc="`single`",
-        doc="`single`: instances are advertised as `nvidia.com/gpu`; `mixed`: as "
+        doc="`single`: instances are advertised as `nvidia.com/gpu` (one profile per pool); `mixed`: as "
         "`nvidia.com/mig-<profile>`. The GPU Operator's strategy is cluster-wide: every MIG pool of a "
         "cluster takes the same one.",
-    ),
-    Field(
-        "layout",
-        "object",
-        "",
-        planned="custom MIG layouts (several profiles on one GPU)",
-        doc="Not built yet: a layout mixing profiles. It is refused; use one `profile`.",
     ),
 )
 
@@ -464,9 +465,9 @@ SHARING_FIELDS = (
     Field(
         "mig",
         "object",
-        "mode mig: {profile, strategy?}",
+        "mode mig: {profile or layout, strategy?}",
         fields=MIG_FIELDS,
-        doc="`mig` (required there): the profile the pool's GPUs are cut into.",
+        doc="`mig` (required there): the profile or layout the pool's GPUs are cut into.",
     ),
 )
 

@@ -38,6 +38,8 @@ class SharingArgs(TypedDict):
     replicas: NotRequired[int]
     mig_profile: NotRequired[str]
     mig_strategy: NotRequired[str]
+    mig_devices: NotRequired[dict[str, int]]
+    """MIG: instances per profile on each GPU."""
 
 
 def _sharing(args: SharingArgs) -> PoolSharing:
@@ -47,6 +49,7 @@ def _sharing(args: SharingArgs) -> PoolSharing:
         replicas=args.get("replicas", 1),
         mig_profile=args.get("mig_profile"),
         mig_strategy=MigStrategy(strategy) if strategy else None,
+        mig_devices=tuple(sorted(args.get("mig_devices", {}).items())),
     )
 
 
@@ -57,6 +60,8 @@ def sharing_args(sharing: PoolSharing) -> SharingArgs:
         out["mig_profile"] = sharing.mig_profile
     if sharing.mig_strategy is not None:
         out["mig_strategy"] = sharing.mig_strategy.value
+    if sharing.mig_devices:
+        out["mig_devices"] = dict(sharing.mig_devices)
     return out
 
 

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpukit.components.sharing import (
+    MIG_CONFIG_MAP_PREFIX,
     WHOLE_GPU_ENTRY,
     PoolSharing,
     cluster_mig_strategy,
     config_map_name,
     device_plugin_config,
+    mig_parted_config,
 )
 
 CHART = "gpu-operator"
@@ -123,7 +125,19 @@ def sharing_values(sharing: Sequence[PoolSharing]) -> dict[str, Any]:
     strategy = cluster_mig_strategy(sharing)
     if strategy is not None:
         values["mig"] = {"strategy": strategy.value}
-        values["migManager"] = {"env": [{"name": "WITH_REBOOT", "value": "true"}]}
+        mig_manager: dict[str, Any] = {"env": [{"name": "WITH_REBOOT", "value": "true"}]}
+        custom = mig_parted_config(sharing)
+        if custom is not None:
+            # A layout that is no stock config: the chart creates gpukit's mig-parted ConfigMap, named
+            # by its content like the device plugin's, and the MIG manager uses it instead of the
+            # configs it generates per node (values.yaml, migManager.config).
+            mig_manager["config"] = {
+                "create": True,
+                "name": config_map_name(custom, MIG_CONFIG_MAP_PREFIX),
+                "default": "all-disabled",
+                "data": custom,
+            }
+        values["migManager"] = mig_manager
     return values
 
 

@@ -1,7 +1,7 @@
 """Meaning checks of `gpukit:nodePools[i].sharing`, shared by every substrate: what the GPU model and the
 setting allow. What each substrate and driver mode supports is the substrate's own check."""
 
-from gpukit.components.catalog.gpus import GpuModel
+from gpukit.components.catalog.gpus import GpuModel, fits, max_layouts
 from gpukit.components.errors import Problem
 from gpukit.components.sharing import MAX_REPLICAS, MIN_REPLICAS
 from gpukit.components.spec import MigStrategy, SharingMode, SharingSpec
@@ -66,14 +66,69 @@ def validate_pool_sharing(
     mig = sharing.get("mig")
     if mig is None:
         problems.append(
-            Problem(f"{key}.mig", f"required for mode mig: {{profile}}, one of {', '.join(gpu.mig_profiles)}")
+            Problem(
+                f"{key}.mig",
+                f"required for mode mig: {{profile}} or {{layout}}, profiles {', '.join(gpu.mig_profiles)}",
+            )
         )
         return
-    if mig["profile"] not in gpu.mig_profiles:
+    profile, layout = mig.get("profile"), mig.get("layout")
+    if (profile is None) == (layout is None):
+        problems.append(
+            Problem(
+                f"{key}.mig",
+                "set exactly one of profile (one profile on every GPU) and layout (instances per profile); "
+                f"got {'both' if profile is not None else 'neither'}",
+            )
+        )
+        return
+    if profile is not None and profile not in gpu.mig_profiles:
         problems.append(
             Problem(
                 f"{key}.mig.profile",
-                f"must be a MIG profile of {gpu.name}: {', '.join(gpu.mig_profiles)}; got {mig['profile']!r}",
+                f"must be a MIG profile of {gpu.name}: {', '.join(gpu.mig_profiles)}; got {profile!r}",
+            )
+        )
+    if layout is not None:
+        _validate_layout(f"{key}.mig", layout, mig.get("strategy", MigStrategy.SINGLE), gpu, problems)
+
+
+def _validate_layout(
+    key: str, layout: dict[str, int], strategy: MigStrategy, gpu: GpuModel, problems: list[Problem]
+) -> None:
+    known = True
+    for name, count in layout.items():
+        if name not in gpu.mig_profiles:
+            known = False
+            problems.append(
+                Problem(
+                    f"{key}.layout.{name}",
+                    f"not a MIG profile of {gpu.name}: {', '.join(gpu.mig_profiles)}",
+                )
+            )
+        elif count < 1:
+            known = False
+            problems.append(Problem(f"{key}.layout.{name}", f"must be at least 1 instance; got {count}"))
+    if not layout:
+        problems.append(Problem(f"{key}.layout", "must name at least one profile"))
+        return
+    if known and not fits(gpu, layout):
+        best = "; ".join(
+            "{" + ", ".join(f"{p}: {c}" for p, c in option.items()) + "}" for option in max_layouts(gpu)[:6]
+        )
+        problems.append(
+            Problem(
+                f"{key}.layout",
+                f"does not fit one {gpu.name}'s compute and memory slices; layouts that fill one "
+                f"include {best}",
+            )
+        )
+    if len(layout) > 1 and strategy is not MigStrategy.MIXED:
+        problems.append(
+            Problem(
+                f"{key}.strategy",
+                "a layout of several profiles needs strategy mixed (single advertises every instance as "
+                f"nvidia.com/gpu, which needs them all alike); got {strategy.value}",
             )
         )
 

@@ -88,15 +88,25 @@ def _sharing_rows(pools: list[PoolCost]) -> list[list[str]]:
         if not p.is_gpu:
             continue
         memory = p.memory_gb_per_unit
+        if not memory:
+            memory_text = "shared, not isolated"
+        elif len(memory) == 1:
+            memory_text = f"{next(iter(memory.values())):g} GB"
+        else:
+            memory_text = ", ".join(
+                f"{r.removeprefix('nvidia.com/mig-')}: {gb:g} GB" for r, gb in memory.items()
+            )
         per_unit = None if pc.per_node is None else pc.per_node / p.units_per_node
         rows.append(
             [
                 p.name,
                 p.sharing.description(),
                 str(p.units_per_node),
-                ", ".join(f"{name}: 1" for name in p.advertised_resources),
-                "shared, not isolated" if memory is None else f"{memory:g} GB",
-                _money(per_unit),
+                ("one of " if len(p.advertised_resources) > 1 else "")
+                + ", ".join(f"{name}: 1" for name in p.advertised_resources),
+                memory_text,
+                # Units of several sizes (a MIG layout): the node's price over all of them.
+                _money(per_unit) + (" avg" if len(p.advertised_resources) > 1 else ""),
             ]
         )
     return rows

@@ -4,6 +4,7 @@ import json
 from typing import Any
 
 import pytest
+import yaml
 
 from gpukit.program import build
 from gpukit.providers.aws.eks.creator import CREATOR_TAG
@@ -745,3 +746,31 @@ def test_mixed_mig_pool_scales_from_zero_for_its_instances(shared: Recording) ->
     assert tags[f"{prefix}/resources/nvidia.com/mig-3g.40gb"] == "16"  # 8 H100 x 2 instances of 3g.40gb
     assert f"{prefix}/resources/nvidia.com/gpu" not in tags
     assert tags[f"{prefix}/label/nvidia.com/mig.config"] == "all-3g.40gb"
+
+
+def test_a_custom_mig_layout_reaches_the_mig_manager_and_the_autoscaler() -> None:
+    config = eks_config()
+    config["gpukit:nodePools"].append(
+        {
+            "name": "h100",
+            "instanceType": "p5.48xlarge",
+            "minNodes": 0,
+            "maxNodes": 2,
+            "zones": ["usw2-az3"],
+            "sharing": {"mode": "mig", "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 4}, "strategy": "mixed"}},
+        }
+    )
+    rec = run(config)
+    labels = rec.one("aws:eks/nodeGroup:NodeGroup", "unit-h100-usw2-az3-ng").inputs["labels"]
+    assert labels["nvidia.com/mig.config"] == "gpukit-4x1g.10gb-1x3g.40gb"
+    release = rec.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
+    parted = yaml.safe_load(release["values"]["migManager"]["config"]["data"]["config.yaml"])
+    assert labels["nvidia.com/mig.config"] in parted["mig-configs"]
+    tags = {
+        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+        for t in rec.of_type("aws:autoscaling/tag:Tag")
+        if t.name.startswith("unit-h100-usw2-az3-")
+    }
+    prefix = "k8s.io/cluster-autoscaler/node-template/resources"
+    assert tags[f"{prefix}/nvidia.com/mig-1g.10gb"] == "32"  # 8 GPUs x 4
+    assert tags[f"{prefix}/nvidia.com/mig-3g.40gb"] == "8"  # 8 GPUs x 1

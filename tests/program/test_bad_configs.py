@@ -312,7 +312,8 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "sharing-mig-without-mig",
         pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig"}),
         f"{POOLS}[1].sharing.mig",
-        "required for mode mig: {profile}, one of 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb",
+        "required for mode mig: {profile} or {layout}, profiles 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, "
+        "7g.80gb",
     ),
     (
         "sharing-mig-profile-of-another-model",
@@ -323,8 +324,9 @@ CASES: list[tuple[str, Mutation, str, str]] = [
     (
         "sharing-mig-profile-missing",
         pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"strategy": "mixed"}}),
-        f"{POOLS}[1].sharing.mig.profile",
-        "required key",
+        f"{POOLS}[1].sharing.mig",
+        "set exactly one of profile (one profile on every GPU) and layout (instances per profile); "
+        "got neither",
     ),
     (
         "sharing-mig-strategy-unknown",
@@ -347,14 +349,70 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "only for modes time-slicing and mps; got mode mig",
     ),
     (
-        "sharing-mig-layout-not-built",
+        "sharing-mig-profile-and-layout",
         pool_set(
             1,
             instanceType="p5.48xlarge",
-            sharing={"mode": "mig", "mig": {"profile": "1g.10gb", "layout": {"3g.40gb": 1}}},
+            sharing={
+                "mode": "mig",
+                "mig": {"profile": "1g.10gb", "layout": {"3g.40gb": 1}, "strategy": "mixed"},
+            },
+        ),
+        f"{POOLS}[1].sharing.mig",
+        "set exactly one of profile",
+    ),
+    (
+        "sharing-mig-layout-does-not-fit",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={
+                "mode": "mig",
+                "mig": {"layout": {"4g.40gb": 1, "3g.40gb": 1, "1g.10gb": 1}, "strategy": "mixed"},
+            },
         ),
         f"{POOLS}[1].sharing.mig.layout",
-        "custom MIG layouts (several profiles on one GPU) is not built yet",
+        "does not fit one H100's compute and memory slices",
+    ),
+    (
+        "sharing-mig-layout-unknown-profile",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"1g.5gb": 2}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout.1g.5gb",
+        "not a MIG profile of H100",
+    ),
+    (
+        "sharing-mig-layout-zero-instances",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"1g.10gb": 0}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout.1g.10gb",
+        "must be at least 1 instance; got 0",
+    ),
+    (
+        "sharing-mig-layout-not-integers",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"1g.10gb": "4"}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout",
+        "a mapping of strings to integers",
+    ),
+    (
+        "sharing-mig-layout-of-several-profiles-single",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 4}}},
+        ),
+        f"{POOLS}[1].sharing.mig.strategy",
+        "a layout of several profiles needs strategy mixed",
     ),
     (
         "sharing-mig-strategies-disagree",

@@ -88,6 +88,17 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "this pool has RTX-PRO-6000",
     ),
     (
+        "gke-mig-layout",
+        gke_config,
+        pool_set(
+            1,
+            instanceType="a3-highgpu-8g",
+            sharing={"mode": "mig", "mig": {"layout": {"3g.40gb": 2}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout",
+        "GKE cuts a node pool's GPUs into one partition size",
+    ),
+    (
         "gke-mig-on-l4",
         gke_config,
         pool_set(1, sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),

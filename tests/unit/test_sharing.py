@@ -22,7 +22,12 @@ from harness import GPU_OPERATOR_REFERENCE, chart_has, key_paths
 EKS_SOFTWARE = GpuNodeSoftware(driver_preinstalled=True, toolkit_preinstalled=True, summary="EKS")
 TS4 = PoolSharing(SharingMode.TIME_SLICING, replicas=4)
 MPS2 = PoolSharing(SharingMode.MPS, replicas=2)
-MIG_MIXED = PoolSharing(SharingMode.MIG, mig_profile="1g.10gb", mig_strategy=MigStrategy.MIXED)
+MIG_MIXED = PoolSharing(
+    SharingMode.MIG, mig_profile="1g.10gb", mig_strategy=MigStrategy.MIXED, mig_devices=(("1g.10gb", 7),)
+)
+LAYOUT = PoolSharing(
+    SharingMode.MIG, mig_strategy=MigStrategy.MIXED, mig_devices=(("1g.10gb", 4), ("3g.40gb", 1))
+)
 CRD = yaml.safe_load((GPU_OPERATOR_REFERENCE / "nvidia.com_clusterpolicies.yaml").read_text())
 CRD_SPEC = CRD["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
 
@@ -103,12 +108,32 @@ def test_labels_pick_the_entry_and_the_mig_config() -> None:
     assert sharing_labels(MIG_MIXED) == {DEVICE_PLUGIN_CONFIG_LABEL: "none", MIG_CONFIG_LABEL: "all-1g.10gb"}
 
 
-def test_resource_names() -> None:
-    assert TS4.resource == "nvidia.com/gpu"
-    assert MIG_MIXED.resource == "nvidia.com/mig-1g.10gb"
-    assert PoolSharing(SharingMode.MIG, mig_profile="3g.40gb", mig_strategy=MigStrategy.SINGLE).resource == (
-        "nvidia.com/gpu"
+def test_mig_resources_per_strategy() -> None:
+    assert MIG_MIXED.mig_resources(8) == {"nvidia.com/mig-1g.10gb": 56}
+    single = PoolSharing(
+        SharingMode.MIG, mig_profile="3g.40gb", mig_strategy=MigStrategy.SINGLE, mig_devices=(("3g.40gb", 2),)
     )
+    assert single.mig_resources(8) == {"nvidia.com/gpu": 16}
+    assert LAYOUT.mig_resources(2) == {"nvidia.com/mig-1g.10gb": 8, "nvidia.com/mig-3g.40gb": 2}
+
+
+def test_a_custom_layout_gets_its_own_mig_parted_config_named_by_its_content(golden) -> None:  # type: ignore[no-untyped-def]
+    assert LAYOUT.mig_config == "gpukit-4x1g.10gb-1x3g.40gb"
+    assert sharing_labels(LAYOUT)[MIG_CONFIG_LABEL] == "gpukit-4x1g.10gb-1x3g.40gb"
+    values = _values(LAYOUT, MIG_MIXED)
+    config = values["migManager"]["config"]
+    assert config["create"] is True and config["default"] == "all-disabled"
+    assert config["name"] == config_map_name(config["data"], "gpukit-mig-parted-")
+    parted = yaml.safe_load(config["data"]["config.yaml"])
+    assert parted["version"] == "v1"
+    assert parted["mig-configs"]["gpukit-4x1g.10gb-1x3g.40gb"] == [
+        {"devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb": 4, "3g.40gb": 1}}
+    ]
+    # The custom config replaces the MIG manager's own: stock configs in use come along.
+    assert parted["mig-configs"]["all-1g.10gb"][0]["mig-devices"] == {"1g.10gb": 7}
+    assert parted["mig-configs"]["all-disabled"] == [{"devices": "all", "mig-enabled": False}]
+    assert "config" not in _values(MIG_MIXED)["migManager"]  # stock only: the MIG manager's own configs
+    golden("mig-parted-config.yaml", config["data"]["config.yaml"])
 
 
 def _mig_cluster(profile: str = "1g.10gb", strategy: str = "single") -> Any:
@@ -127,11 +152,13 @@ def test_plan_warns_that_changing_a_mig_pool_reconfigures_its_nodes() -> None:
 
     found = [f for f in preflight(_mig_cluster()) if f.key == "gpukit:nodePools[1].sharing.mig"]
     assert len(found) == 1 and found[0].severity is Severity.WARNING
-    assert "may reboot" in found[0].message and "all-1g.10gb" in found[0].message
+    assert "may reboot" in found[0].message and "(all-1g.10gb)" in found[0].message
 
 
 def test_mig_nodes_advertise_the_stock_layouts_instances() -> None:
     single = _mig_cluster("1g.10gb", "single").pools[1]
     assert single.advertised_resources == {"nvidia.com/gpu": 56}  # 8 H100 x 7 instances of 1g.10gb
+    assert single.memory_gb_per_unit == {"nvidia.com/gpu": 10.0}
     mixed = _mig_cluster("2g.20gb", "mixed").pools[1]
     assert mixed.advertised_resources == {"nvidia.com/mig-2g.20gb": 24}  # 8 x 3
+    assert mixed.memory_gb_per_unit == {"nvidia.com/mig-2g.20gb": 20.0}

@@ -9,6 +9,7 @@
 - `driver: operator`: the GPU Operator shares the GPUs (node labels and its device-plugin config, as
   on EKS). GKE's cluster autoscaler builds its scale-from-zero nodes from the node pool's own fields,
   which know nothing of the Operator's `nvidia.com/mig-<profile>` resources: mixed MIG is refused.
+- Custom MIG layouts are not built on GKE (either driver mode).
 """
 
 from gpukit.components.errors import Problem
@@ -25,6 +26,14 @@ def validate_gke_sharing(pools: list[NodePoolSpec], driver: DriverMode, problems
         if sharing is None or sharing["mode"] is not SharingMode.MIG or "mig" not in sharing:
             continue
         key = f"{POOLS}[{i}].sharing"
+        if "layout" in sharing["mig"]:
+            problems.append(
+                Problem(
+                    f"{key}.mig.layout",
+                    "GKE cuts a node pool's GPUs into one partition size (gpu_partition_size), and gpukit "
+                    "builds no custom MIG layouts on GKE; use mig.profile",
+                )
+            )
         strategy = sharing["mig"].get("strategy", MigStrategy.SINGLE)
         if strategy is MigStrategy.MIXED:
             problems.append(
