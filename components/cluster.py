@@ -6,7 +6,7 @@ from typing import NotRequired, Optional, TypedDict
 import pulumi
 
 from gpukit.components.config.library import resolve_args
-from gpukit.components.gpu_operator.component import GpuOperator
+from gpukit.components.gpu_operator.component import GpuOperator, sharing_args
 from gpukit.components.pools import tolerations_for
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
@@ -103,6 +103,7 @@ class GpuCluster(pulumi.ComponentResource):
                     "node_software_summary": software.summary,
                     "toolkit_env": [{"name": k, "value": v} for k, v in software.toolkit_env],
                     "priority_class_quota": software.needs_priority_quota,
+                    "sharing": [sharing_args(p.sharing) for p in cluster.gpu_pools],
                 },
                 opts=pulumi.ResourceOptions(
                     parent=self,

@@ -7,13 +7,30 @@ template can never disagree.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpukit.components.catalog.gpus import GpuModel
 from gpukit.components.catalog.instances import InstanceType
-from gpukit.components.spec import Capacity, HostSpec, NodeImage, NodePoolSpec, NodeRole
+from gpukit.components.sharing import (
+    GPU_RESOURCE,
+    NO_SHARING,
+    OPERATOR_SHARING_LABELS,
+    PoolSharing,
+    mig_memory_gb,
+    pool_sharing,
+    sharing_labels,
+)
+from gpukit.components.spec import (
+    Capacity,
+    HostSpec,
+    MigStrategy,
+    NodeImage,
+    NodePoolSpec,
+    NodeRole,
+    SharingMode,
+)
 
-GPU_RESOURCE = "nvidia.com/gpu"
+__all__ = ["GPU_RESOURCE"]
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "true"
 POOL_LABEL = "gpukit.dev/pool"
@@ -65,6 +82,8 @@ class PoolFacts:
     """k3s on aws: more instance types the pool's group may launch (same GPUs per node)."""
     hosts: tuple[HostSpec, ...] = ()
     """k3s over SSH: the existing machines of the pool."""
+    sharing: PoolSharing = NO_SHARING
+    """How pods share the pool's GPUs (`sharing` in config); whole GPUs by default."""
 
     @property
     def is_gpu(self) -> bool:
@@ -83,15 +102,56 @@ class PoolFacts:
         return self.gpus_per_node * self.max_nodes
 
     @property
+    def advertised_resources(self) -> dict[str, int]:
+        """What one node of the pool offers pods once its GPUs are shared as configured: what
+        scale-from-zero templates advertise and the plan's units per node."""
+        if not self.is_gpu:
+            return {}
+        sharing = self.sharing
+        if sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
+            return {GPU_RESOURCE: self.gpus_per_node * sharing.replicas}
+        if sharing.mode is SharingMode.MIG:
+            # single: the instances as nvidia.com/gpu; mixed: as nvidia.com/mig-<profile>.
+            return sharing.mig_resources(self.gpus_per_node)
+        return {GPU_RESOURCE: self.gpus_per_node}
+
+    @property
+    def units_per_node(self) -> int:
+        """Schedulable GPU units one node offers: GPUs, shares of them, or MIG instances."""
+        return sum(self.advertised_resources.values())
+
+    @property
+    def memory_gb_per_unit(self) -> dict[str, float]:
+        """GPU memory each unit gets to itself, per resource a pod requests; empty where units share
+        memory unisolated (time-slicing). MPS limits each of N clients to 1/N of the GPU's memory
+        (device plugin README, "With CUDA MPS"); a MIG instance has the memory its profile names."""
+        gpu, sharing = self.gpu, self.sharing
+        if gpu is None or not self.is_gpu or sharing.mode is SharingMode.TIME_SLICING:
+            return {}
+        if sharing.mode is SharingMode.MPS:
+            return {GPU_RESOURCE: gpu.memory_gb / sharing.replicas}
+        if sharing.mode is SharingMode.MIG:
+            if sharing.mig_strategy is MigStrategy.MIXED:
+                return {f"nvidia.com/mig-{p}": float(mig_memory_gb(gpu, p)) for p, _ in sharing.mig_devices}
+            return {GPU_RESOURCE: float(min(mig_memory_gb(gpu, p) for p, _ in sharing.mig_devices))}
+        return {GPU_RESOURCE: float(gpu.memory_gb)}
+
+    @property
     def gpu_memory_gb_per_node(self) -> int:
         gpu = self.gpu
         return gpu.memory_gb * self.gpus_per_node if gpu else 0
 
 
 def make_pool_facts(
-    pool: NodePoolSpec, instance: InstanceType, min_nodes: int, max_nodes: int, gpu_taint_value: str
+    pool: NodePoolSpec,
+    instance: InstanceType,
+    min_nodes: int,
+    max_nodes: int,
+    gpu_taint_value: str,
 ) -> PoolFacts:
-    """Facts for one validated pool spec that runs `instance` machines (each substrate picks those)."""
+    """Facts for one validated pool spec that runs `instance` machines (each substrate picks those).
+    A shared pool's labels select the GPU Operator's sharing setting (components/config/resolve.py drops
+    them where the platform shares GPUs itself)."""
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()
     gpu = instance.gpu
@@ -99,6 +159,9 @@ def make_pool_facts(
         labels[GPU_MODEL_LABEL] = gpu.name
         labels[GPU_PRESENT_LABEL] = "true"
         taints = (Taint(GPU_TAINT_KEY, gpu_taint_value, "NoSchedule"),)
+    sharing = pool_sharing(pool.get("sharing"), gpu if instance.has_gpu else None)
+    if sharing.shares:
+        labels.update(sharing_labels(sharing))
     default_disk = DEFAULT_GPU_DISK_GB if instance.has_gpu else DEFAULT_CPU_DISK_GB
     return PoolFacts(
         name=pool["name"],
@@ -112,7 +175,14 @@ def make_pool_facts(
         taints=taints,
         zones=tuple(pool.get("zones", ())),
         role=pool.get("role", NodeRole.AGENT),
+        sharing=sharing,
     )
+
+
+def without_operator_sharing_labels(pool: PoolFacts) -> PoolFacts:
+    """The pool without the GPU Operator's sharing labels, where the platform shares GPUs itself."""
+    labels = {k: v for k, v in pool.labels.items() if k not in OPERATOR_SHARING_LABELS}
+    return replace(pool, labels=labels)
 
 
 def tolerations_for(pools: Sequence[PoolFacts]) -> list[dict[str, str]]:

@@ -161,6 +161,17 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
         branch = driver_branch_for(cluster, pool)
         if branch is not None:
             findings.extend(_pool_findings(i, pool, branch, cuda))
+        if pool.sharing.mig_config is not None:
+            findings.append(
+                Finding(
+                    Severity.WARNING,
+                    f"gpukit:nodePools[{i}].sharing.mig",
+                    f"the pool's GPUs are cut into MIG instances by the MIG manager "
+                    f"({pool.sharing.mig_config}); changing this later reconfigures every node of the pool: "
+                    "the MIG manager stops its GPU pods and may reboot the node. Drain, relabel, verify "
+                    '(README, "GPU sharing")',
+                )
+            )
         if pool.instance.price_per_hour is None and not pool.instance.own_host:
             findings.append(
                 Finding(

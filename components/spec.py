@@ -74,6 +74,22 @@ class NatGateways(str, Enum):
     """One NAT gateway per zone: survives a zone outage, costs one gateway per zone."""
 
 
+class SharingMode(str, Enum):
+    """How a GPU pool's GPUs are shared between pods (components/sharing.py)."""
+
+    NONE = "none"
+    TIME_SLICING = "time-slicing"
+    MPS = "mps"
+    MIG = "mig"
+
+
+class MigStrategy(str, Enum):
+    """How MIG instances are advertised: `single` as nvidia.com/gpu, `mixed` as nvidia.com/mig-<profile>."""
+
+    SINGLE = "single"
+    MIXED = "mixed"
+
+
 class SupportType(str, Enum):
     """EKS: the support policy of the cluster's Kubernetes version (the cluster's upgrade policy)."""
 
@@ -187,6 +203,24 @@ class GpuSpec(TypedDict):
     """GPUs per node."""
 
 
+class MigSpec(TypedDict):
+    strategy: NotRequired[MigStrategy]
+    """Default `single`; one strategy per cluster (the Operator's `mig.strategy` is cluster-wide)."""
+    profile: NotRequired[str]
+    """A MIG profile of the pool's GPU model; every GPU of the pool is cut into as many as fit
+    (the MIG manager's stock `all-<profile>` config). Exclusive with `layout`."""
+    layout: NotRequired[dict[str, int]]
+    """Instances per profile on every GPU (a custom mig-parted config). Exclusive with `profile`."""
+
+
+class SharingSpec(TypedDict):
+    mode: SharingMode
+    replicas: NotRequired[int]
+    """time-slicing and mps: pods per GPU (2 to 48)."""
+    mig: NotRequired[MigSpec]
+    """mode mig: the profile the pool's GPUs are cut into."""
+
+
 class NodePoolSpec(TypedDict):
     name: str
     instance_type: NotRequired[str]
@@ -219,6 +253,8 @@ class NodePoolSpec(TypedDict):
     pool's GPU, or the cluster's zones for CPU pools)."""
     compact_placement: NotRequired[bool]
     """GKE: a compact placement policy for the pool (one zone, supported machines only)."""
+    sharing: NotRequired[SharingSpec]
+    """GPU pools: how the pool's GPUs are shared between pods (default: whole GPUs)."""
 
 
 class GpuOperatorSpec(TypedDict):

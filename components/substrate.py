@@ -128,6 +128,11 @@ class Substrate(Protocol):
         """Checks only this substrate makes; runs once every key it requires is present."""
         return []
 
+    def operator_shares_gpus(self, args: "GpuClusterArgs") -> bool:
+        """Whether the GPU Operator applies the pools' `sharing` (node labels, its device-plugin config);
+        False where the platform's own device plugin shares the GPUs (GKE's driver)."""
+        return True
+
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
         """`gpukit:gpuOperator` checks only this substrate makes."""
         return []

@@ -49,6 +49,7 @@ _KIND_WORDS = {
     "bool": "bool",
     "list[str]": "list of strings",
     "map[str]": "map of strings",
+    "map[int]": "map of integers",
     "object": "mapping",
     "list[object]": "list of mappings",
 }

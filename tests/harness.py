@@ -31,12 +31,17 @@ NFD_VALUES = yaml.safe_load(
 )
 
 
+# Values the chart takes as free-form maps (`data: {}` in values.yaml): their keys are ours (ConfigMap
+# entries), so the walk stops there and checks the map's own path.
+FREE_FORM_VALUES = frozenset({"devicePlugin.config.data", "migManager.config.data"})
+
+
 def key_paths(values: dict[str, Any], prefix: str = "") -> list[str]:
     """Dotted paths of every leaf or list a values dict sets (lists are values, not nested keys)."""
     paths = []
     for key, value in values.items():
         path = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
+        if isinstance(value, dict) and value and path not in FREE_FORM_VALUES:
             paths += key_paths(value, f"{path}.")
         else:
             paths.append(path)

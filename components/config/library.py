@@ -30,7 +30,7 @@ def _plain(value: Any, field: Field | None, key: str, problems: list[Problem]) -
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Mapping):
-        if field is not None and field.kind == "map[str]":  # the user's own keys (tags)
+        if field is not None and field.kind in ("map[str]", "map[int]"):  # the user's own keys (tags)
             return {k: _plain(v, None, child_key(key, str(k)), problems) for k, v in value.items()}
         known = {f.attr: f for f in (field.fields if field is not None else ())}
         converted: dict[Any, Any] = {}

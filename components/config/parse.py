@@ -19,6 +19,7 @@ _KIND_NAMES: dict[str, str] = {
     "bool": "true or false",
     "list[str]": "a list of strings",
     "map[str]": "a mapping of strings to strings",
+    "map[int]": "a mapping of strings to integers",
     "object": "a mapping",
     "list[object]": "a list of mappings",
 }
@@ -147,6 +148,13 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
         # Map keys and values (tags, k3sSha256) are not checked here: each substrate checks them whole
         # against its provider's own character set (AWS tags, Google Cloud labels, SHA-256 digits),
         # which refuses a newline too, with the message that says what the provider takes.
+        return dict(value)
+    if kind == "map[int]":
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in value.items()
+        ):
+            problems.append(_type_problem(field, key, value))
+            return None
         return dict(value)
     if kind == "object":
         if not isinstance(value, dict):

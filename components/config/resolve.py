@@ -16,6 +16,7 @@ from gpukit.components.config.parse import TextProblem, parse_namespace
 from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
 from gpukit.components.config.secrets import redact, secret_values
 from gpukit.components.errors import ConfigError, Problem
+from gpukit.components.pools import without_operator_sharing_labels
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Platform
 from gpukit.components.substrate import ProviderSetting, Substrate, registry
@@ -140,4 +141,7 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     problems.extend(found)
     if problems or validated is None:
         raise ConfigError(redact(problems, secret_values(config, secret_keys)))
-    return ResolvedCluster(typed, validated, validated.cluster_pool_facts(typed["node_pools"]))
+    pools = validated.cluster_pool_facts(typed["node_pools"])
+    if not validated.operator_shares_gpus(typed):
+        pools = tuple(without_operator_sharing_labels(p) for p in pools)
+    return ResolvedCluster(typed, validated, pools)

@@ -20,6 +20,7 @@ from gpukit.components.spec import (
     Capacity,
     DriverMode,
     GkeDriverVersion,
+    MigStrategy,
     NatGateways,
     NodeImage,
     NodeRole,
@@ -27,10 +28,11 @@ from gpukit.components.spec import (
     PodSecurityLevel,
     Provider,
     ReleaseChannel,
+    SharingMode,
     SupportType,
 )
 
-Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "object", "list[object]"]
+Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"]
 
 
 @dataclass(frozen=True)
@@ -414,6 +416,61 @@ CLUSTER_FIELDS = (
     ),
 )
 
+MIG_FIELDS = (
+    Field(
+        "profile",
+        "str",
+        "MIG profile every GPU of the pool is cut into (or layout)",
+        doc="A MIG profile of the pool's GPU model (`1g.10gb`, `3g.40gb` on H100 and A100-80GB; "
+        "`gpukit plan` lists each model's). Every GPU gets as many instances as fit (the MIG manager's "
+        "stock `all-<profile>` config). Set this or `layout`.",
+    ),
+    Field(
+        "layout",
+        "map[int]",
+        "instances per profile on each GPU, e.g. {3g.40gb: 1, 1g.10gb: 4} (or profile)",
+        doc="Instances of each profile on every GPU of the pool (`{3g.40gb: 1, 1g.10gb: 4}`): it must fit "
+        "the GPU's compute and memory slices (the catalog's MIG geometry). Several profiles need "
+        "`strategy: mixed`. gpukit writes it as a custom mig-parted config. Not on GKE. Set this or "
+        "`profile`.",
+    ),
+    Field(
+        "strategy",
+        "str",
+        "how MIG instances are advertised (default single)",
+        choices=MigStrategy,
+        default_doc="`single`",
+        doc="`single`: instances are advertised as `nvidia.com/gpu` (one profile per pool); `mixed`: as "
+        "`nvidia.com/mig-<profile>`. The GPU Operator's strategy is cluster-wide: every MIG pool of a "
+        "cluster takes the same one.",
+    ),
+)
+
+SHARING_FIELDS = (
+    Field(
+        "mode",
+        "str",
+        "none, time-slicing, mps or mig",
+        required=True,
+        choices=SharingMode,
+        doc="`none` (whole GPUs, the default), `time-slicing`, `mps` or `mig`.",
+    ),
+    Field(
+        "replicas",
+        "int",
+        "time-slicing and mps: pods per GPU, 2 to 48",
+        doc="`time-slicing` and `mps` (required there): how many pods share each GPU, 2 to 48 (GKE's "
+        "limit; gpukit keeps it everywhere so a stack moves between substrates unchanged).",
+    ),
+    Field(
+        "mig",
+        "object",
+        "mode mig: {profile or layout, strategy?}",
+        fields=MIG_FIELDS,
+        doc="`mig` (required there): the profile or layout the pool's GPUs are cut into.",
+    ),
+)
+
 GPU_FIELDS = (
     Field("model", "str", "GPU model from the catalog", required=True, doc="A GPU model from the catalog."),
     Field("count", "int", "GPUs per node", required=True, doc="GPUs per node."),
@@ -521,9 +578,18 @@ POOL_FIELDS = (
     Field(
         "sharing",
         "object",
-        "",
-        planned="GPU sharing (time-slicing, MPS, MIG)",
-        doc="Not built yet: GPU sharing. It is refused.",
+        "GPU pools: how pods share the pool's GPUs {mode, replicas?, mig?}",
+        fields=SHARING_FIELDS,
+        specific=True,
+        default_doc="whole GPUs",
+        doc='GPU pools only: how pods share the pool\'s GPUs (see "GPU sharing" in this README). '
+        "`time-slicing`: `replicas` pods take turns on each GPU, with no memory or fault isolation. "
+        "`mps`: `replicas` pods run at once on each GPU, each limited to 1/`replicas` of its memory and "
+        "compute. `mig`: each GPU is cut into hardware-isolated instances of `mig.profile` (MIG-capable "
+        "models only). EKS (AL2023 images), k3s and GKE with `driver: operator` apply it through the GPU "
+        "Operator: a device-plugin config, the MIG manager and node labels per pool. GKE with `driver: "
+        "preinstalled` uses the node pool's own fields (`gpu_sharing_config`, `gpu_partition_size`; "
+        "MIG on A100, H100 and H200 only). GKE takes MIG with `strategy: single` only.",
     ),
     Field(
         "gpu",
@@ -688,6 +754,7 @@ K3S_KEYS = frozenset(
         "cluster.podSecurity",
         "nodePools.role",
         "nodePools.schedulable",
+        "nodePools.sharing",
     }
 )
 """What every k3s substrate takes."""

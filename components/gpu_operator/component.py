@@ -13,6 +13,8 @@ from gpukit.components.gpu_operator.values import (
     GpuNodeSoftware,
     gpu_operator_values,
 )
+from gpukit.components.sharing import PoolSharing
+from gpukit.components.spec import MigStrategy, SharingMode
 
 TYPE_TOKEN = "gpukit:index:GpuOperator"
 # Helm waits for the operator Deployment; image pulls on a fresh cluster can take minutes.
@@ -28,6 +30,39 @@ class TolerationArgs(TypedDict):
 class EnvVarArgs(TypedDict):
     name: str
     value: str
+
+
+class SharingArgs(TypedDict):
+    mode: str
+    """none, time-slicing, mps or mig."""
+    replicas: NotRequired[int]
+    mig_profile: NotRequired[str]
+    mig_strategy: NotRequired[str]
+    mig_devices: NotRequired[dict[str, int]]
+    """MIG: instances per profile on each GPU."""
+
+
+def _sharing(args: SharingArgs) -> PoolSharing:
+    strategy = args.get("mig_strategy")
+    return PoolSharing(
+        SharingMode(args["mode"]),
+        replicas=args.get("replicas", 1),
+        mig_profile=args.get("mig_profile"),
+        mig_strategy=MigStrategy(strategy) if strategy else None,
+        mig_devices=tuple(sorted(args.get("mig_devices", {}).items())),
+    )
+
+
+def sharing_args(sharing: PoolSharing) -> SharingArgs:
+    """A pool's setting as GpuOperatorArgs take it."""
+    out: SharingArgs = {"mode": sharing.mode.value, "replicas": sharing.replicas}
+    if sharing.mig_profile is not None:
+        out["mig_profile"] = sharing.mig_profile
+    if sharing.mig_strategy is not None:
+        out["mig_strategy"] = sharing.mig_strategy.value
+    if sharing.mig_devices:
+        out["mig_devices"] = dict(sharing.mig_devices)
+    return out
 
 
 class GpuOperatorArgs(TypedDict):
@@ -48,6 +83,8 @@ class GpuOperatorArgs(TypedDict):
     """Extra environment for the container toolkit (platform fixes)."""
     priority_class_quota: NotRequired[bool]
     """Create the ResourceQuota that lets GKE admit the operands' critical priority classes."""
+    sharing: NotRequired[list[SharingArgs]]
+    """The GPU pools' sharing settings the Operator applies (device-plugin config, MIG strategy)."""
 
 
 class GpuOperator(pulumi.ComponentResource):
@@ -76,7 +113,8 @@ class GpuOperator(pulumi.ComponentResource):
             {"key": t["key"], "operator": t["operator"], "effect": t["effect"]}
             for t in args.get("controller_tolerations", [])
         ]
-        values = gpu_operator_values(software, tolerations, controller)
+        sharing = [_sharing(s) for s in args.get("sharing", [])]
+        values = gpu_operator_values(software, tolerations, controller, sharing)
 
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

@@ -4,8 +4,19 @@ Every key set here exists in the chart's values.yaml at the pinned version (a te
 tests/reference/gpu-operator-v26.7.0/values.yaml).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from gpukit.components.sharing import (
+    MIG_CONFIG_MAP_PREFIX,
+    WHOLE_GPU_ENTRY,
+    PoolSharing,
+    cluster_mig_strategy,
+    config_map_name,
+    device_plugin_config,
+    mig_parted_config,
+)
 
 CHART = "gpu-operator"
 CHART_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
@@ -50,6 +61,7 @@ def gpu_operator_values(
     software: GpuNodeSoftware,
     tolerations: list[dict[str, str]],
     controller_tolerations: list[dict[str, str]] | None = None,
+    sharing: Sequence[PoolSharing] = (),
 ) -> dict[str, Any]:
     """Values for the gpu-operator chart.
 
@@ -62,6 +74,8 @@ def gpu_operator_values(
     - operator / NFD master and gc tolerations, only where machines without GPUs are tainted (k3s
       servers while the cluster has agents): the controllers may run there, next to the chart's own
       control-plane toleration.
+    - devicePlugin.config, mig.strategy, migManager.env: where a GPU pool shares its GPUs
+      (`sharing`: the GPU pools' settings), see sharing_values.
     """
     toolkit: dict[str, Any] = {"enabled": not software.toolkit_preinstalled}
     if software.toolkit_env:
@@ -80,6 +94,50 @@ def gpu_operator_values(
         nfd = values["node-feature-discovery"]
         nfd["master"] = {"tolerations": [dict(t) for t in controllers]}
         nfd["gc"] = {"tolerations": [dict(t) for t in controllers]}
+    values.update(sharing_values(sharing))
+    return values
+
+
+def sharing_values(sharing: Sequence[PoolSharing]) -> dict[str, Any]:
+    """The chart values that apply the GPU pools' sharing settings (nothing where no pool shares).
+
+    - devicePlugin.config: the chart creates the ConfigMap (`create`, `data`; templates/plugin_config.yaml
+      makes it when `data` is set), named after a hash of its content so a changed setting changes the
+      ClusterPolicy's devicePlugin.config.name and the device plugin rolls out with it; nodes without a
+      `nvidia.com/device-plugin.config` label take the whole-GPU entry.
+    - mig.strategy: cluster-wide, `single` or `mixed` (the ClusterPolicy CRD's enum).
+    - migManager.env WITH_REBOOT=true: on cloud VMs a MIG change may need a reboot to reset the GPU
+      (GPU Operator gpu-operator-mig.rst, "on CSPs"); the MIG manager reboots only when it must.
+    """
+    if not any(s.shares for s in sharing):
+        return {}
+    data = device_plugin_config(sharing)
+    values: dict[str, Any] = {
+        "devicePlugin": {
+            "config": {
+                "create": True,
+                "name": config_map_name(data),
+                "default": WHOLE_GPU_ENTRY,
+                "data": data,
+            }
+        }
+    }
+    strategy = cluster_mig_strategy(sharing)
+    if strategy is not None:
+        values["mig"] = {"strategy": strategy.value}
+        mig_manager: dict[str, Any] = {"env": [{"name": "WITH_REBOOT", "value": "true"}]}
+        custom = mig_parted_config(sharing)
+        if custom is not None:
+            # A layout that is no stock config: the chart creates gpukit's mig-parted ConfigMap, named
+            # by its content like the device plugin's, and the MIG manager uses it instead of the
+            # configs it generates per node (values.yaml, migManager.config).
+            mig_manager["config"] = {
+                "create": True,
+                "name": config_map_name(custom, MIG_CONFIG_MAP_PREFIX),
+                "default": "all-disabled",
+                "data": custom,
+            }
+        values["migManager"] = mig_manager
     return values
 
 

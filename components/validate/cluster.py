@@ -12,14 +12,23 @@ from typing import TYPE_CHECKING
 
 from gpukit.components.api_access import public_cidrs
 from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
+from gpukit.components.catalog.gpus import GpuModel, UnknownGpuModelError, gpu_model
 from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceTypeError
 from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 from gpukit.components.errors import Problem
-from gpukit.components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
+from gpukit.components.spec import (
+    ClusterSpec,
+    GpuOperatorSpec,
+    MigStrategy,
+    NodePoolSpec,
+    SharingMode,
+    WorkloadsSpec,
+)
 from gpukit.components.substrate import Substrate, registry
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr_list, check_name
 from gpukit.components.validate.keys import key_problems
 from gpukit.components.validate.limits import list_size_problem, node_count_problem
+from gpukit.components.validate.sharing import validate_cluster_mig_strategy, validate_pool_sharing
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
@@ -210,6 +219,33 @@ def _validate_pools(pools: list[NodePoolSpec], substrate: Substrate, problems: l
         )
 
 
+def _pool_gpu(pool: NodePoolSpec, catalog: MachineCatalog) -> tuple[bool, GpuModel | None]:
+    """(known, GPU model) of a pool: its machine's, or over SSH its `gpu` key's; unknown where the
+    machine or model is itself refused (that problem is reported where it belongs)."""
+    try:
+        if "instance_type" in pool:
+            instance = catalog.pool_instance(pool["instance_type"], pool.get("gpu"))
+            return True, instance.gpu if instance.has_gpu else None
+        gpu = pool.get("gpu")
+        return True, gpu_model(gpu["model"]) if gpu else None
+    except (UnknownInstanceTypeError, UnknownGpuModelError, KeyError):
+        return False, None
+
+
+def _validate_sharing(pools: list[NodePoolSpec], substrate: Substrate, problems: list[Problem]) -> None:
+    strategies: list[tuple[int, MigStrategy]] = []
+    for i, pool in enumerate(pools):
+        sharing = pool.get("sharing")
+        if sharing is None:
+            continue
+        known, gpu = _pool_gpu(pool, substrate.catalog)
+        if known:
+            validate_pool_sharing(i, sharing, gpu, problems)
+        if sharing["mode"] is SharingMode.MIG and "mig" in sharing:
+            strategies.append((i, sharing["mig"].get("strategy", MigStrategy.SINGLE)))
+    validate_cluster_mig_strategy(strategies, problems)
+
+
 def _validate_operator(operator: GpuOperatorSpec, substrate: Substrate, problems: list[Problem]) -> None:
     if operator["chart_version"] not in SUPPORTED_GPU_OPERATOR_CHARTS:
         problems.append(
@@ -255,6 +291,7 @@ def validate_cluster_args(
     if substrate is not None:
         if pools_ok:
             _validate_pools(args["node_pools"], substrate, problems)
+            _validate_sharing(args["node_pools"], substrate, problems)
         if cluster_ok:
             found, missing = key_problems(args, substrate, pools_ok)
             problems.extend(found)

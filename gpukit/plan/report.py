@@ -79,6 +79,39 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
     return rows
 
 
+def _sharing_rows(pools: list[PoolCost]) -> list[list[str]]:
+    """Per GPU pool: how it shares, the units a node offers, what a pod requests, each unit's memory
+    and its price when the pool runs at max."""
+    rows = []
+    for pc in pools:
+        p = pc.pool
+        if not p.is_gpu:
+            continue
+        memory = p.memory_gb_per_unit
+        if not memory:
+            memory_text = "shared, not isolated"
+        elif len(memory) == 1:
+            memory_text = f"{next(iter(memory.values())):g} GB"
+        else:
+            memory_text = ", ".join(
+                f"{r.removeprefix('nvidia.com/mig-')}: {gb:g} GB" for r, gb in memory.items()
+            )
+        per_unit = None if pc.per_node is None else pc.per_node / p.units_per_node
+        rows.append(
+            [
+                p.name,
+                p.sharing.description(),
+                str(p.units_per_node),
+                ("one of " if len(p.advertised_resources) > 1 else "")
+                + ", ".join(f"{name}: 1" for name in p.advertised_resources),
+                memory_text,
+                # Units of several sizes (a MIG layout): the node's price over all of them.
+                _money(per_unit) + (" avg" if len(p.advertised_resources) > 1 else ""),
+            ]
+        )
+    return rows
+
+
 def _describe(plan: PlanResult) -> str:
     spec = plan.cluster.spec
     return f"{spec['platform'].value}, {spec['region']}, Kubernetes {spec['kubernetes_version']}"
@@ -135,6 +168,12 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         if gpu_rows
         else ["  (none)"]
     )
+    sharing_rows = _sharing_rows(plan.costs.pools)
+    if sharing_rows:
+        out += ["", "GPU units (what a pod requests):"]
+        out += _table(
+            ["pool", "sharing", "units/node", "a pod requests", "memory/unit", "$/h per unit"], sharing_rows
+        )
     out += ["", "Other pools:"]
     out += _table(
         ["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],

@@ -3,7 +3,7 @@
 Shared by EKS managed node groups (tagged through their groups) and k3s agent pools on EC2.
 """
 
-from gpukit.components.pools import GPU_RESOURCE, PoolFacts
+from gpukit.components.pools import PoolFacts
 
 # The label the Cluster Autoscaler's AWS provider reads as "this node has GPUs" (kubernetes/autoscaler
 # cloudprovider/aws/aws_cloud_provider.go: GPULabel). Its presence is what counts
@@ -53,6 +53,8 @@ def autoscaler_node_template_tags(labels: dict[str, str], pool: PoolFacts) -> di
     tags = {f"{prefix}/label/{k}": v for k, v in sorted(labels.items())}
     for taint in pool.taints:
         tags[f"{prefix}/taint/{taint.key}"] = f"{taint.value}:{taint.effect}"
-    if pool.is_gpu:
-        tags[f"{prefix}/resources/{GPU_RESOURCE}"] = str(pool.gpus_per_node)
+    # What a node will offer once its GPUs are shared as configured (GPUs x replicas for time-slicing
+    # and MPS), so a pending pod that asks for a share scales the right group up from zero.
+    for resource, count in pool.advertised_resources.items():
+        tags[f"{prefix}/resources/{resource}"] = str(count)
     return tags

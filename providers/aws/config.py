@@ -42,6 +42,7 @@ EKS_KEYS = (
         "cluster.supportType",
         "cluster.logRetentionDays",
         "nodePools.nodeImage",
+        "nodePools.sharing",
         "nodePools.zones",
         "nodePools.alternativeInstanceTypes",
     }

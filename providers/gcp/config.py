@@ -45,6 +45,7 @@ GKE_KEYS = (
         "cluster.network.servicesRangeName",
         "nodePools.zones",
         "nodePools.compactPlacement",
+        "nodePools.sharing",
         "gpuOperator.gkeDriverVersion",
     }
 )

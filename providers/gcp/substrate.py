@@ -33,6 +33,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
+from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
@@ -83,7 +84,13 @@ class GkeSubstrate(Substrate):
             validate_gke_pool(i, pool, cluster, problems)
         driver = args["gpu_operator"]["driver"] if "gpu_operator" in args else DriverMode.PREINSTALLED
         validate_gvnic_image(pools, driver, problems)
+        validate_gke_sharing(pools, driver, problems)
         return problems
+
+    def operator_shares_gpus(self, args: "GpuClusterArgs") -> bool:
+        """Only with the Operator's driver: otherwise GKE's device plugin shares the GPUs, through the
+        node pool's own fields (providers/gcp/gke/node_pool.py)."""
+        return args["gpu_operator"]["driver"] == DriverMode.OPERATOR
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
         return validate_gke_operator(operator)

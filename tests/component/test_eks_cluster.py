@@ -4,6 +4,7 @@ import json
 from typing import Any
 
 import pytest
+import yaml
 
 from gpukit.program import build
 from gpukit.providers.aws.eks.creator import CREATOR_TAG
@@ -685,3 +686,91 @@ def test_node_groups_wait_for_the_node_roles_grants(dev: Recording) -> None:
     assert len(grants) == 3
     for group in dev.of_type("aws:eks/nodeGroup:NodeGroup"):
         assert grants <= set(group.dependencies), group.name
+
+
+@pytest.fixture(scope="module")
+def shared() -> Recording:
+    config = eks_config()
+    config["gpukit:nodePools"][1]["sharing"] = {"mode": "time-slicing", "replicas": 4}
+    config["gpukit:nodePools"].append(
+        {
+            "name": "h100",
+            "instanceType": "p5.48xlarge",
+            "minNodes": 0,
+            "maxNodes": 2,
+            "zones": ["usw2-az3"],
+            "sharing": {"mode": "mig", "mig": {"profile": "3g.40gb", "strategy": "mixed"}},
+        }
+    )
+    return run(config)
+
+
+def test_shared_pools_are_labelled_with_their_device_plugin_entry(shared: Recording) -> None:
+    release = shared.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
+    config = release["values"]["devicePlugin"]["config"]
+    assert config["default"] == "none"
+    assert set(config["data"]) == {"none", "time-slicing-4"}
+    assert release["values"]["mig"] == {"strategy": "mixed"}
+    labels = shared.one("aws:eks/nodeGroup:NodeGroup", "unit-l4-usw2-az1-ng").inputs["labels"]
+    assert labels["nvidia.com/device-plugin.config"] == "time-slicing-4"
+    assert labels["nvidia.com/device-plugin.config"] in config["data"]
+    h100 = shared.one("aws:eks/nodeGroup:NodeGroup", "unit-h100-usw2-az3-ng").inputs["labels"]
+    assert h100["nvidia.com/mig.config"] == "all-3g.40gb"
+    system = shared.one("aws:eks/nodeGroup:NodeGroup", "unit-system-ng").inputs.get("labels", {})
+    assert "nvidia.com/device-plugin.config" not in system
+
+
+def test_time_sliced_pool_scales_from_zero_for_its_replicas(shared: Recording) -> None:
+    tags = {
+        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+        for t in shared.of_type("aws:autoscaling/tag:Tag")
+        if t.name.startswith("unit-l4-usw2-az1-")
+    }
+    prefix = "k8s.io/cluster-autoscaler/node-template"
+    assert tags[f"{prefix}/resources/nvidia.com/gpu"] == "4"  # 1 L4 x 4 replicas
+    assert tags[f"{prefix}/label/nvidia.com/device-plugin.config"] == "time-slicing-4"
+
+
+def test_unshared_cluster_sets_no_device_plugin_config(dev: Recording) -> None:
+    release = dev.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
+    assert "devicePlugin" not in release["values"]
+
+
+def test_mixed_mig_pool_scales_from_zero_for_its_instances(shared: Recording) -> None:
+    tags = {
+        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+        for t in shared.of_type("aws:autoscaling/tag:Tag")
+        if t.name.startswith("unit-h100-usw2-az3-")
+    }
+    prefix = "k8s.io/cluster-autoscaler/node-template"
+    assert tags[f"{prefix}/resources/nvidia.com/mig-3g.40gb"] == "16"  # 8 H100 x 2 instances of 3g.40gb
+    assert f"{prefix}/resources/nvidia.com/gpu" not in tags
+    assert tags[f"{prefix}/label/nvidia.com/mig.config"] == "all-3g.40gb"
+
+
+def test_a_custom_mig_layout_reaches_the_mig_manager_and_the_autoscaler() -> None:
+    config = eks_config()
+    config["gpukit:nodePools"].append(
+        {
+            "name": "h100",
+            "instanceType": "p5.48xlarge",
+            "minNodes": 0,
+            "maxNodes": 2,
+            "zones": ["usw2-az3"],
+            "sharing": {"mode": "mig", "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 4}, "strategy": "mixed"}},
+        }
+    )
+    rec = run(config)
+    labels = rec.one("aws:eks/nodeGroup:NodeGroup", "unit-h100-usw2-az3-ng").inputs["labels"]
+    assert labels["nvidia.com/mig.config"] == "gpukit-4x1g.10gb-1x3g.40gb"
+    release = rec.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
+    parted = yaml.safe_load(release["values"]["migManager"]["config"]["data"]["config.yaml"])
+    assert labels["nvidia.com/mig.config"] in parted["mig-configs"]
+    tags = {
+        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+        for t in rec.of_type("aws:autoscaling/tag:Tag")
+        if t.name.startswith("unit-h100-usw2-az3-")
+    }
+    prefix = "k8s.io/cluster-autoscaler/node-template/resources"
+    assert tags[f"{prefix}/nvidia.com/mig-1g.10gb"] == "32"  # 8 GPUs x 4
+    assert tags[f"{prefix}/nvidia.com/mig-3g.40gb"] == "8"  # 8 GPUs x 1

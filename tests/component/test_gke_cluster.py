@@ -274,3 +274,42 @@ def test_the_project_number_look_up_waits_for_the_apis_the_stack_enables(
     services = sorted(r.name for r in rec.of_type("gcp:projects/service:Service"))
     assert [sorted(names) for names in waited_for] == [services]
     assert "gke-dev-api-cloudresourcemanager" in services
+
+
+def test_gke_driver_pools_share_gpus_through_gkes_own_fields() -> None:
+    config = gke_config()
+    config["gpukit:nodePools"][1]["sharing"] = {"mode": "time-slicing", "replicas": 4}
+    config["gpukit:nodePools"].append(
+        {
+            "name": "h100",
+            "instanceType": "a3-highgpu-8g",
+            "minNodes": 0,
+            "maxNodes": 1,
+            "sharing": {"mode": "mig", "mig": {"profile": "1g.10gb"}},
+        }
+    )
+    rec = run(config)
+    l4 = pools(rec)["l4"]["nodeConfig"]
+    assert l4["guestAccelerators"][0]["gpuSharingConfig"] == {
+        "gpuSharingStrategy": "TIME_SHARING",
+        "maxSharedClientsPerGpu": 4,
+    }
+    assert "nvidia.com/device-plugin.config" not in l4["labels"]  # GKE's plugin does it, not the Operator's
+    h100 = pools(rec)["h100"]["nodeConfig"]
+    assert h100["guestAccelerators"][0]["gpuPartitionSize"] == "1g.10gb"
+    assert "nvidia.com/mig.config" not in h100["labels"]
+    assert rec.of_type("kubernetes:helm.sh/v3:Release") == [] or all(
+        "devicePlugin" not in r.inputs.get("values", {}) for r in rec.of_type("kubernetes:helm.sh/v3:Release")
+    )
+
+
+def test_operator_driver_pools_share_gpus_through_the_operator() -> None:
+    config = gke_config()
+    config["gpukit:gpuOperator"] = {"chartVersion": "v26.7.0", "driver": "operator"}
+    config["gpukit:nodePools"][1]["sharing"] = {"mode": "mps", "replicas": 2}
+    rec = run(config)
+    l4 = pools(rec)["l4"]["nodeConfig"]
+    assert "gpuSharingConfig" not in l4["guestAccelerators"][0]
+    assert l4["labels"]["nvidia.com/device-plugin.config"] == "mps-2"
+    release = rec.one("kubernetes:helm.sh/v3:Release", "gke-dev-gpu-operator-release").inputs
+    assert set(release["values"]["devicePlugin"]["config"]["data"]) == {"none", "mps-2"}

@@ -553,3 +553,15 @@ def test_the_agents_secret_holds_the_agent_token_only(stack: Run) -> None:
     assert agent_token.startswith("K10") and "::node:" in agent_token
     assert agent_token.rsplit(":", 1)[1] == server["/etc/rancher/k3s/gpukit-agent-token"]
     assert server["/etc/rancher/k3s/gpukit-token"].rsplit(":", 1)[1] not in agent_token
+
+
+def test_time_sliced_agent_pool_scales_from_zero_for_its_replicas() -> None:
+    config = stack_config()
+    gpu_pool = next(p for p in config["gpukit:nodePools"] if p["name"] == "l4")
+    gpu_pool["sharing"] = {"mode": "time-slicing", "replicas": 3}
+    rec = run(config).rec
+    tags = {t["key"]: t["value"] for t in rec.one(GROUP).inputs["tags"]}
+    assert tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "3"
+    assert tags["k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config"] == (
+        "time-slicing-3"
+    )

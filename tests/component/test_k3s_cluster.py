@@ -120,6 +120,7 @@ def test_server_and_agent_flags(lab: Recording) -> None:
     assert agent["node-label"] == [
         "gpukit.dev/gpu-model=L40S",
         "gpukit.dev/pool=l40s",
+        "nvidia.com/device-plugin.config=mps-4",  # the example's L40S hosts share GPUs with MPS
         "nvidia.com/gpu.present=true",
     ]
     assert agent["node-taint"] == ["nvidia.com/gpu=true:NoSchedule"]
@@ -251,3 +252,20 @@ def test_without_host_keys_only_the_opt_out_connects_unchecked() -> None:
 def test_every_resource_argument_is_one_the_provider_schema_knows(lab: Recording) -> None:
     unknown = {r.name: n for r in lab.resources if r.custom and (n := unknown_argument_names(r.inputs))}
     assert unknown == {}
+
+
+def test_mps_pool_reaches_its_hosts_through_node_labels_and_the_pools_config_map() -> None:
+    config = k3s_config()
+    config["gpukit:nodePools"][1]["sharing"] = {"mode": "mps", "replicas": 4}
+    rec = run(config)
+    agent = _config_in(commands(rec)["l40s-192-0-2-11-k3s"]["create"])
+    assert "nvidia.com/device-plugin.config=mps-4" in agent["node-label"]  # at registration
+    pools = rec.one("kubernetes:core/v1:ConfigMap", "lab-pool-sync-pools").inputs["data"]["pools"]
+    l40s = next(line for line in pools.splitlines() if line.startswith("l40s\t"))
+    assert "nvidia.com/device-plugin.config=mps-4" in l40s  # reaches nodes that already joined
+    release = rec.one("kubernetes:helm.sh/v3:Release", "lab-gpu-operator-release").inputs
+    config_values = release["values"]["devicePlugin"]["config"]
+    assert set(config_values["data"]) == {"none", "mps-4"}
+    assert yaml.safe_load(config_values["data"]["mps-4"])["sharing"]["mps"]["resources"] == [
+        {"name": "nvidia.com/gpu", "replicas": 4}
+    ]

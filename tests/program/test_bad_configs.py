@@ -102,6 +102,13 @@ def top_set(key: str, value: Any) -> Mutation:
     return mutate
 
 
+def add_pool(**pool: Any) -> Mutation:
+    def mutate(config: Config) -> None:
+        config[POOLS].append(pool)
+
+    return mutate
+
+
 def steps(*mutations: Mutation) -> Mutation:
     def mutate(config: Config) -> None:
         for step in mutations:
@@ -208,11 +215,220 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         POOLS,
         "no pool can host system pods",
     ),
+    # GPU sharing (gpukit:nodePools[i].sharing)
     (
-        "pool-sharing-not-built",
+        "sharing-old-shape",
         pool_set(1, sharing={"timeSlicing": {"replicas": 4}}),
+        f"{POOLS}[1].sharing.timeSlicing",
+        "unknown key; allowed keys: mode, replicas, mig",
+    ),
+    (
+        "sharing-mode-missing",
+        pool_set(1, sharing={"replicas": 4}),
+        f"{POOLS}[1].sharing.mode",
+        "required key",
+    ),
+    (
+        "sharing-mode-unknown",
+        pool_set(1, sharing={"mode": "timeslicing", "replicas": 4}),
+        f"{POOLS}[1].sharing.mode",
+        "must be one of none, time-slicing, mps, mig; got 'timeslicing'",
+    ),
+    ("sharing-not-a-mapping", pool_set(1, sharing="time-slicing"), f"{POOLS}[1].sharing", "'time-slicing'"),
+    (
+        "sharing-time-slicing-without-replicas",
+        pool_set(1, sharing={"mode": "time-slicing"}),
+        f"{POOLS}[1].sharing.replicas",
+        "required for mode time-slicing",
+    ),
+    (
+        "sharing-replicas-one",
+        pool_set(1, sharing={"mode": "time-slicing", "replicas": 1}),
+        f"{POOLS}[1].sharing.replicas",
+        "must be 2 to 48 pods per GPU; got 1",
+    ),
+    (
+        "sharing-replicas-over-48",
+        pool_set(1, sharing={"mode": "time-slicing", "replicas": 49}),
+        f"{POOLS}[1].sharing.replicas",
+        "must be 2 to 48 pods per GPU; got 49",
+    ),
+    (
+        "sharing-mps-replicas-zero",
+        pool_set(1, sharing={"mode": "mps", "replicas": 0}),
+        f"{POOLS}[1].sharing.replicas",
+        "must be 2 to 48 pods per GPU; got 0",
+    ),
+    (
+        "sharing-replicas-not-int",
+        pool_set(1, sharing={"mode": "mps", "replicas": "4"}),
+        f"{POOLS}[1].sharing.replicas",
+        "must be an integer",
+    ),
+    (
+        "sharing-none-with-replicas",
+        pool_set(1, sharing={"mode": "none", "replicas": 4}),
+        f"{POOLS}[1].sharing.replicas",
+        "only for modes time-slicing and mps; got mode none",
+    ),
+    (
+        "sharing-time-slicing-with-mig",
+        pool_set(1, sharing={"mode": "time-slicing", "replicas": 2, "mig": {"profile": "1g.10gb"}}),
+        f"{POOLS}[1].sharing.mig",
+        "only for mode mig; got mode time-slicing",
+    ),
+    (
+        "sharing-mps-with-mig",
+        pool_set(1, sharing={"mode": "mps", "replicas": 2, "mig": {"profile": "1g.10gb"}}),
+        f"{POOLS}[1].sharing.mig",
+        "MPS is not supported on GPUs with MIG enabled",
+    ),
+    (
+        "sharing-mig-on-l4",
+        pool_set(1, sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),
+        f"{POOLS}[1].sharing.mode",
+        "mig needs a MIG-capable GPU (A100-40GB, A100-80GB, B200, H100, H200, RTX-PRO-6000); "
+        "this pool has L4",
+    ),
+    (
+        "sharing-on-cpu-pool",
+        pool_set(0, sharing={"mode": "time-slicing", "replicas": 2}),
+        f"{POOLS}[0].sharing",
+        "only GPU pools share GPUs",
+    ),
+    (
+        "sharing-unknown-key",
+        pool_set(1, sharing={"mode": "mps", "replicas": 2, "memoryLimit": "6Gi"}),
+        f"{POOLS}[1].sharing.memoryLimit",
+        "unknown key",
+    ),
+    (
+        "sharing-on-bottlerocket",
+        pool_set(1, nodeImage="bottlerocket", sharing={"mode": "time-slicing", "replicas": 4}),
         f"{POOLS}[1].sharing",
-        "GPU sharing (time-slicing, MPS, MIG) is not built yet",
+        "does not run on Bottlerocket nodes",
+    ),
+    (
+        "sharing-mig-without-mig",
+        pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig"}),
+        f"{POOLS}[1].sharing.mig",
+        "required for mode mig: {profile} or {layout}, profiles 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, "
+        "7g.80gb",
+    ),
+    (
+        "sharing-mig-profile-of-another-model",
+        pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"profile": "1g.5gb"}}),
+        f"{POOLS}[1].sharing.mig.profile",
+        "must be a MIG profile of H100: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb; got '1g.5gb'",
+    ),
+    (
+        "sharing-mig-profile-missing",
+        pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"strategy": "mixed"}}),
+        f"{POOLS}[1].sharing.mig",
+        "set exactly one of profile (one profile on every GPU) and layout (instances per profile); "
+        "got neither",
+    ),
+    (
+        "sharing-mig-strategy-unknown",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"profile": "1g.10gb", "strategy": "none"}},
+        ),
+        f"{POOLS}[1].sharing.mig.strategy",
+        "must be one of single, mixed; got 'none'",
+    ),
+    (
+        "sharing-mig-with-replicas",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "replicas": 7, "mig": {"profile": "1g.10gb"}},
+        ),
+        f"{POOLS}[1].sharing.replicas",
+        "only for modes time-slicing and mps; got mode mig",
+    ),
+    (
+        "sharing-mig-profile-and-layout",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={
+                "mode": "mig",
+                "mig": {"profile": "1g.10gb", "layout": {"3g.40gb": 1}, "strategy": "mixed"},
+            },
+        ),
+        f"{POOLS}[1].sharing.mig",
+        "set exactly one of profile",
+    ),
+    (
+        "sharing-mig-layout-does-not-fit",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={
+                "mode": "mig",
+                "mig": {"layout": {"4g.40gb": 1, "3g.40gb": 1, "1g.10gb": 1}, "strategy": "mixed"},
+            },
+        ),
+        f"{POOLS}[1].sharing.mig.layout",
+        "does not fit one H100's compute and memory slices",
+    ),
+    (
+        "sharing-mig-layout-unknown-profile",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"1g.5gb": 2}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout.1g.5gb",
+        "not a MIG profile of H100",
+    ),
+    (
+        "sharing-mig-layout-zero-instances",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"1g.10gb": 0}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout.1g.10gb",
+        "must be at least 1 instance; got 0",
+    ),
+    (
+        "sharing-mig-layout-not-integers",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"1g.10gb": "4"}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout",
+        "a mapping of strings to integers",
+    ),
+    (
+        "sharing-mig-layout-of-several-profiles-single",
+        pool_set(
+            1,
+            instanceType="p5.48xlarge",
+            sharing={"mode": "mig", "mig": {"layout": {"3g.40gb": 1, "1g.10gb": 4}}},
+        ),
+        f"{POOLS}[1].sharing.mig.strategy",
+        "a layout of several profiles needs strategy mixed",
+    ),
+    (
+        "sharing-mig-strategies-disagree",
+        steps(
+            pool_set(1, instanceType="p5.48xlarge", sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),
+            add_pool(
+                name="h100b",
+                instanceType="p5.48xlarge",
+                minNodes=0,
+                maxNodes=2,
+                zones=["usw2-az1"],
+                sharing={"mode": "mig", "mig": {"profile": "3g.40gb", "strategy": "mixed"}},
+            ),
+        ),
+        f"{POOLS}[2].sharing.mig.strategy",
+        "every MIG pool of a cluster takes the same strategy",
     ),
     (
         "capacity-preemptible",

@@ -55,6 +55,56 @@ REUSE: dict[str, str] = {
 }
 
 CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
+    # GPU sharing: GKE's own (driver: preinstalled) and the Operator's (driver: operator)
+    (
+        "gke-time-sharing-over-48-clients",
+        gke_config,
+        pool_set(1, sharing={"mode": "time-slicing", "replicas": 64}),
+        f"{POOLS}[1].sharing.replicas",
+        "must be 2 to 48 pods per GPU; got 64",
+    ),
+    (
+        "gke-mig-mixed-strategy",
+        gke_config,
+        pool_set(
+            1,
+            instanceType="a3-highgpu-8g",
+            sharing={"mode": "mig", "mig": {"profile": "1g.10gb", "strategy": "mixed"}},
+        ),
+        f"{POOLS}[1].sharing.mig.strategy",
+        "GKE advertises MIG partitions as nvidia.com/gpu",
+    ),
+    (
+        "gke-mig-on-a-model-gke-does-not-partition",
+        gke_config,
+        pool_set(
+            1,
+            instanceType="g4-standard-48",
+            zones=["us-central1-b"],
+            sharing={"mode": "mig", "mig": {"profile": "1g.24gb"}},
+        ),
+        f"{POOLS}[1].sharing.mode",
+        "GKE partitions A100-40GB, A100-80GB, H100, H200 GPUs with its own driver; "
+        "this pool has RTX-PRO-6000",
+    ),
+    (
+        "gke-mig-layout",
+        gke_config,
+        pool_set(
+            1,
+            instanceType="a3-highgpu-8g",
+            sharing={"mode": "mig", "mig": {"layout": {"3g.40gb": 2}}},
+        ),
+        f"{POOLS}[1].sharing.mig.layout",
+        "GKE cuts a node pool's GPUs into one partition size",
+    ),
+    (
+        "gke-mig-on-l4",
+        gke_config,
+        pool_set(1, sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),
+        f"{POOLS}[1].sharing.mode",
+        "mig needs a MIG-capable GPU",
+    ),
     # project and region
     (
         "missing-gcp-project",

@@ -109,6 +109,38 @@ CLOUD_ONLY = (
 
 # (case id, base config, mutation, exact key, fragment of its message)
 CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
+    # GPU sharing on existing hosts
+    (
+        "sharing-mig-on-l40s",
+        k3s_config,
+        pool_set(1, sharing={"mode": "mig", "mig": {"profile": "1g.24gb"}}),
+        f"{POOLS}[1].sharing.mode",
+        "mig needs a MIG-capable GPU",
+    ),
+    (
+        "sharing-on-server-pool-without-gpus",
+        k3s_config,
+        pool_set(0, sharing={"mode": "mps", "replicas": 2}),
+        f"{POOLS}[0].sharing",
+        "only GPU pools share GPUs",
+    ),
+    (
+        "sharing-mps-replicas-over-48",
+        k3s_config,
+        pool_set(1, sharing={"mode": "mps", "replicas": 64}),
+        f"{POOLS}[1].sharing.replicas",
+        "must be 2 to 48 pods per GPU; got 64",
+    ),
+    (
+        "sharing-mig-profile-of-h100-on-a100-40gb-hosts",
+        k3s_config,
+        pool_set(
+            1, gpu={"model": "A100-40GB", "count": 2}, sharing={"mode": "mig", "mig": {"profile": "3g.40gb"}}
+        ),
+        f"{POOLS}[1].sharing.mig.profile",
+        "must be a MIG profile of A100-40GB: 1g.5gb, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb; "
+        "got '3g.40gb'",
+    ),
     # hosts: addresses, users, ports, bastions
     (
         "duplicate-address-across-pools",

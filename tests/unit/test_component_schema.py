@@ -28,6 +28,7 @@ from gpukit.components.gpu_operator.component import GpuOperator
                 "toolkitEnv",
                 "priorityClassQuota",
                 "controllerTolerations",
+                "sharing",
             },
         ),
     ],

@@ -1,12 +1,13 @@
 """GkeNodePool: one GKE node pool, its accelerators, driver installation, taint and labels."""
 
-from typing import Optional, TypedDict
+from typing import Any, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import Capacity, DriverMode, GkeDriverVersion
+from gpukit.components.sharing import PoolSharing
+from gpukit.components.spec import Capacity, DriverMode, GkeDriverVersion, SharingMode
 from gpukit.providers.gcp.catalog import requires_gvnic
 
 TYPE_TOKEN = "gpukit:index:GkeNodePool"
@@ -54,6 +55,28 @@ def pool_labels(pool: PoolFacts, driver: DriverMode) -> dict[str, str]:
     return labels
 
 
+# GKE's sharing strategies (container API GPUSharingConfig.GPUSharingStrategy, pulumi-gcp
+# NodePoolNodeConfigGuestAcceleratorGpuSharingConfig.gpu_sharing_strategy).
+_GKE_SHARING_STRATEGY = {SharingMode.TIME_SLICING: "TIME_SHARING", SharingMode.MPS: "MPS"}
+
+
+def gpu_sharing_settings(sharing: PoolSharing, driver: DriverMode) -> dict[str, Any]:
+    """GKE's own GPU sharing fields on a guest accelerator, with `driver: preinstalled` (GKE's driver
+    and device plugin): `gpu_sharing_config` {TIME_SHARING or MPS, max_shared_clients_per_gpu} for
+    time-slicing and MPS, `gpu_partition_size` for MIG. With the Operator's driver, the Operator
+    shares the GPUs instead (node labels and its device-plugin config)."""
+    if driver == DriverMode.OPERATOR or not sharing.shares:
+        return {}
+    if sharing.mode is SharingMode.MIG:
+        return {"gpu_partition_size": sharing.mig_profile}
+    return {
+        "gpu_sharing_config": {
+            "gpu_sharing_strategy": _GKE_SHARING_STRATEGY[sharing.mode],
+            "max_shared_clients_per_gpu": sharing.replicas,
+        }
+    }
+
+
 class GkeNodePoolArgs(TypedDict):
     cluster: pulumi.Input[str]
     location: str
@@ -85,6 +108,7 @@ class GkeNodePool(pulumi.ComponentResource):
                     "gpu_driver_installation_config": {
                         "gpu_driver_version": gpu_driver_version(args["driver"], args["gke_driver_version"]),
                     },
+                    **gpu_sharing_settings(pool.sharing, args["driver"]),  # type: ignore[typeddict-item]
                 }
             ]
         spot = pool.capacity == Capacity.SPOT

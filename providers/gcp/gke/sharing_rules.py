@@ -1,0 +1,58 @@
+"""What GKE takes of `gpukit:nodePools[i].sharing`, per driver mode.
+
+- `driver: preinstalled` (GKE's driver and device plugin): GKE's own sharing on the node pool. Time-
+  sharing and MPS take 2 to 48 clients per GPU (GKE ComputeClass reference, gpuSharing
+  maxSharedClientsPerGPU "Valid range: 2-48"); MIG takes one `gpu_partition_size` per node pool, whose
+  partitions GKE advertises as `nvidia.com/gpu` (GKE "Running multi-instance GPUs"), so only the
+  `single` strategy matches what the nodes offer. GKE partitions A100 (40GB and 80GB), H100 (80GB) and
+  H200 (141GB) GPUs (same page, "Supported GPUs", 2026).
+- `driver: operator`: the GPU Operator shares the GPUs (node labels and its device-plugin config, as
+  on EKS). GKE's cluster autoscaler builds its scale-from-zero nodes from the node pool's own fields,
+  which know nothing of the Operator's `nvidia.com/mig-<profile>` resources: mixed MIG is refused.
+- Custom MIG layouts are not built on GKE (either driver mode).
+"""
+
+from gpukit.components.errors import Problem
+from gpukit.components.spec import DriverMode, MigStrategy, NodePoolSpec, SharingMode
+from gpukit.components.validate.common import POOLS
+from gpukit.providers.gcp.catalog import GCP_CATALOG
+
+GKE_MIG_MODELS = ("A100-40GB", "A100-80GB", "H100", "H200")
+
+
+def validate_gke_sharing(pools: list[NodePoolSpec], driver: DriverMode, problems: list[Problem]) -> None:
+    for i, pool in enumerate(pools):
+        sharing = pool.get("sharing")
+        if sharing is None or sharing["mode"] is not SharingMode.MIG or "mig" not in sharing:
+            continue
+        key = f"{POOLS}[{i}].sharing"
+        if "layout" in sharing["mig"]:
+            problems.append(
+                Problem(
+                    f"{key}.mig.layout",
+                    "GKE cuts a node pool's GPUs into one partition size (gpu_partition_size), and gpukit "
+                    "builds no custom MIG layouts on GKE; use mig.profile",
+                )
+            )
+        strategy = sharing["mig"].get("strategy", MigStrategy.SINGLE)
+        if strategy is MigStrategy.MIXED:
+            problems.append(
+                Problem(
+                    f"{key}.mig.strategy",
+                    "GKE advertises MIG partitions as nvidia.com/gpu (driver: preinstalled), and its "
+                    "autoscaler cannot scale up from zero for the GPU Operator's nvidia.com/mig-<profile> "
+                    "resources (driver: operator); use strategy single; got mixed",
+                )
+            )
+        if driver == DriverMode.OPERATOR:
+            continue
+        machine = GCP_CATALOG.machines.get(pool.get("instance_type", ""))
+        gpu = machine.gpu_model if machine is not None else None
+        if gpu is not None and gpu not in GKE_MIG_MODELS:
+            problems.append(
+                Problem(
+                    f"{key}.mode",
+                    f"GKE partitions {', '.join(GKE_MIG_MODELS)} GPUs with its own driver; this pool has "
+                    f"{gpu}; use driver: operator for MIG on it, or another mode",
+                )
+            )
