@@ -1,7 +1,6 @@
-"""The stack snippet for a recommended option, in the shape issue 12 §1 plans for the `sharing` key.
-
-`gpukit plan` does not accept `sharing` yet (it is refused until issue 12 §1-4 are built); the snippet
-says so in a comment, so it is never mistaken for something that works today.
+"""The stack snippet for a recommended option: the pool with its `sharing` key, as the config
+contract takes it (components/config/schema.py). Which settings a substrate takes (GKE: no mixed MIG)
+is `gpukit plan`'s to check, and the snippet's comment says to run it.
 """
 
 from typing import Any
@@ -11,7 +10,9 @@ import yaml
 from gpukit.components.sizing.modes import Mode
 from gpukit.components.sizing.sizing import Option
 
-NOT_YET = "# `sharing` is planned (issue 12), not accepted by `gpukit plan` yet"
+SNIPPET_NOTE = (
+    "# merge into the pool in your stack, then run `gpukit plan` (it checks what the platform takes)"
+)
 
 
 def sharing_setting(option: Option) -> dict[str, Any]:
@@ -33,4 +34,4 @@ def stack_snippet(option: Option) -> str:
         "sharing": sharing_setting(option),
     }
     body = yaml.safe_dump({"gpukit:nodePools": [pool]}, sort_keys=False, default_flow_style=False)
-    return f"{NOT_YET}\n{body}"
+    return f"{SNIPPET_NOTE}\n{body}"

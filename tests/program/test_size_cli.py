@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from gpukit.cli import EXIT_INVALID, EXIT_OK, main
-from harness import ROOT, eks_config
+from harness import ROOT, eks_config, example_config
 
 MIX = {"workloads": [{"name": "chat-7b", "gpuMemoryGb": 6, "computeShare": 0.1, "replicas": 10}]}
 
@@ -37,7 +37,13 @@ def test_json_on_a_stack_gives_options_baseline_bound_and_recommendation(tmp_pat
     assert best["mode"] == "mps" and best["nodes"] == 3 and best["perHour"] == pytest.approx(3 * 0.8048)
     snippet = yaml.safe_load(best["stackSnippet"])
     assert snippet["gpukit:nodePools"][0]["sharing"] == {"mode": "mps", "replicas": 4}
-    assert "not accepted by `gpukit plan` yet" in best["stackSnippet"]
+    # The recommendation is what `gpukit plan` takes: merged into the stack's pool, the stack plans.
+    config = example_config("eks-dev")
+    (pool,) = [p for p in config["gpukit:nodePools"] if p["name"] == "l4"]
+    pool.update(snippet["gpukit:nodePools"][0])
+    merged = _stack_file(tmp_path, config)
+    assert main(["plan", "--config", str(merged)]) == EXIT_OK, capsys.readouterr().err
+    assert "mps" in capsys.readouterr().out
 
 
 def test_text_without_a_stack_sizes_on_the_default_models(tmp_path, capsys):
@@ -114,3 +120,21 @@ def test_a_stack_without_gpu_pools_exits_2(tmp_path, capsys):
 def test_the_readme_examples_size(example, capsys):
     assert main(["size", str(example), "--json"]) == EXIT_OK
     assert json.loads(capsys.readouterr().out)["recommended"]["gpus"] >= 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "examples/sizing/chat-7b.yaml",
+        "examples/sizing/tenants.yaml --stack eks-train",
+        "examples/sizing/chat-7b.yaml --stack gke-dev --json",
+    ],
+)
+def test_the_readmes_size_examples_show_what_the_command_prints(command: str, capsys) -> None:
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index(f"$ gpukit size {command}\n") + len(f"$ gpukit size {command}\n")
+    shown = readme[start : readme.index("```", start)]
+    args = command.split()
+    args[0] = str(ROOT / args[0])
+    assert main(["size", *args, "--project", str(ROOT)]) == EXIT_OK
+    assert capsys.readouterr().out.strip() == shown.strip()

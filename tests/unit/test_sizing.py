@@ -227,7 +227,7 @@ def test_snippet_shapes():
     mixed = size([Workload("a", 6, 0.1, 2), Workload("b", 30, 0.4, 1)], [H100])
     assert sharing_setting(_option(mixed, Mode.MIG))["mig"]["strategy"] == "mixed"
     text = stack_snippet(_option(result, Mode.MPS))
-    assert text.startswith("# `sharing` is planned (issue 12), not accepted by `gpukit plan` yet\n")
+    assert text.startswith("# merge into the pool in your stack, then run `gpukit plan`")
     assert "maxNodes: 1" in text
 
 
