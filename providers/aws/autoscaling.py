@@ -3,7 +3,7 @@
 Shared by EKS managed node groups (tagged through their groups) and k3s agent pools on EC2.
 """
 
-from gpukit.components.pools import PoolFacts
+from gpukit.components.pools import GPU_RESOURCE, PoolFacts
 
 # The label the Cluster Autoscaler's AWS provider reads as "this node has GPUs" (kubernetes/autoscaler
 # cloudprovider/aws/aws_cloud_provider.go: GPULabel). Its presence is what counts
@@ -55,6 +55,14 @@ def autoscaler_node_template_tags(labels: dict[str, str], pool: PoolFacts) -> di
         tags[f"{prefix}/taint/{taint.key}"] = f"{taint.value}:{taint.effect}"
     # What a node will offer once its GPUs are shared as configured (GPUs x replicas for time-slicing
     # and MPS), so a pending pod that asks for a share scales the right group up from zero.
-    for resource, count in pool.advertised_resources.items():
+    advertised = pool.advertised_resources
+    if pool.is_gpu and GPU_RESOURCE not in advertised:
+        # Mixed-strategy MIG nodes offer no nvidia.com/gpu at all. The autoscaler's template node starts
+        # with nvidia.com/gpu = the instance type's GPU count and lets these tags override it
+        # (cloudprovider/aws/aws_manager.go buildNodeFromTemplate: Capacity[nvidia.com/gpu] =
+        # InstanceType.GPU, then extractAllocatableResourcesFromAsg): without a 0 here a pending
+        # whole-GPU pod would scale this pool up for a node that can never run it.
+        advertised = {GPU_RESOURCE: 0, **advertised}
+    for resource, count in advertised.items():
         tags[f"{prefix}/resources/{resource}"] = str(count)
     return tags

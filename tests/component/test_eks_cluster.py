@@ -744,7 +744,9 @@ def test_mixed_mig_pool_scales_from_zero_for_its_instances(shared: Recording) ->
     }
     prefix = "k8s.io/cluster-autoscaler/node-template"
     assert tags[f"{prefix}/resources/nvidia.com/mig-3g.40gb"] == "16"  # 8 H100 x 2 instances of 3g.40gb
-    assert f"{prefix}/resources/nvidia.com/gpu" not in tags
+    # The autoscaler would otherwise take the instance type's 8 GPUs as nvidia.com/gpu: a mixed MIG
+    # node offers none, so a whole-GPU pod must not scale this pool up.
+    assert tags[f"{prefix}/resources/nvidia.com/gpu"] == "0"
     assert tags[f"{prefix}/label/nvidia.com/mig.config"] == "all-3g.40gb"
 
 
