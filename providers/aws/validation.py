@@ -15,6 +15,7 @@ from gpukit.components.spec import (
     GpuOperatorSpec,
     NodeImage,
     NodePoolSpec,
+    SharingMode,
 )
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr
 from gpukit.providers.aws.catalog import AWS_CATALOG
@@ -187,8 +188,8 @@ def validate_eks_pools(cluster: ClusterSpec, pools: list[NodePoolSpec], problems
     pinned: list[str] = []
     for i, pool in enumerate(pools):
         validate_alternatives(i, pool, problems, same_size=True)
-        sharing = pool.get("sharing")
-        if sharing is not None and pool.get("node_image") == NodeImage.BOTTLEROCKET:
+        mode = pool["sharing"]["mode"] if "sharing" in pool else SharingMode.NONE
+        if mode is not SharingMode.NONE and pool.get("node_image") == NodeImage.BOTTLEROCKET:
             # Bottlerocket NVIDIA images run their own device plugin and gpukit keeps the GPU
             # Operator's off those nodes (providers/aws/eks/node_group.py), so the Operator's
             # device-plugin config and MIG manager, which carry the setting, never reach them.
@@ -197,7 +198,7 @@ def validate_eks_pools(cluster: ClusterSpec, pools: list[NodePoolSpec], problems
                     f"{POOLS}[{i}].sharing",
                     "GPU sharing runs through the GPU Operator's device plugin, which does not run on "
                     "Bottlerocket nodes; use nodeImage al2023 for this pool or remove sharing; got "
-                    f"nodeImage bottlerocket with mode {sharing['mode'].value}",
+                    f"nodeImage bottlerocket with mode {mode.value}",
                 )
             )
         pinned += [z for z in pool.get("zones", []) if z not in pinned]

@@ -776,3 +776,11 @@ def test_a_custom_mig_layout_reaches_the_mig_manager_and_the_autoscaler() -> Non
     prefix = "k8s.io/cluster-autoscaler/node-template/resources"
     assert tags[f"{prefix}/nvidia.com/mig-1g.10gb"] == "32"  # 8 GPUs x 4
     assert tags[f"{prefix}/nvidia.com/mig-3g.40gb"] == "8"  # 8 GPUs x 1
+
+
+def test_a_bottlerocket_pool_may_say_it_shares_nothing() -> None:
+    """`sharing: {mode: none}` is whole GPUs, which Bottlerocket's own device plugin serves."""
+    config = eks_config()
+    config["gpukit:nodePools"][1].update(nodeImage="bottlerocket", sharing={"mode": "none"})
+    (group, *_) = [g for g in run(config).of_type("aws:eks/nodeGroup:NodeGroup") if "l4" in g.name]
+    assert group.inputs["amiType"].startswith("BOTTLEROCKET")
