@@ -8,6 +8,7 @@ from pathlib import Path
 from gpukit.components.config.schema import NAMESPACE
 from gpukit.components.errors import ConfigError, MissingExtraError
 from gpukit.components.spec import DriverMode
+from gpukit.config_errors import EXIT_INVALID, report_invalid_config
 from gpukit.plan.stack_file import (
     LoadedStack,
     Project,
@@ -20,7 +21,7 @@ from gpukit.plan.stack_file import (
 )
 
 DEFAULT_STACK = "eks-dev"
-EXIT_OK, EXIT_PREFLIGHT, EXIT_INVALID = 0, 1, 2
+EXIT_OK, EXIT_PREFLIGHT = 0, 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -160,10 +161,7 @@ def plan_command(args: argparse.Namespace) -> int:
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID
     except ConfigError as err:
-        print(f"gpukit: invalid configuration in {where}:", file=sys.stderr)
-        for problem in err.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return EXIT_INVALID
+        return report_invalid_config(where, err)
     except (MissingExtraError, ProgramError) as err:
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID

@@ -13,10 +13,11 @@ from gpukit.components.sizing.render import render_text, sizing_document
 from gpukit.components.sizing.sizing import size
 from gpukit.components.sizing.target import Target
 from gpukit.components.sizing.workloads import parse_workloads
+from gpukit.config_errors import EXIT_INVALID, report_invalid_config
 from gpukit.plan.stack_file import LoadedStack, StackFileError, load_yaml
 from gpukit.size.targets import DEFAULT_TARGETS_NOTE, default_targets, stack_targets
 
-EXIT_OK, EXIT_INVALID = 0, 2
+EXIT_OK = 0
 
 
 def _read_workloads(path: Path) -> object:
@@ -53,10 +54,7 @@ def size_command(args: Namespace, load_stack: Callable[[], LoadedStack] | None) 
         print(f"gpukit: {err}", file=sys.stderr)
         return EXIT_INVALID
     except ConfigError as err:
-        print(f"gpukit: invalid configuration in {where}:", file=sys.stderr)
-        for problem in err.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return EXIT_INVALID
+        return report_invalid_config(where, err)
     if not targets:
         print(f"gpukit: {where} has no GPU pools to size on", file=sys.stderr)
         return EXIT_INVALID
