@@ -94,6 +94,11 @@ class PoolFacts:
         return self.instance.gpu
 
     @property
+    def instance_type_names(self) -> tuple[str, ...]:
+        """The pool's instance type, then its alternatives: every type its groups may launch."""
+        return (self.instance.name, *(t.name for t in self.alternative_instances))
+
+    @property
     def gpus_per_node(self) -> int:
         return self.instance.gpu_count
 

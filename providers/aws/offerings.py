@@ -24,6 +24,7 @@ Sources:
 """
 
 import re
+from collections.abc import Sequence
 
 # Region -> the prefix of its AZ IDs (aws-parallelcluster ZONE_ID_MAPPING, see above).
 AZ_ID_PREFIXES: dict[str, str] = {
@@ -80,7 +81,7 @@ def offered_zone_ids(region: str, instance_type: str) -> tuple[str, ...] | None:
 
 
 def zones_not_offering(
-    types: list[str], zone_ids: tuple[str, ...], offered: dict[str, set[str]]
+    types: Sequence[str], zone_ids: Sequence[str], offered: dict[str, set[str]]
 ) -> list[tuple[str, str]]:
     """(zone, type) pairs where a group's zone does not offer one of its instance types, from EC2's
     answer (`offered`: type -> AZ IDs, as getInstanceTypeOfferings lists them)."""

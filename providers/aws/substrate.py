@@ -111,7 +111,7 @@ class EksSubstrate(Substrate):
             )
             for i, pool in enumerate(cluster.pools)
             if pool.is_gpu and pool.zones
-            for types in [[pool.instance.name, *(t.name for t in pool.alternative_instances)]]
+            for types in [pool.instance_type_names]
             if any(offered_zone_ids(region, t) is None for t in types)
         ]
 

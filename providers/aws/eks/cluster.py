@@ -122,7 +122,9 @@ class EksCluster(pulumi.ComponentResource):
         access = spec["api_access_cidrs"]
         public = public_cidrs(access)
         support = spec.get("support_type", SupportType.STANDARD)
-        creator = cluster_creator(cluster_name, identity.arn, invoke)
+        # Asked once: the creator tag and the node groups' sizes are read only from a cluster that exists.
+        exists = cluster_name in aws.eks.get_clusters(opts=invoke).names
+        creator = cluster_creator(cluster_name, exists, identity.arn, invoke)
         cluster = aws.eks.Cluster(
             f"{name}-eks",
             # Fixed: IAM conditions and autoscaler discovery are keyed on it. No delete_before_replace:
@@ -174,7 +176,7 @@ class EksCluster(pulumi.ComponentResource):
         node_network = [
             _addon(name, addon, cluster, version, provider, self, invoke, []) for addon in NODE_NETWORK_ADDONS
         ]
-        sizes = current_desired_sizes(cluster_name, invoke)
+        sizes = current_desired_sizes(cluster_name, exists, invoke)
         system_pools: list[pulumi.Resource] = []
         for pool, groups in zip(pools, plans, strict=True):
             for group in groups:
@@ -289,7 +291,7 @@ def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions)
     is created: gpukit has no sourced offline table (offerings.py), and a node group in a zone without
     its type would sit at CREATE_FAILED. (`gpukit plan` cannot ask EC2; it says so per pool.)"""
     pinned = [(i, pool) for i, pool in enumerate(pools) if pool.is_gpu and pool.zones]
-    types = sorted({t for _, pool in pinned for t in _pool_types(pool)})
+    types = sorted({t for _, pool in pinned for t in pool.instance_type_names})
     if not types:
         return
     answer = aws.ec2.get_instance_type_offerings(
@@ -304,14 +306,10 @@ def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions)
         f"gpukit:nodePools[{i}].zones: {zone} does not offer {instance_type} (EC2 offers it in "
         f"{', '.join(sorted(offered.get(instance_type, set()))) or 'no zone of this region'})"
         for i, pool in pinned
-        for zone, instance_type in zones_not_offering(_pool_types(pool), pool.zones, offered)
+        for zone, instance_type in zones_not_offering(pool.instance_type_names, pool.zones, offered)
     ]
     if problems:
         raise pulumi.RunError("; ".join(problems))
-
-
-def _pool_types(pool: PoolFacts) -> list[str]:
-    return [pool.instance.name, *(t.name for t in pool.alternative_instances)]
 
 
 def _private_api_access(

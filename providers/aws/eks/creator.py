@@ -15,16 +15,16 @@ import pulumi
 CREATOR_TAG = "gpukit:creator"
 
 
-def cluster_creator(cluster_name: str, caller_arn: str, opts: pulumi.InvokeOptions) -> str:
+def cluster_creator(cluster_name: str, exists: bool, caller_arn: str, opts: pulumi.InvokeOptions) -> str:
     """The creator's ARN: the existing cluster's tag, else (a new cluster, or one made before gpukit
     wrote the tag) the current caller."""
-    return existing_creator(cluster_name, opts) or caller_arn
+    return existing_creator(cluster_name, exists, opts) or caller_arn
 
 
-def existing_creator(cluster_name: str, opts: pulumi.InvokeOptions) -> Optional[str]:
+def existing_creator(cluster_name: str, exists: bool, opts: pulumi.InvokeOptions) -> Optional[str]:
     import pulumi_aws as aws
 
-    if cluster_name not in aws.eks.get_clusters(opts=opts).names:
+    if not exists:
         return None
     tags = aws.eks.get_cluster(name=cluster_name, opts=opts).tags or {}
     return tags.get(CREATOR_TAG)

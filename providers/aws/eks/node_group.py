@@ -103,7 +103,7 @@ class EksNodePool(pulumi.ComponentResource):
             ami_type=image.ami_type,
             capacity_type="SPOT" if pool.capacity == Capacity.SPOT else "ON_DEMAND",
             # Spot pools may list alternatives of the same size and GPUs: more capacity pools to draw on.
-            instance_types=[pool.instance.name, *(t.name for t in pool.alternative_instances)],
+            instance_types=list(pool.instance_type_names),
             # Created at min size; afterwards the Cluster Autoscaler owns desired size (ignored below),
             # unless the group's current size lies outside new bounds (eks/scaling.py).
             scaling_config={

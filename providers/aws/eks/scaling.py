@@ -47,11 +47,11 @@ def current_desired_size(name_prefix: str, sizes: dict[str, int]) -> Optional[in
     return found[0] if found else None
 
 
-def current_desired_sizes(cluster_name: str, opts: pulumi.InvokeOptions) -> dict[str, int]:
-    """Node group name -> desired size, for every group of the cluster if it exists already."""
+def current_desired_sizes(cluster_name: str, exists: bool, opts: pulumi.InvokeOptions) -> dict[str, int]:
+    """Node group name -> desired size, for every group of the cluster if it `exists` already."""
     import pulumi_aws as aws
 
-    if cluster_name not in aws.eks.get_clusters(opts=opts).names:
+    if not exists:
         return {}
     sizes: dict[str, int] = {}
     for group in aws.eks.get_node_groups(cluster_name=cluster_name, opts=opts).names:

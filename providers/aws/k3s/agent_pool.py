@@ -117,9 +117,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
                             "version": version,
                         },
                         # Every type has the pool's GPUs (validated): more spot capacity pools, same node.
-                        "overrides": [
-                            {"instance_type": t.name} for t in (pool.instance, *pool.alternative_instances)
-                        ],
+                        "overrides": [{"instance_type": name} for name in pool.instance_type_names],
                     },
                 }
                 if spot
