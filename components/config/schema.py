@@ -589,7 +589,7 @@ POOL_FIELDS = (
         "models only). EKS (AL2023 images), k3s and GKE with `driver: operator` apply it through the GPU "
         "Operator: a device-plugin config, the MIG manager and node labels per pool. GKE with `driver: "
         "preinstalled` uses the node pool's own fields (`gpu_sharing_config`, `gpu_partition_size`; "
-        "MIG on A100, H100 and H200 only). GKE takes MIG with `strategy: single` only.",
+        "MIG on A100, H100, H200 and B200 only). GKE takes MIG with `strategy: single` only.",
     ),
     Field(
         "gpu",

@@ -313,3 +313,21 @@ def test_operator_driver_pools_share_gpus_through_the_operator() -> None:
     assert l4["labels"]["nvidia.com/device-plugin.config"] == "mps-2"
     release = rec.one("kubernetes:helm.sh/v3:Release", "gke-dev-gpu-operator-release").inputs
     assert set(release["values"]["devicePlugin"]["config"]["data"]) == {"none", "mps-2"}
+
+
+def test_gke_driver_partitions_b200_gpus_with_their_mig_profile() -> None:
+    """GKE's "Running multi-instance GPUs" lists B200 beside A100, H100 and H200; the API takes the
+    NVIDIA MIG User Guide's profile names (AcceleratorConfig.gpuPartitionSize)."""
+    config = gke_config()
+    config["gpukit:nodePools"].append(
+        {
+            "name": "b200",
+            "instanceType": "a4-highgpu-8g",
+            "minNodes": 0,
+            "maxNodes": 1,
+            "sharing": {"mode": "mig", "mig": {"profile": "1g.23gb"}},
+        }
+    )
+    b200 = pools(run(config))["b200"]["nodeConfig"]
+    assert b200["guestAccelerators"][0]["gpuPartitionSize"] == "1g.23gb"
+    assert "nvidia.com/mig.config" not in b200["labels"]

@@ -84,7 +84,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
             sharing={"mode": "mig", "mig": {"profile": "1g.24gb"}},
         ),
         f"{POOLS}[1].sharing.mode",
-        "GKE partitions A100-40GB, A100-80GB, H100, H200 GPUs with its own driver; "
+        "GKE partitions A100-40GB, A100-80GB, H100, H200, B200 GPUs with its own driver; "
         "this pool has RTX-PRO-6000",
     ),
     (

@@ -3,9 +3,18 @@
 - `driver: preinstalled` (GKE's driver and device plugin): GKE's own sharing on the node pool. Time-
   sharing and MPS take 2 to 48 clients per GPU (GKE ComputeClass reference, gpuSharing
   maxSharedClientsPerGPU "Valid range: 2-48"); MIG takes one `gpu_partition_size` per node pool, whose
-  partitions GKE advertises as `nvidia.com/gpu` (GKE "Running multi-instance GPUs"), so only the
-  `single` strategy matches what the nodes offer. GKE partitions A100 (40GB and 80GB), H100 (80GB) and
-  H200 (141GB) GPUs (same page, "Supported GPUs", 2026).
+  partitions GKE advertises as `nvidia.com/gpu` (GKE "Running multi-instance GPUs",
+  https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi), so only the `single` strategy
+  matches what the nodes offer.
+- Which models: that page's "Supported GPUs" lists A100 (40GB and 80GB), H100 (80GB), H200 (141GB)
+  and, in its later copy, B200 ("partition an NVIDIA A100, H100, H200, or B200 GPU"; each has seven
+  compute and eight memory units).
+- Which partition sizes: the profile names of the NVIDIA MIG User Guide for the pool's model, as the
+  catalog's MIG geometry has them (components/catalog/mig.py; validated before this module runs). The
+  API takes them as they are: Container API v1 AcceleratorConfig.gpuPartitionSize "Size of partitions
+  to create on the GPU. Valid values are described in the NVIDIA mig user guide" (googleapis
+  container_v1 reference; Dataproc's GkeNodePoolAcceleratorConfig.gpuPartitionSize links the guide's
+  "#partitioning" table).
 - `driver: operator`: the GPU Operator shares the GPUs (node labels and its device-plugin config, as
   on EKS). GKE's cluster autoscaler builds its scale-from-zero nodes from the node pool's own fields,
   which know nothing of the Operator's `nvidia.com/mig-<profile>` resources: mixed MIG is refused.
@@ -17,7 +26,8 @@ from gpukit.components.spec import DriverMode, MigStrategy, NodePoolSpec, Sharin
 from gpukit.components.validate.common import POOLS
 from gpukit.providers.gcp.catalog import GCP_CATALOG
 
-GKE_MIG_MODELS = ("A100-40GB", "A100-80GB", "H100", "H200")
+# GKE "Running multi-instance GPUs", "Supported GPUs" (B200 on A4 machines: a4-highgpu-8g).
+GKE_MIG_MODELS = ("A100-40GB", "A100-80GB", "H100", "H200", "B200")
 
 
 def validate_gke_sharing(pools: list[NodePoolSpec], driver: DriverMode, problems: list[Problem]) -> None:
