@@ -10,6 +10,7 @@
 A bare list of the same entries is accepted too; keys are named `workloads[i].<key>` either way.
 """
 
+import math
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeGuard
@@ -43,7 +44,8 @@ KEYS = ("name", "gpuMemoryGb", "computeShare", "replicas", "isolation")
 
 
 def _number(value: Any) -> TypeGuard[int | float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite int or float: YAML reads `.nan` and `.inf` as floats, and NaN passes every `<=` test."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _entry(raw: Any, key: str, seen: set[str], problems: list[Problem]) -> Workload | None:

@@ -85,6 +85,16 @@ def test_bad_workloads_exit_2_naming_every_key(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
+def test_memory_that_is_no_finite_number_exits_2_naming_its_key(tmp_path, capsys, value):
+    """YAML reads `.nan` and `.inf` as floats: neither is a GPU memory need."""
+    path = tmp_path / "w.yaml"
+    path.write_text(f"workloads:\n  - {{name: a, gpuMemoryGb: {value}, replicas: 3}}\n")
+    assert main(["size", str(path)]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "  workloads[0].gpuMemoryGb: required: a number of GB > 0" in err and "Traceback" not in err
+
+
 def test_an_invalid_stack_exits_2_with_its_keys(tmp_path, capsys):
     config = eks_config()
     config["gpukit:nodePools"][1]["instanceType"] = "g6.xlargee"
