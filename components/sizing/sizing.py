@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gpukit.components.sharing import MIN_REPLICAS
 from gpukit.components.sizing.bounds import lower_bound
 from gpukit.components.sizing.mig_plan import mig
 from gpukit.components.sizing.modes import Mode, allows, isolation_rank
@@ -85,8 +86,9 @@ def _mode_option(target: Target, mode: Mode, items: list[Item]) -> Option | str:
         return Option(target, mode, len(items))
     if mode is Mode.TIME_SLICING or mode is Mode.MPS:
         plan = time_slicing(items, memory) if mode is Mode.TIME_SLICING else mps(items, memory)
-        if plan is None:
-            return "no replica count fits"
+        # One replica per GPU shares nothing, and the config takes 2 to 48 (components/sharing.py).
+        if plan is None or plan.replicas_per_gpu < MIN_REPLICAS:
+            return _nothing_to_share(target, mode, items)
         return Option(target, mode, plan.gpus, replicas_per_gpu=plan.replicas_per_gpu)
     if target.gpu.mig is None:
         return f"{target.gpu.name} has no MIG"
@@ -94,6 +96,17 @@ def _mode_option(target: Target, mode: Mode, items: list[Item]) -> Option | str:
     if isinstance(planned, str):
         return planned
     return Option(target, mode, planned.gpus, mig_layout=planned.layout, mig_profiles=planned.profiles)
+
+
+def _nothing_to_share(target: Target, mode: Mode, items: list[Item]) -> str:
+    if len(items) == 1:
+        return "a single replica has no other to share a GPU with"
+    why = (
+        "their memory or compute would pass the GPU's"
+        if mode is Mode.TIME_SLICING
+        else f"MPS gives each of {MIN_REPLICAS} clients 1/{MIN_REPLICAS} of its memory and compute"
+    )
+    return f"no {MIN_REPLICAS} replicas fit one {target.gpu.name} together ({why})"
 
 
 def size(workloads: Sequence[Workload], targets: Sequence[Target]) -> SizingResult:

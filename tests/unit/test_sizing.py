@@ -188,6 +188,21 @@ def test_isolation_decides_the_modes():
     assert any("a needs more isolation than time-slicing" in s.reason for s in memory.skipped)
 
 
+@pytest.mark.parametrize(
+    ("workloads", "reason"),
+    [
+        ([Workload("solo", 6, 0.1, 1)], "a single replica has no other to share a GPU with"),
+        ([Workload("half", 50, 0.2, 3)], "no 2 replicas fit one H100 together"),
+    ],
+)
+def test_time_slicing_and_mps_are_offered_only_where_2_or_more_replicas_share_a_gpu(workloads, reason):
+    """`replicas: 1` shares nothing, and `gpukit plan` refuses it (2 to 48): no option may say it."""
+    result = size(workloads, [H100])
+    assert {o.mode for o in result.options} <= {Mode.WHOLE_GPU, Mode.MIG}
+    skipped = {s.mode: s.reason for s in result.skipped}
+    assert reason in skipped[Mode.TIME_SLICING] and reason in skipped[Mode.MPS]
+
+
 def test_a_replica_larger_than_the_gpu_skips_the_model():
     result = size([Workload("llm-70b", 140, 1, 1)], [L4, H100])
     assert result.options == []
