@@ -371,3 +371,16 @@ def test_a_new_image_disk_or_zone_never_replaces_a_running_server(stack: Recordi
     assert len(stack.of_type(INSTANCE)) == 3
     for server in stack.of_type(INSTANCE):
         assert set(server.ignore_changes) == {"bootDisk", "zone"}, server.name
+
+
+def test_a_machine_the_group_recreates_boots_from_the_current_template() -> None:
+    """A preempted spot machine (deleted) or a failed one is repaired by its group, by default from the
+    template it was created with (Compute Engine, "Apply configuration updates during repairs"): its
+    pool's changed labels, its new join secret version or server addresses would not reach it. Update
+    on repair makes the group recreate it from the group's template, as when it scales up."""
+    pool = dict(K3S_GCP["gpukit:nodePools"][1], sharing={"mode": "time-slicing", "replicas": 4})
+    rec = run(with_gpu_pool(pool))
+    group = rec.one(GROUP).inputs
+    assert group["instanceLifecyclePolicy"] == {"forceUpdateOnRepair": "YES"}
+    agent = k3s_config(startup_script(rec.one(TEMPLATE).inputs))
+    assert "nvidia.com/device-plugin.config=time-slicing-4" in agent["node-label"]  # at registration

@@ -41,11 +41,23 @@ NAME_PREFIX_MAX = 37
 
 
 def update_policy() -> gcp.compute.RegionInstanceGroupManagerUpdatePolicyArgsDict:
-    """Template changes reach machines only as they are created (OPPORTUNISTIC): a running GPU
-    machine is never replaced or moved behind its workload's back. No proactive redistribution
+    """Template changes reach machines only as they are created (OPPORTUNISTIC), or recreated after a
+    failure or preemption (lifecycle_policy): a running GPU machine is never replaced or moved behind
+    its workload's back. No proactive redistribution
     either: the group never deletes a machine just to even out zones (and the ANY shape of spot
     pools works only with it off)."""
     return {"type": "OPPORTUNISTIC", "minimal_action": "REPLACE", "instance_redistribution_type": "NONE"}
+
+
+def lifecycle_policy() -> gcp.compute.RegionInstanceGroupManagerInstanceLifecyclePolicyArgsDict:
+    """A machine the group recreates (a deleted spot machine, a failed one) boots from the group's
+    current template, as a new one does. By default a repair reuses the template the machine was
+    first made from (Compute Engine, "Apply configuration updates during repairs",
+    https://cloud.google.com/compute/docs/instance-groups/update-on-repair): its startup script would
+    carry the pool's old labels (the node sync fixes those later), and an old join secret version or
+    server address it may no longer join with. pulumi-gcp: instance_lifecycle_policy
+    .force_update_on_repair YES | NO."""
+    return {"force_update_on_repair": "YES"}
 
 
 def target_shape(pool: PoolFacts) -> str:
@@ -132,6 +144,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
             distribution_policy_target_shape=target_shape(pool),
             target_size=pool.min_nodes,
             update_policy=update_policy(),
+            instance_lifecycle_policy=lifecycle_policy(),
             wait_for_instances=False,  # machines join k3s minutes after they exist; nothing waits here
             opts=pulumi.ResourceOptions(
                 parent=self,
