@@ -510,6 +510,22 @@ def test_node_sync_puts_a_pools_changed_labels_and_taints_on_its_existing_nodes(
     ]
 
 
+def test_node_sync_never_expands_what_a_node_wrote_into_file_names(host: FakeHost) -> None:
+    """A node may write its own annotations (NodeRestriction lets a kubelet update its Node): a glob
+    in them must stay text, not become the names of files on the server that runs the sync."""
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4\tnvidia.com/gpu=true:NoSchedule\n")
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "labels-gpu-1").write_text("gpukit.dev/pool=l4,/*")
+    (host.state / "taints-gpu-1").write_text("/*")
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    calls = _sync_calls(result)
+    assert calls[0] == "k3s kubectl label node gpu-1 --overwrite /*- gpukit.dev/pool=l4"
+    assert "k3s kubectl taint node gpu-1 /*:/*-" in calls
+    assert not any("/etc" in c or "/usr" in c for c in calls)
+
+
 def test_node_sync_deletes_agent_nodes_whose_machines_are_gone(host: FakeHost) -> None:
     host.stub("k3s", NODE_SYNC_K3S)
     (host.state / "pools").write_text("")

@@ -139,6 +139,9 @@ POOL_LABEL=gpukit.dev/pool
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
 # pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node'"'"'s
 # annotations gpukit.dev/labels and gpukit.dev/taints, so a label or taint taken out of a pool goes too.
+# Lists are split on spaces below, and the annotations come from the nodes (a kubelet may write its
+# own): no word may expand into the names of files on this server.
+set -f
 kubectl() { k3s kubectl "$@"; }
 
 if ! pools=$(kubectl -n kube-system get configmap gpukit-pools -o '"'"'jsonpath={.data.pools}'"'"' 2>/dev/null); then
