@@ -48,6 +48,18 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
     "gcp:compute/instanceTemplate:InstanceTemplate": _compute(
         "Compute Engine API instanceTemplates.insert name", prefix_max=54, short_after=37
     ),
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": (
+        *_compute("Compute Engine API instanceGroupManagers.insert name"),
+        # The group names its machines `<base>-<4 random characters>`, so the base leaves room for them.
+        NameRule(
+            "baseInstanceName",
+            58,
+            _RFC1035,
+            _RFC1035_SHAPE,
+            "Compute Engine API instanceGroupManagers baseInstanceName",
+            auto_named=False,
+        ),
+    ),
     "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
         *_compute("Compute Engine API regionInstanceGroupManagers.insert name"),
         # The group names its machines `<base>-<4 random characters>`, so the base leaves room for them.

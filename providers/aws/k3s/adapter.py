@@ -7,6 +7,7 @@ sit in Secrets Manager, one per node role, each readable by that role's instance
 """
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -20,6 +21,7 @@ from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
+from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values
 from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
@@ -47,6 +49,7 @@ class Ec2Adapter:
         self.spec = cluster.spec
         self.tags = cluster_tags(self.spec)  # also on what launch templates start (default tags do not)
         self.children = pulumi.ResourceOptions(parent=parent, providers={"aws": provider})
+        self.agent_pools: list[PoolFacts] = []
 
     def network(self) -> Ec2Network:
         """Instances only ever in private subnets; public subnets only for an internet-facing API."""
@@ -76,7 +79,12 @@ class Ec2Adapter:
         return {
             role: K3sEc2NodeRole(
                 f"{self.name}-{role.value}",
-                {"cluster_name": self.cluster.name, "role": role, "bundle": files.apply(secrets_bundle)},
+                {
+                    "cluster_name": self.cluster.name,
+                    "role": role,
+                    "bundle": files.apply(secrets_bundle),
+                    "runs_autoscaler": role == NodeRole.SERVER,
+                },
                 opts=self.children,
             )
             for role, files in ((NodeRole.SERVER, pki.server_files), (NodeRole.AGENT, pki.agent_files))
@@ -112,6 +120,7 @@ class Ec2Adapter:
         self, pool: PoolFacts, node: CloudNode, network: Ec2Network, secrets: JoinRoles, servers: K3sServers
     ) -> None:
         role = secrets[NodeRole.AGENT]
+        self.agent_pools.append(pool)
         K3sEc2AgentPool(
             f"{self.name}-{pool.name}",
             {
@@ -131,4 +140,10 @@ class Ec2Adapter:
                 "boot_after": [role, *servers.instances],
             },
             opts=self.children,
+        )
+
+    def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
+        """The Cluster Autoscaler's AWS provider over the agent pools' groups (autoscaler.py)."""
+        return ec2_autoscaler_values(
+            self.cluster.name, self.spec["region"], self.spec["kubernetes_version"], self.agent_pools
         )
