@@ -62,9 +62,6 @@ class GcpFakes:
             "gcp:compute/firewall:Firewall": f"{project}/global/firewalls/{resource}",
             "gcp:compute/instanceTemplate:InstanceTemplate": f"{project}/global/instanceTemplates/{resource}",
             "gcp:compute/instance:Instance": f"{project}/zones/{state.get('zone')}/instances/{resource}",
-            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
-                f"{regional}/instanceGroupManagers/{resource}"
-            ),
             "gcp:compute/instanceGroupManager:InstanceGroupManager": (
                 f"{project}/zones/{state.get('zone')}/instanceGroupManagers/{resource}"
             ),
@@ -107,10 +104,7 @@ class GcpFakes:
             return {"name": f"{state.get('secret')}/versions/1", "version": "1"}
         if token == "gcp:projects/iAMCustomRole:IAMCustomRole":
             return {"name": rid}
-        if token in (
-            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
-            "gcp:compute/instanceGroupManager:InstanceGroupManager",
-        ):
+        if token == "gcp:compute/instanceGroupManager:InstanceGroupManager":
             link = f"https://www.googleapis.com/compute/v1/{rid}"
             return {
                 "selfLink": link,
