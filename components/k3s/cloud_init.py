@@ -21,6 +21,7 @@ from gpukit.components.k3s.host_scripts import (
     CLOUD_REAP_AFTER_SECONDS,
     Join,
     K3sDownload,
+    MachineCheck,
     encoded_lines,
     install_script,
     k3s_config,
@@ -80,6 +81,8 @@ class CloudNode:
     tls_sans: tuple[str, ...] = ()
     traefik: bool = False
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE
+    machine_check: MachineCheck | None = None
+    """Servers: how their node sync asks the cloud whether a node's machine is gone."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,7 @@ def node_scripts(
             node.join,
             node.pod_security,
             reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,
+            machine_check=node.machine_check,
         ),
         "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
         **({"release-identity.sh": release_identity} if release_identity is not None else {}),

@@ -16,6 +16,7 @@ from component.test_k3s_gcp import run as run_gcp
 
 from gpukit.plan.fakes import Recorded
 from harness import Recording, unsecret
+from tools import script_input
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 AWS_READ_ONLY = {"Describe", "ScaleOwnGroupsOnly"}
@@ -103,6 +104,10 @@ def test_ec2_servers_may_resize_only_this_clusters_groups(aws: Recording) -> Non
             "aws:ResourceTag/k8s.io/cluster-autoscaler/k3s-aws": "owned",
         }
     }
+    cleanup = json.loads(
+        aws.one("aws:iam/rolePolicy:RolePolicy", "k3s-aws-server-node-cleanup").inputs["policy"]
+    )
+    assert [(st["Action"], st["Resource"]) for st in cleanup["Statement"]] == [("ec2:DescribeInstances", "*")]
     # The agents' role gets none of it.
     agent_policies = [
         r.name for r in aws.of_type("aws:iam/rolePolicy:RolePolicy") if r.name.startswith("k3s-aws-agent")
@@ -204,3 +209,15 @@ def test_gce_servers_may_resize_only_this_clusters_groups(gce: Recording) -> Non
         f"projects/acme-ml-dev/zones/us-central1-{z}/instanceGroupManagers/k3s-gcp-l4-{z}" for z in "abc"
     ]
     assert condition["expression"] == " || ".join(f'resource.name == "{i}"' for i in ids)
+
+
+def test_servers_node_sync_asks_the_cloud_whether_a_nodes_machine_is_gone(
+    aws: Recording, gce: Recording
+) -> None:
+    server = user_data_files(all_user_data(aws)["k3s-aws-control-0"])
+    node_sync = script_input(server["install.sh"], "NODE_SYNC_SCRIPT")
+    assert "Action=DescribeInstances" in node_sync and script_input(node_sync, "REGION") == "us-east-1"
+    agent = user_data_files(all_user_data(aws)["k3s-aws-l4-lt"])
+    assert script_input(agent["install.sh"], "NODE_SYNC_SCRIPT") == ""  # servers only
+    for instance in gce.of_type("gcp:compute/instance:Instance"):
+        assert "https://compute.googleapis.com/compute/v1/projects/" in startup_script(instance.inputs)

@@ -379,6 +379,7 @@ def test_each_node_role_reads_only_its_own_secret(stack: Run) -> None:
         "k3s-aws-server-read-secret",
         "k3s-aws-agent-read-secret",
         "k3s-aws-server-cluster-autoscaler",  # the servers' role also runs the autoscaler
+        "k3s-aws-server-node-cleanup",  # and asks EC2 whether a node's instance is gone
     }
     profiles = {
         p.name: stack.outputs(p)["arn"] for p in stack.rec.of_type("aws:iam/instanceProfile:InstanceProfile")

@@ -22,7 +22,7 @@ from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
 from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values
-from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole
+from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole, machine_check
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
 from gpukit.providers.aws.provider import cluster_tags
@@ -101,7 +101,12 @@ class Ec2Adapter:
                 "pool": pool,
                 # Servers have no GPUs (validated): their preflight checks no driver, so EC2 servers
                 # have always been rendered without the CUDA floor (plans stay byte-identical).
-                "node": replace(node, min_driver_branch=0, cuda_version=""),
+                "node": replace(
+                    node,
+                    min_driver_branch=0,
+                    cuda_version="",
+                    machine_check=machine_check(self.spec["region"]),
+                ),
                 "region": self.spec["region"],
                 "subnet_ids": network.vpc.private_subnet_ids,
                 "security_group_ids": [network.groups.ids[Group.NODES], network.groups.ids[Group.SERVERS]],

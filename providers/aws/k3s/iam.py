@@ -19,7 +19,7 @@ import pulumi
 import pulumi_aws as aws
 
 from gpukit.components.k3s.cloud_init import provider_id_script as provider_id_script_for
-from gpukit.components.k3s.host_scripts import render_script
+from gpukit.components.k3s.host_scripts import MachineCheck, render_script
 from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.iam_policies import assume_role_policy, cluster_autoscaler_policy
 
@@ -30,6 +30,7 @@ INSTANCE_ROLE = SCRIPTS / "instance-role.sh"
 FETCH_SECRETS = SCRIPTS / "fetch-secrets-aws.sh"
 RELEASE_IDENTITY = SCRIPTS / "release-identity-aws.sh"
 PROVIDER_ID = SCRIPTS / "provider-id-aws.sh"
+MACHINE_GONE = SCRIPTS / "machine-gone-aws.sh"
 # The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the
 # stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
 # secrets are named by prefix, so a new stack never collides with one still pending deletion.
@@ -53,6 +54,29 @@ def release_identity_script(region: str) -> str:
 def provider_id_script() -> str:
     """What a machine runs before k3s starts: register its node as aws:///<zone>/<instance id>."""
     return provider_id_script_for(PROVIDER_ID)
+
+
+def machine_check(region: str) -> MachineCheck:
+    """The servers' node sync asks EC2 whether a not-Ready node's instance is gone."""
+    return MachineCheck((INSTANCE_ROLE, MACHINE_GONE), (("REGION", region),))
+
+
+def node_cleanup_policy() -> str:
+    """Servers: read instance states, so the node sync can delete the Node of a terminated instance
+    (DescribeInstances has no resource-level permissions: `*`, read-only)."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "SeeWhetherNodesMachinesAreGone",
+                    "Effect": "Allow",
+                    "Action": "ec2:DescribeInstances",
+                    "Resource": "*",
+                }
+            ],
+        }
+    )
 
 
 def node_policy(secret_arn: str, profile_arn: str, cluster_name: str) -> str:
@@ -96,7 +120,8 @@ class K3sEc2NodeRoleArgs(TypedDict):
     bundle: pulumi.Input[str]
     """Secret: what install.sh reads on stdin (components/k3s/host_scripts.py `secrets_bundle`)."""
     runs_autoscaler: NotRequired[bool]
-    """Servers: the Cluster Autoscaler runs on them with this role (their machines keep it)."""
+    """Servers: the Cluster Autoscaler runs on them with this role (their machines keep it), and their
+    node sync asks EC2 about nodes' instances."""
 
 
 class K3sEc2NodeRole(pulumi.ComponentResource):
@@ -150,6 +175,7 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
                 policy=cluster_autoscaler_policy(cluster, eks=False),
                 opts=child,
             )
+            aws.iam.RolePolicy(f"{name}-node-cleanup", role=role.id, policy=node_cleanup_policy(), opts=child)
 
         self.secret_arn = secret.arn
         self.secret_version_id = version.version_id

@@ -6,7 +6,7 @@ machines and apiAccessCidrs, join secrets in Secret Manager each readable by one
 account, servers at static addresses, and one regional managed instance group per agent pool.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pulumi
@@ -23,7 +23,7 @@ from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
 from gpukit.providers.gcp.k3s.autoscaler import gce_autoscaler_values, is_spot
 from gpukit.providers.gcp.k3s.autoscaler_iam import K3sGceAutoscalerAccess
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
-from gpukit.providers.gcp.k3s.iam import K3sGceJoinSecrets
+from gpukit.providers.gcp.k3s.iam import MACHINE_CHECK, K3sGceJoinSecrets
 from gpukit.providers.gcp.k3s.machine import gce_labels
 from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
 from gpukit.providers.gcp.labels import cluster_labels
@@ -101,7 +101,7 @@ class GceAdapter:
                 "cluster_name": cluster_name,
                 "region": self.spec["region"],
                 "pool": pool,
-                "node": node,
+                "node": replace(node, machine_check=MACHINE_CHECK),
                 "zones": server_zones(self.spec, pool),
                 "subnetwork": network.subnetwork_id,
                 # Static external addresses only when a client outside private address space may call

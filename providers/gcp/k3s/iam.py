@@ -13,7 +13,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.k3s.cloud_init import provider_id_script as provider_id_script_for
-from gpukit.components.k3s.host_scripts import render_script, secrets_bundle
+from gpukit.components.k3s.host_scripts import MachineCheck, render_script, secrets_bundle
 from gpukit.components.names import fit_name
 from gpukit.components.spec import NodeRole
 from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
@@ -21,6 +21,9 @@ from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
 FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-gcp.sh"
 PROVIDER_ID = Path(__file__).parent / "scripts" / "provider-id-gcp.sh"
+MACHINE_GONE = Path(__file__).parent / "scripts" / "machine-gone-gcp.sh"
+MACHINE_CHECK = MachineCheck((MACHINE_GONE,))
+"""The servers' node sync asks Compute Engine whether a not-Ready node's instance is gone."""
 SECRET_ACCESSOR = "roles/secretmanager.secretAccessor"
 # What the machines' own agents write: the guest agent sends the startup script's output (gpukit's
 # bootstrap log) to Cloud Logging, and the Ops Agent, where installed, logs and metrics. Nothing else:

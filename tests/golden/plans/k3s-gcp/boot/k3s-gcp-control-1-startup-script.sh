@@ -183,7 +183,9 @@ NODE_SYNC_SCRIPT='#!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 REAP_AFTER_SECONDS=1800
+MACHINE_CHECK_AFTER_SECONDS=120
 POOL_LABEL=gpukit.dev/pool
+«scripts/machine-gone-gcp.sh»
 «scripts/node-sync.sh»
 '
 NODE_SYNC_SERVICE='[Unit]
