@@ -74,8 +74,9 @@ class K3sCloudAdapter(Protocol, Generic[Network, Secrets]):
         ...
 
     def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
-        """Cluster Autoscaler chart values over the agent pools made so far: the cloud's provider, its
-        groups, the servers' identity (components/autoscaler/k3s_values.py)."""
+        """Cluster Autoscaler chart values over the agent pools made so far: the cloud's provider and
+        its groups (components/autoscaler/k3s_values.py). Called once, after the agent pools; a cloud
+        whose servers' identity needs a grant naming the groups makes it here (Compute Engine)."""
         ...
 
 
