@@ -694,9 +694,10 @@ TOP_LEVEL_FIELDS = (
         fields=POOL_FIELDS,
         doc="The node pools, a list. On EKS and GKE at least one non-GPU pool must have `minNodes` of 1 or "
         "more: it hosts CoreDNS, the GPU Operator and the autoscaler (on k3s the servers host them). On "
-        "k3s over aws/gcp, agent pools are created at `minNodes` and their size is then left to a "
-        "cluster autoscaler, which gpukit does not install on k3s yet (`gpukit plan` says so per pool). "
-        "SSH pools take `name`, `role`, `hosts` and `gpu` only.",
+        "k3s over aws/gcp, agent pools are created at `minNodes` and the Cluster Autoscaler on the servers "
+        "then sizes them between `minNodes` and `maxNodes` (a GPU pool at `minNodes: 0` costs nothing "
+        "while idle). k3s over SSH does not scale: a pool is the hosts it lists (`gpukit plan` says so per "
+        "pool). SSH pools take `name`, `role`, `hosts` and `gpu` only.",
     ),
     Field(
         "gpuOperator",

@@ -9,10 +9,11 @@ is built without reading anything back, and waits for the API before in-cluster 
 """
 
 from collections.abc import Sequence
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import pulumi
 
+from gpukit.components.autoscaler.k3s_release import K3sClusterAutoscaler
 from gpukit.components.catalog.drivers import min_driver_branch
 from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.handle import ClusterHandle
@@ -72,6 +73,12 @@ class K3sCloudAdapter(Protocol, Generic[Network, Secrets]):
         """One agent pool: a group of machines that each run `node`, joining through `servers.join_urls`."""
         ...
 
+    def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
+        """Cluster Autoscaler chart values over the agent pools made so far: the cloud's provider and
+        its groups (components/autoscaler/k3s_values.py). Called once, after the agent pools; a cloud
+        whose servers' identity needs a grant naming the groups makes it here (Compute Engine)."""
+        ...
+
 
 def node_settings(cluster: ResolvedCluster) -> NodeSettings:
     cuda = cluster.cuda_version
@@ -116,11 +123,13 @@ def build_k3s_on_cloud(
         },
         opts=pulumi.ResourceOptions(parent=component),
     )
-    K3sPoolSync(
-        f"{name}-pool-sync",
-        {"pools": list(cluster.pools)},
-        opts=pulumi.ResourceOptions(
-            parent=component, providers={"kubernetes": access.kubernetes}, depends_on=[access.api_ready]
-        ),
+    in_cluster = pulumi.ResourceOptions(
+        parent=component, providers={"kubernetes": access.kubernetes}, depends_on=[access.api_ready]
     )
+    K3sPoolSync(f"{name}-pool-sync", {"pools": list(cluster.pools)}, opts=in_cluster)
+    if any(pool.role == NodeRole.AGENT for pool in cluster.pools):
+        # Agent pools scale between minNodes and maxNodes; the autoscaler runs on the servers.
+        K3sClusterAutoscaler(
+            f"{name}-cluster-autoscaler", {"values": adapter.autoscaler_values()}, opts=in_cluster
+        )
     return access.handle, servers.api_url

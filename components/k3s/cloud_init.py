@@ -15,11 +15,13 @@ Pure: every input is a plain value, so the output is golden-tested.
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gpukit.components.k3s.host_scripts import (
     CLOUD_REAP_AFTER_SECONDS,
     Join,
     K3sDownload,
+    MachineCheck,
     encoded_lines,
     install_script,
     k3s_config,
@@ -52,6 +54,9 @@ RestartPreventExitStatus={MISMATCH_EXIT}
 [Install]
 WantedBy=multi-user.target"""
 """Type=oneshot with Restart=on-failure needs systemd 244 or later (Ubuntu 24.04 has 255)."""
+# Read by k3s with its other config.yaml.d drop-ins (k3s-io/docs docs/installation/configuration.md:
+# files there are read in order after config.yaml; a key ending in `+` appends to the list).
+PROVIDER_ID_FILE = "/etc/rancher/k3s/config.yaml.d/40-gpukit-provider-id.yaml"
 START_BOOTSTRAP = ("systemctl daemon-reload", "systemctl enable --now --no-block gpukit-bootstrap.service")
 # How long `pulumi up` waits for new servers to boot, install k3s and answer.
 API_WAIT_SECONDS = 900
@@ -76,6 +81,8 @@ class CloudNode:
     tls_sans: tuple[str, ...] = ()
     traefik: bool = False
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE
+    machine_check: MachineCheck | None = None
+    """Servers: how their node sync asks the cloud whether a node's machine is gone."""
 
 
 @dataclass(frozen=True)
@@ -118,11 +125,24 @@ def credentials_bundle(ca_pem: str, cert_pem: str, key_pem: str) -> str:
     return encoded_lines((("ca.crt", ca_pem), ("admin.crt", cert_pem), ("admin.key", key_pem)))
 
 
-def node_scripts(node: CloudNode, fetch_secrets: str, release_identity: str | None = None) -> dict[str, str]:
+def provider_id_script(cloud_part: str | Path, *before: str | Path) -> str:
+    """What a machine runs before k3s starts: write the k3s config drop-in that registers its node under
+    its cloud provider ID (scripts/provider-id.sh, then the cloud's part, which computes the ID from
+    the metadata service; `before`: scripts whose functions that part uses)."""
+    return render_script(*before, "provider-id.sh", cloud_part, PROVIDER_ID_FILE=PROVIDER_ID_FILE)
+
+
+def node_scripts(
+    node: CloudNode,
+    fetch_secrets: str,
+    release_identity: str | None = None,
+    provider_id: str | None = None,
+) -> dict[str, str]:
     """File name -> script, for one machine. Cloud machines are anonymous and replaceable: their node
     names carry a random id (`with-node-id`), so a replacement that reuses a hostname joins.
     `release_identity`: what the machine runs once joined to give up the identity that reads its join
-    secret, where the cloud allows that (EC2: detach the instance profile)."""
+    secret, where the cloud allows that (EC2: detach the instance profile). `provider_id`: what it runs
+    before the install to register under its cloud provider ID (provider_id_script)."""
     config = k3s_config(
         node.role,
         None,
@@ -145,7 +165,9 @@ def node_scripts(node: CloudNode, fetch_secrets: str, release_identity: str | No
             node.join,
             node.pod_security,
             reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,
+            machine_check=node.machine_check,
         ),
         "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
         **({"release-identity.sh": release_identity} if release_identity is not None else {}),
+        **({"provider-id.sh": provider_id} if provider_id is not None else {}),
     }

@@ -292,10 +292,33 @@ After=gpukit-metadata-guard.service"""
 NODE_SYNC_PERIOD = "2min"
 # Agent nodes of cloud groups not Ready for this long are gone for good (node-sync.sh).
 CLOUD_REAP_AFTER_SECONDS = 1800
+# An agent node not Ready for this long is looked up in the cloud (MachineCheck): if its machine is
+# gone, its Node goes at once. Longer than the kubelet's grace before a node counts as not Ready.
+MACHINE_CHECK_AFTER_SECONDS = 120
 
 
-def node_sync_script(reap_after_seconds: int) -> str:
-    return render_script("node-sync.sh", REAP_AFTER_SECONDS=reap_after_seconds, POOL_LABEL=POOL_LABEL)
+@dataclass(frozen=True)
+class MachineCheck:
+    """The cloud's part of the node sync on servers: scripts that define `machine_gone PROVIDER_ID`
+    (true when the machine behind a node no longer exists, asked with the server's own identity),
+    and their inputs. A node whose machine is gone (scale-in, spot reclaim) is deleted within one sync
+    instead of after CLOUD_REAP_AFTER_SECONDS; the Cluster Autoscaler stops scaling while too many
+    nodes are unready (its --max-total-unready-percentage and --ok-total-unready-count)."""
+
+    templates: tuple[str | Path, ...]
+    inputs: tuple[tuple[str, str], ...] = ()
+
+
+def node_sync_script(reap_after_seconds: int, machine_check: MachineCheck | None = None) -> str:
+    check = machine_check or MachineCheck(())
+    return render_script(
+        *check.templates,
+        "node-sync.sh",
+        REAP_AFTER_SECONDS=reap_after_seconds,
+        MACHINE_CHECK_AFTER_SECONDS=MACHINE_CHECK_AFTER_SECONDS,
+        POOL_LABEL=POOL_LABEL,
+        **dict(check.inputs),
+    )
 
 
 NODE_SYNC_SERVICE = """[Unit]
@@ -383,9 +406,11 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE,
     *,
     reap_after_seconds: int = 0,
+    machine_check: MachineCheck | None = None,
 ) -> str:
     """install.sh with its inputs. `reap_after_seconds` > 0: servers delete agent nodes not Ready for
-    that long (machines in cloud groups, which never come back)."""
+    that long (machines in cloud groups, which never come back); `machine_check`: sooner, once the
+    cloud says their machine is gone."""
     server = role == NodeRole.SERVER
     return render_script(
         "install.sh",
@@ -409,7 +434,7 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
         ADMIN_BINDING=admin_binding() if server else "",
         # Only where servers are tainted (the cluster has agents and they are not `schedulable`).
         SERVER_POLICY=server_policy() if server and SERVER_TAINT.spec() in _taints(k3s_config) else "",
-        NODE_SYNC_SCRIPT=node_sync_script(reap_after_seconds) if server else "",
+        NODE_SYNC_SCRIPT=node_sync_script(reap_after_seconds, machine_check) if server else "",
         NODE_SYNC_SERVICE=NODE_SYNC_SERVICE if server else "",
         NODE_SYNC_TIMER=NODE_SYNC_TIMER if server else "",
     )

@@ -42,16 +42,21 @@ class K3sCloudSubstrate(K3sSubstrate):
     builds_machines = True
     accepts: frozenset[str] = CLOUD_MACHINE_KEYS | K3S_KEYS
     requires = CLOUD_MACHINE_REQUIRED
+    autoscaler_provider: str = ""
+    """The Cluster Autoscaler's name for the cloud (its --cloud-provider: aws, gce)."""
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        """gpukit installs no cluster autoscaler on k3s yet: say what minNodes and maxNodes do today."""
+        """What minNodes and maxNodes do: the Cluster Autoscaler on the servers owns each agent group's
+        size between them (components/autoscaler/k3s_values.py)."""
         return [
             Finding(
                 Severity.INFO,
                 f"gpukit:nodePools[{i}].minNodes",
-                f"pool {pool.name!r} starts with {pool.min_nodes} node(s) and stays there: k3s on "
-                f"{self.provider.value} has no cluster autoscaler in gpukit yet (maxNodes {pool.max_nodes} "
-                "bounds the group; resize its desired capacity to scale by hand)",
+                f"pool {pool.name!r} scales between {pool.min_nodes} and {pool.max_nodes} node(s): the "
+                f"Cluster Autoscaler on the servers ({self.autoscaler_provider} provider) adds "
+                "machines for "
+                "pending pods that fit the pool and removes nodes idle for 10 minutes"
+                + (", so it costs nothing while idle" if pool.min_nodes == 0 else ""),
             )
             for i, pool in enumerate(cluster.pools)
             if pool.role == NodeRole.AGENT and pool.min_nodes < pool.max_nodes

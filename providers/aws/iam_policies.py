@@ -40,15 +40,28 @@ def pod_identity_trust_policy() -> str:
     return assume_role_policy("pods.eks.amazonaws.com", tag_session=True)
 
 
-def cluster_autoscaler_policy(cluster_name: str) -> str:
+def cluster_autoscaler_policy(cluster_name: str, *, eks: bool = True) -> str:
     """Cluster Autoscaler on AWS, least privilege.
 
     From kubernetes/autoscaler cloudprovider/aws/README.md ("Full Cluster Autoscaler Features Policy"):
     describe calls on all resources (they cannot be scoped), and the two mutating calls only on
     autoscaling groups tagged as owned by this cluster, which EKS managed node groups are.
     eks:DescribeNodegroup lets it read a managed node group's labels and taints while the group is at
-    zero nodes, which is what scale-from-zero of a GPU pool needs.
+    zero nodes, which is what scale-from-zero of a GPU pool needs; `eks` False (k3s on EC2, whose groups
+    are plain Auto Scaling groups that carry their own node-template tags) leaves it out.
     """
+    describe = [
+        "autoscaling:DescribeAutoScalingGroups",
+        "autoscaling:DescribeAutoScalingInstances",
+        "autoscaling:DescribeLaunchConfigurations",
+        "autoscaling:DescribeScalingActivities",
+        "autoscaling:DescribeTags",
+        "ec2:DescribeImages",
+        "ec2:DescribeInstanceTypes",
+        "ec2:DescribeLaunchTemplateVersions",
+        "ec2:GetInstanceTypesFromInstanceRequirements",
+        *(["eks:DescribeNodegroup"] if eks else []),
+    ]
     return json.dumps(
         {
             "Version": "2012-10-17",
@@ -56,18 +69,7 @@ def cluster_autoscaler_policy(cluster_name: str) -> str:
                 {
                     "Sid": "Describe",
                     "Effect": "Allow",
-                    "Action": [
-                        "autoscaling:DescribeAutoScalingGroups",
-                        "autoscaling:DescribeAutoScalingInstances",
-                        "autoscaling:DescribeLaunchConfigurations",
-                        "autoscaling:DescribeScalingActivities",
-                        "autoscaling:DescribeTags",
-                        "ec2:DescribeImages",
-                        "ec2:DescribeInstanceTypes",
-                        "ec2:DescribeLaunchTemplateVersions",
-                        "ec2:GetInstanceTypesFromInstanceRequirements",
-                        "eks:DescribeNodegroup",
-                    ],
+                    "Action": describe,
                     "Resource": "*",
                 },
                 {

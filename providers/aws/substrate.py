@@ -130,6 +130,7 @@ class EksSubstrate(Substrate):
 class K3sEc2Substrate(K3sCloudSubstrate):
     provider = Provider.AWS
     name = "k3s-aws"
+    autoscaler_provider = "aws"
     title = "k3s on aws"
     where = "k3s on aws"
     sdk = AWS_SDK

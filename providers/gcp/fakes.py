@@ -62,9 +62,10 @@ class GcpFakes:
             "gcp:compute/firewall:Firewall": f"{project}/global/firewalls/{resource}",
             "gcp:compute/instanceTemplate:InstanceTemplate": f"{project}/global/instanceTemplates/{resource}",
             "gcp:compute/instance:Instance": f"{project}/zones/{state.get('zone')}/instances/{resource}",
-            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
-                f"{regional}/instanceGroupManagers/{resource}"
+            "gcp:compute/instanceGroupManager:InstanceGroupManager": (
+                f"{project}/zones/{state.get('zone')}/instanceGroupManagers/{resource}"
             ),
+            "gcp:projects/iAMCustomRole:IAMCustomRole": f"{project}/roles/{state.get('roleId') or resource}",
             "gcp:secretmanager/secret:Secret": f"{project}/secrets/{state.get('secretId') or resource}",
             "gcp:kms/keyRing:KeyRing": f"{project}/locations/{state.get('location')}/keyRings/{resource}",
             "gcp:kms/cryptoKey:CryptoKey": f"{state.get('keyRing')}/cryptoKeys/{resource}",
@@ -101,7 +102,9 @@ class GcpFakes:
             return {"name": f"projects/{PROJECT_NUMBER}/secrets/{state.get('secretId') or name}"}
         if token == "gcp:secretmanager/secretVersion:SecretVersion":
             return {"name": f"{state.get('secret')}/versions/1", "version": "1"}
-        if token == "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager":
+        if token == "gcp:projects/iAMCustomRole:IAMCustomRole":
+            return {"name": rid}
+        if token == "gcp:compute/instanceGroupManager:InstanceGroupManager":
             link = f"https://www.googleapis.com/compute/v1/{rid}"
             return {
                 "selfLink": link,

@@ -48,15 +48,28 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
     "gcp:compute/instanceTemplate:InstanceTemplate": _compute(
         "Compute Engine API instanceTemplates.insert name", prefix_max=54, short_after=37
     ),
-    "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager": (
-        *_compute("Compute Engine API regionInstanceGroupManagers.insert name"),
+    # Custom role ids: letters, digits, `_` and `.`, 3 to 64 characters (IAM API projects.roles.create,
+    # roleId; pulumi-gcp projects.IAMCustomRole.role_id: "Cannot contain `-` characters").
+    "gcp:projects/iAMCustomRole:IAMCustomRole": (
+        NameRule(
+            "roleId",
+            64,
+            re.compile(r"[a-zA-Z0-9_.]+"),
+            "letters, digits, '_' and '.'",
+            "IAM API projects.roles.create roleId",
+            min_length=3,
+            auto_named=False,
+        ),
+    ),
+    "gcp:compute/instanceGroupManager:InstanceGroupManager": (
+        *_compute("Compute Engine API instanceGroupManagers.insert name"),
         # The group names its machines `<base>-<4 random characters>`, so the base leaves room for them.
         NameRule(
             "baseInstanceName",
             58,
             _RFC1035,
             _RFC1035_SHAPE,
-            "Compute Engine API regionInstanceGroupManagers baseInstanceName",
+            "Compute Engine API instanceGroupManagers baseInstanceName",
             auto_named=False,
         ),
     ),

@@ -5,6 +5,7 @@ stack on another cloud never needs the Google Cloud SDK.
 """
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.costs import Charge
@@ -14,7 +15,7 @@ from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import DriverMode, GpuOperatorSpec, Platform, Provider
+from gpukit.components.spec import DriverMode, GpuOperatorSpec, NodePoolSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.gcp.catalog import GCP_CATALOG
@@ -34,6 +35,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_gpu_node_software,
 )
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
+from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
@@ -123,6 +125,7 @@ class GkeSubstrate(Substrate):
 class K3sGceSubstrate(K3sCloudSubstrate):
     provider = Provider.GCP
     name = "k3s-gcp"
+    autoscaler_provider = "gce"
     title = "k3s on gcp"
     where = "k3s on gcp"
     sdk = GCP_SDK
@@ -143,6 +146,12 @@ class K3sGceSubstrate(K3sCloudSubstrate):
             validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
         return problems
+
+    def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
+        """GPU pools carry the Cluster Autoscaler's GCE GPU label, on the nodes and in the groups'
+        template nodes (providers/gcp/k3s/autoscaler.py)."""
+        base = super().pool_facts(pool)
+        return replace(base, labels={**base.labels, **gpu_label(base)})
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         return DLVM_DRIVER_BRANCH

@@ -366,14 +366,17 @@ def validate_gke_operator(operator: GpuOperatorSpec) -> list[Problem]:
 
 
 def validate_server_zones(i: int, pool: NodePoolSpec, cluster: ClusterSpec, problems: list[Problem]) -> None:
-    """Servers are spread over the region's zones: gpukit must know them, or the pool must name them."""
+    """Servers, and agent pools (one zonal group per zone: the autoscaler's GCE provider scales zonal
+    groups only), are spread over the region's zones: gpukit must know them, or the pool must name
+    them. GPU pools find theirs in the accelerator's zones (checked with the pool)."""
     region = cluster["region"]
-    if pool.get("role") != NodeRole.SERVER or pool.get("zones") or not region or region_zones(region):
+    if pool.get("zones") or not region or region_zones(region):
         return
+    what = "servers" if pool.get("role") == NodeRole.SERVER else "pool's groups"
     problems.append(
         Problem(
             f"{POOLS}[{i}].zones",
-            f"gpukit has no zone list for {region}: name the zones to spread the servers over "
+            f"gpukit has no zone list for {region}: name the zones to spread the {what} over "
             f"([{region}-a, {region}-b, {region}-c])",
         )
     )

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 from gpukit.components.preflight import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import BastionSpec, HostSpec
+from gpukit.components.spec import BastionSpec, HostSpec, NodeRole
 from gpukit.components.validate.common import POOLS
 from gpukit.providers.ssh.host_keys import parse_host_key
 from gpukit.providers.ssh.validation import INSECURE_KEY
@@ -62,3 +62,19 @@ def host_key_findings(cluster: ResolvedCluster) -> list[Finding]:
             )
         )
     return findings
+
+
+def fixed_size_findings(cluster: ResolvedCluster) -> list[Finding]:
+    """Per agent pool: the hosts it lists are its size. gpukit installs no autoscaler here: it cannot
+    make or stop machines it only reaches over SSH, so an idle GPU host keeps costing what it costs."""
+    return [
+        Finding(
+            Severity.INFO,
+            f"{POOLS}[{i}].hosts",
+            f"pool {pool.name!r} is the {len(pool.hosts)} host(s) it lists and does not scale: machines "
+            "you own are not started or stopped by gpukit (no cluster autoscaler on k3s over SSH); add "
+            "or remove hosts in the stack to resize it",
+        )
+        for i, pool in enumerate(cluster.pools)
+        if pool.role == NodeRole.AGENT
+    ]

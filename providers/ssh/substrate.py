@@ -19,7 +19,7 @@ from gpukit.providers.ssh.catalog import SSH_CATALOG, host_instance
 from gpukit.providers.ssh.charges import ssh_charges
 from gpukit.providers.ssh.config import K3S_SSH_KEYS, REQUIRED_KEYS
 from gpukit.providers.ssh.fakes import ssh_plan_fakes
-from gpukit.providers.ssh.findings import host_key_findings
+from gpukit.providers.ssh.findings import fixed_size_findings, host_key_findings
 from gpukit.providers.ssh.host_keys import describe_host_key
 from gpukit.providers.ssh.validation import validate_ssh_cluster
 
@@ -56,7 +56,7 @@ class K3sSshSubstrate(K3sSubstrate):
         return None
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return host_key_findings(cluster)
+        return host_key_findings(cluster) + fixed_size_findings(cluster)
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return ssh_charges(cluster)

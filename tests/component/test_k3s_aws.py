@@ -111,7 +111,7 @@ def subnet_ids(rec: Recording, kind: str) -> list[str]:
 
 def test_agent_group_is_created_at_min_size_and_the_autoscaler_owns_desired_capacity(stack: Run) -> None:
     asg = stack.rec.one(GROUP, "k3s-aws-l4-asg").inputs
-    assert (asg["minSize"], asg["maxSize"], asg["desiredCapacity"]) == (1, 4, 1)
+    assert (asg["minSize"], asg["maxSize"], asg["desiredCapacity"]) == (0, 4, 0)  # idles at zero
     assert stack.ignore_changes["k3s-aws-l4-asg"] == ["desiredCapacity"]
     assert asg["waitForCapacityTimeout"] == "0"
     assert asg["namePrefix"] == "k3s-aws-l4-"
@@ -375,7 +375,12 @@ def test_each_node_role_reads_only_its_own_secret(stack: Run) -> None:
     policies = {
         p.name: json.loads(p.inputs["policy"]) for p in stack.rec.of_type("aws:iam/rolePolicy:RolePolicy")
     }
-    assert set(policies) == {"k3s-aws-server-read-secret", "k3s-aws-agent-read-secret"}
+    assert set(policies) == {
+        "k3s-aws-server-read-secret",
+        "k3s-aws-agent-read-secret",
+        "k3s-aws-server-cluster-autoscaler",  # the servers' role also runs the autoscaler
+        "k3s-aws-server-node-cleanup",  # and asks EC2 whether a node's instance is gone
+    }
     profiles = {
         p.name: stack.outputs(p)["arn"] for p in stack.rec.of_type("aws:iam/instanceProfile:InstanceProfile")
     }
@@ -523,6 +528,7 @@ def test_every_resource_but_the_root_has_a_parent_in_the_tree(stack: Run) -> Non
         "gpukit:index:K3sEc2AgentPool",
         "gpukit:index:K3sCloudAccess",
         "gpukit:index:K3sPoolSync",
+        "gpukit:index:K3sClusterAutoscaler",
         "gpukit:index:GpuOperator",
     }
 

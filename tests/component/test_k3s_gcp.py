@@ -17,7 +17,7 @@ K3S_GCP: dict[str, Any] = example_config("k3s-gcp")
 NAME = "k3s-gcp"
 INSTANCE = "gcp:compute/instance:Instance"
 TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
-GROUP = "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager"
+GROUP = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 ADDRESS = "gcp:compute/address:Address"
 FIREWALL = "gcp:compute/firewall:Firewall"
 DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"
@@ -66,21 +66,26 @@ def servers(rec: Recording) -> dict[str, dict[str, Any]]:
     return {r.name.removeprefix(f"{NAME}-"): r.inputs for r in rec.of_type(INSTANCE)}
 
 
-def test_agent_group_starts_at_min_nodes_in_the_zones_that_offer_l4(stack: Recording) -> None:
-    group = stack.one(GROUP).inputs
-    assert group["targetSize"] == 1
-    assert group["distributionPolicyZones"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
-    assert "maxNodes 4" in group["description"]  # no MIG field: the autoscaler reads it from here
-    assert group["updatePolicy"] == {
-        "type": "OPPORTUNISTIC",
-        "minimalAction": "REPLACE",
-        "instanceRedistributionType": "NONE",
+def groups(rec: Recording) -> dict[str, dict[str, Any]]:
+    return {r.inputs["zone"]: r.inputs for r in rec.of_type(GROUP)}
+
+
+def test_agent_pool_is_one_zonal_group_per_l4_zone_starting_at_zero(stack: Recording) -> None:
+    """The autoscaler's GCE provider scales zonal groups only; maxNodes 4 is split over three zones."""
+    found = groups(stack)
+    assert {zone: (g["name"], g["targetSize"]) for zone, g in found.items()} == {
+        "us-central1-a": ("k3s-gcp-l4-a", 0),
+        "us-central1-b": ("k3s-gcp-l4-b", 0),
+        "us-central1-c": ("k3s-gcp-l4-c", 0),
     }
+    assert "0..2 machines" in found["us-central1-a"]["description"]
     template = stack.one(TEMPLATE)
-    assert group["versions"][0]["instanceTemplate"].startswith(
-        "https://www.googleapis.com/compute/v1/projects/acme-ml-dev/global/instanceTemplates/"
-    )
-    assert "uniqueId=" in group["versions"][0]["instanceTemplate"]
+    for group in found.values():
+        assert group["updatePolicy"] == {"type": "OPPORTUNISTIC", "minimalAction": "REPLACE"}
+        assert group["versions"][0]["instanceTemplate"].startswith(
+            "https://www.googleapis.com/compute/v1/projects/acme-ml-dev/global/instanceTemplates/"
+        )
+        assert "uniqueId=" in group["versions"][0]["instanceTemplate"]
     assert template.inputs["namePrefix"] == "k3s-gcp-l4-"
 
 
@@ -145,17 +150,14 @@ def test_n1_pools_attach_their_t4s() -> None:
     assert template["machineType"] == "n1-standard-8"
     assert template["guestAccelerators"] == [{"type": "nvidia-tesla-t4", "count": 2}]
     assert template["scheduling"]["onHostMaintenance"] == "TERMINATE"
-    group = rec.one(GROUP).inputs
-    assert group["targetSize"] == 0
-    assert group["distributionPolicyZones"] == [
-        "us-central1-a",
-        "us-central1-b",
-        "us-central1-c",
-        "us-central1-f",
-    ]
+    # maxNodes 2 over the four T4 zones: groups only where a share of it is left.
+    assert {zone: (g["targetSize"], g["description"].split(": ")[1]) for zone, g in groups(rec).items()} == {
+        "us-central1-a": (0, "0..1 machines, sized by the Cluster Autoscaler"),
+        "us-central1-b": (0, "0..1 machines, sized by the Cluster Autoscaler"),
+    }
 
 
-def test_spot_pools_are_deleted_when_preempted_and_take_any_zone() -> None:
+def test_spot_pools_are_deleted_when_preempted() -> None:
     pool = dict(K3S_GCP["gpukit:nodePools"][1], capacity="spot")
     rec = run(with_gpu_pool(pool))
     assert rec.one(TEMPLATE).inputs["scheduling"] == {
@@ -165,9 +167,6 @@ def test_spot_pools_are_deleted_when_preempted_and_take_any_zone() -> None:
         "onHostMaintenance": "TERMINATE",
         "instanceTerminationAction": "DELETE",
     }
-    group = rec.one(GROUP).inputs
-    assert group["distributionPolicyTargetShape"] == "ANY"
-    assert group["updatePolicy"]["instanceRedistributionType"] == "NONE"
 
 
 def test_firewall_rules_are_exactly_k3s_ports_and_none_from_anywhere(stack: Recording) -> None:
@@ -219,7 +218,13 @@ def test_join_secrets_are_secret_and_each_account_reads_only_its_own(stack: Reco
         ),
     }
     project_roles = {r.inputs["role"] for r in stack.of_type("gcp:projects/iAMMember:IAMMember")}
-    assert project_roles == {"roles/logging.logWriter", "roles/monitoring.metricWriter"}
+    assert project_roles == {
+        "roles/logging.logWriter",
+        "roles/monitoring.metricWriter",
+        # the servers' Cluster Autoscaler (test_k3s_autoscaler.py)
+        "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_read",
+        "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_resize",
+    }
     api = stack.one("gcp:projects/service:Service", f"{NAME}-join-secretmanager-api").inputs
     assert (api["service"], api["disableOnDestroy"]) == ("secretmanager.googleapis.com", False)
 
@@ -380,7 +385,9 @@ def test_a_machine_the_group_recreates_boots_from_the_current_template() -> None
     on repair makes the group recreate it from the group's template, as when it scales up."""
     pool = dict(K3S_GCP["gpukit:nodePools"][1], sharing={"mode": "time-slicing", "replicas": 4})
     rec = run(with_gpu_pool(pool))
-    group = rec.one(GROUP).inputs
-    assert group["instanceLifecyclePolicy"] == {"forceUpdateOnRepair": "YES"}
+    groups = rec.of_type(GROUP)
+    assert groups
+    for group in groups:
+        assert group.inputs["instanceLifecyclePolicy"] == {"forceUpdateOnRepair": "YES"}, group.name
     agent = k3s_config(startup_script(rec.one(TEMPLATE).inputs))
     assert "nvidia.com/device-plugin.config=time-slicing-4" in agent["node-label"]  # at registration

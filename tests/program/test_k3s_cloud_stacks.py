@@ -111,7 +111,7 @@ def test_the_l4_pool_is_a_spot_auto_scaling_group_of_its_size(aws: Path) -> None
     groups = inputs(aws, "aws:autoscaling/group:Group")
     assert len(groups) == 1
     group = groups[0]
-    assert (group["minSize"], group["maxSize"], group["desiredCapacity"]) == (1, 4, 1)
+    assert (group["minSize"], group["maxSize"], group["desiredCapacity"]) == (0, 4, 0)  # idles at zero
     assert group["capacityRebalance"] is True
     policy = group["mixedInstancesPolicy"]
     assert policy["instancesDistribution"]["onDemandPercentageAboveBaseCapacity"] == 0
@@ -173,11 +173,10 @@ def test_three_ha_servers_with_static_internal_addresses(gcp: Path) -> None:
     assert len(internal) == 3
 
 
-def test_the_l4_pool_is_a_managed_instance_group_in_l4_zones(gcp: Path) -> None:
-    groups = inputs(gcp, "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager")
-    assert len(groups) == 1
-    assert groups[0]["targetSize"] == 1
-    assert groups[0]["distributionPolicyZones"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+def test_the_l4_pool_is_a_zonal_managed_instance_group_per_l4_zone(gcp: Path) -> None:
+    groups = inputs(gcp, "gcp:compute/instanceGroupManager:InstanceGroupManager")
+    assert sorted(g["zone"] for g in groups) == ["us-central1-a", "us-central1-b", "us-central1-c"]
+    assert [g["targetSize"] for g in groups] == [0, 0, 0]  # idles at zero
     (template,) = inputs(gcp, "gcp:compute/instanceTemplate:InstanceTemplate")
     assert template["machineType"] == "g2-standard-8"
     assert template["scheduling"]["onHostMaintenance"] == "TERMINATE"

@@ -70,6 +70,11 @@ def test_report_lists_hosts_and_local_path_storage(capsys: pytest.CaptureFixture
     ) in text
     assert "Storage: local-path" in text
     assert "gpukit adds no cloud charges" in text
+    # Machines the user owns do not scale: the plan says so per agent pool, and installs no autoscaler.
+    assert (
+        "info: gpukit:nodePools[1].hosts: pool 'l40s' is the 2 host(s) it lists and does not scale"
+    ) in text
+    assert "ClusterAutoscaler" not in text
 
 
 @pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine has an NVIDIA GPU")

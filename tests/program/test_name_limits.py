@@ -155,7 +155,7 @@ DELETED_FIRST = {
     "gcp:compute/address:Address",
     "gcp:compute/instance:Instance",
     "gcp:compute/firewall:Firewall",
-    "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
+    "gcp:compute/instanceGroupManager:InstanceGroupManager",
     "gcp:container/nodePool:NodePool",
     "gcp:secretmanager/secret:Secret",
     "aws:ec2/instance:Instance",  # k3s servers: their network interface attaches to one at a time
@@ -197,7 +197,7 @@ def test_k3s_on_compute_engine_hostnames_leave_room_for_the_node_id() -> None:
     servers = [r.inputs["name"] for r in recording.of_type("gcp:compute/instance:Instance")]
     groups = [
         r.inputs["baseInstanceName"] + "-abcd"  # the group's suffix for each instance
-        for r in recording.of_type("gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager")
+        for r in recording.of_type("gcp:compute/instanceGroupManager:InstanceGroupManager")
     ]
     assert servers and groups
     for hostname in servers + groups:

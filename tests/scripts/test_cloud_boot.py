@@ -22,9 +22,11 @@ from gpukit.components.k3s.cloud_init import (
 from gpukit.components.k3s.host_scripts import agent_join, k3s_download, render_script, server_join
 from gpukit.components.spec import DriverMode, NodeRole
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script as aws_fetch_secrets_script
+from gpukit.providers.aws.k3s.iam import provider_id_script as aws_provider_id_script
 from gpukit.providers.aws.k3s.iam import release_identity_script
 from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data, node_user_data
 from gpukit.providers.gcp.k3s.iam import fetch_secrets_script as gcp_fetch_secrets_script
+from gpukit.providers.gcp.k3s.iam import provider_id_script as gcp_provider_id_script
 from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
 from tools import cloud_init_schema_problems, script_input, shellcheck_problems
 
@@ -69,7 +71,9 @@ AWS_FETCH = aws_fetch_secrets_script("us-east-1", SECRET_ARN, SECRET_VERSION_ID)
 GCP_FETCH = gcp_fetch_secrets_script(SECRET_VERSION)
 
 USER_DATA: dict[str, Callable[[], str]] = {
-    "aws-agent-l4-operator": lambda: node_user_data(L4_AGENT, AWS_FETCH),
+    "aws-agent-l4-operator": lambda: node_user_data(
+        L4_AGENT, AWS_FETCH, provider_id=aws_provider_id_script()
+    ),
     "aws-server-first": lambda: node_user_data(
         CloudNode(
             NodeRole.SERVER,
@@ -96,6 +100,7 @@ STARTUP_SCRIPTS: dict[str, Callable[[], str]] = {
             join=agent_join(GCE_SERVERS),
         ),
         GCP_FETCH,
+        gcp_provider_id_script(),
     ),
 }
 SCRIPTS: dict[str, Callable[[], str]] = {
@@ -119,6 +124,8 @@ SCRIPTS: dict[str, Callable[[], str]] = {
     "fetch-secrets-aws": lambda: AWS_FETCH,
     "release-identity-aws": lambda: RELEASE,
     "fetch-secrets-gcp": lambda: GCP_FETCH,
+    "provider-id-aws": aws_provider_id_script,
+    "provider-id-gcp": gcp_provider_id_script,
     "wait-for-api": lambda: api_wait_script("https://k3s.example.com:6443"),
 }
 
@@ -148,7 +155,9 @@ def test_every_file_in_user_data_is_shellcheck_clean(name: str, tmp_path: Path) 
     written = {Path(f["path"]).name: f for f in document["write_files"]}
     unit = written.pop("gpukit-bootstrap.service")
     assert (unit["path"], unit["permissions"]) == ("/etc/systemd/system/gpukit-bootstrap.service", "0644")
-    assert sorted(written) == ["bootstrap.sh", "fetch-secrets.sh", "install.sh", "preflight.sh"]
+    scripts = ["bootstrap.sh", "fetch-secrets.sh", "install.sh", "preflight.sh"]
+    # Agents register under their provider ID (the Cluster Autoscaler's key for their group).
+    assert sorted(written) == sorted(scripts + (["provider-id.sh"] if "agent" in name else []))
     for file in written.values():
         assert (file["owner"], file["permissions"]) == ("root:root", "0700")
         path = tmp_path / Path(file["path"]).name

@@ -68,11 +68,13 @@ def test_the_aws_fakes_refuse_what_aws_refuses(
         (ACCOUNT, {"accountId": "a" * 31}, "the cloud takes 6-30"),
         ("gcp:compute/instanceTemplate:InstanceTemplate", {"namePrefix": "t" * 55}, "at most 54"),
         (
-            "gcp:compute/regionInstanceGroupManager:RegionInstanceGroupManager",
-            {"name": "group", "baseInstanceName": "b" * 59},
+            "gcp:compute/instanceGroupManager:InstanceGroupManager",
+            {"name": "group", "zone": "us-central1-a", "baseInstanceName": "b" * 59},
             r"baseInstanceName 'b{59}' \(59 characters\) is refused: the cloud takes 1-58",
         ),
         ("gcp:container/nodePool:NodePool", {"name": "p" * 41}, "1-40"),
+        ("gcp:projects/iAMCustomRole:IAMCustomRole", {"roleId": "gpukit-c-read"}, "letters, digits"),
+        ("gcp:projects/iAMCustomRole:IAMCustomRole", {"roleId": "r" * 65}, "3-64"),
     ],
 )
 def test_the_gcp_fakes_refuse_what_google_refuses(token: str, inputs: dict[str, Any], refusal: str) -> None:

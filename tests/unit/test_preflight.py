@@ -1,5 +1,7 @@
 """Preflight findings: what would break on real GPUs although the config is well-formed."""
 
+import pytest
+
 from gpukit.components.config.resolve import resolve_config
 from gpukit.components.pools import PoolFacts
 from gpukit.components.preflight import Finding, Severity, _pool_findings, preflight
@@ -245,8 +247,12 @@ def test_k3s_on_ec2_with_the_operator_driver_gets_the_operators_branch() -> None
     assert _of(preflight(resolve_config(config)), Severity.ERROR) == []  # R595 runs 13.2
 
 
-def test_k3s_cloud_pools_say_they_do_not_autoscale_yet() -> None:
-    findings = preflight(resolve_config(_k3s_stack("k3s-aws")))
+@pytest.mark.parametrize(("stack", "provider"), [("k3s-aws", "aws"), ("k3s-gcp", "gce")])
+def test_k3s_cloud_pools_say_the_autoscaler_owns_their_size(stack: str, provider: str) -> None:
+    findings = preflight(resolve_config(_k3s_stack(stack)))
     (note,) = [f for f in findings if f.key == "gpukit:nodePools[1].minNodes"]
     assert note.severity == Severity.INFO
-    assert "no cluster autoscaler in gpukit yet" in note.message
+    assert f"scales between 0 and 4 node(s): the Cluster Autoscaler on the servers ({provider} provider)" in (
+        note.message
+    )
+    assert note.message.endswith("so it costs nothing while idle")

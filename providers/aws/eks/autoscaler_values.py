@@ -2,41 +2,37 @@
 
 from typing import Any
 
-CHART = "cluster-autoscaler"
-CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
-# Chart 9.59.0 (appVersion 1.35.0) is the newest released chart (kubernetes/autoscaler, 2026-08).
-CHART_VERSION = "9.59.0"
-RELEASE_NAME = "cluster-autoscaler"
-NAMESPACE = "kube-system"
-SERVICE_ACCOUNT = "cluster-autoscaler"
+from gpukit.components.autoscaler.chart import (
+    CHART,
+    CHART_REPOSITORY,
+    CHART_VERSION,
+    NAMESPACE,
+    RELEASE_NAME,
+    SERVICE_ACCOUNT,
+    image_tag,
+    scaling_args,
+)
 
-# The autoscaler's minor must match the cluster's ("Cross version compatibility is not tested or
-# supported": AWS EKS best practices guide). Image tags per minor, from kubernetes/autoscaler
-# releases: 1.34.2 (chart 9.53.0), 1.35.0 (charts 9.54.0 to 9.59.0), 1.36.1 (released 2026-07-23,
-# no chart defaults to it yet, so gpukit sets the tag itself).
-IMAGE_TAG_BY_MINOR = {"1.34": "v1.34.2", "1.35": "v1.35.0", "1.36": "v1.36.1"}
+# Chart, image tags and shared flags live in components/autoscaler/chart.py (k3s runs the same chart).
+__all__ = [
+    "CHART",
+    "CHART_REPOSITORY",
+    "CHART_VERSION",
+    "NAMESPACE",
+    "RELEASE_NAME",
+    "SERVICE_ACCOUNT",
+    "cluster_autoscaler_values",
+]
 
 
 def cluster_autoscaler_values(cluster_name: str, region: str, kubernetes_version: str) -> dict[str, Any]:
-    """Values for auto-discovery of this cluster's node groups.
-
-    - expander least-waste: between pools that fit a pending pod, pick the one that wastes the least
-      CPU and memory, which keeps an idle 8-GPU node from being started for a 1-GPU pod.
-    - balance-similar-node-groups: spread a scale-up over the per-zone groups of the same shape.
-    - skip-nodes-with-system-pods=false: DaemonSet-like system pods (GPU Operator operands) must not
-      pin an idle GPU node forever; scale-to-zero depends on it.
-    - scale-down-unneeded-time 10m: the upstream default, stated so plans show it.
-    """
+    """Values for auto-discovery of this cluster's node groups (flags: components/autoscaler/chart.py
+    scaling_args)."""
     return {
         "cloudProvider": "aws",
         "awsRegion": region,  # empty by default since kubernetes/autoscaler#7972: AWS_REGION unset
         "autoDiscovery": {"clusterName": cluster_name},
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
-        "image": {"tag": IMAGE_TAG_BY_MINOR[kubernetes_version]},
-        "extraArgs": {
-            "expander": "least-waste",
-            "balance-similar-node-groups": True,
-            "skip-nodes-with-system-pods": False,
-            "scale-down-unneeded-time": "10m",
-        },
+        "image": {"tag": image_tag(kubernetes_version)},
+        "extraArgs": scaling_args(),
     }

@@ -7,6 +7,7 @@ sit in Secrets Manager, one per node role, each readable by that role's instance
 """
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -20,7 +21,8 @@ from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodeRole
 from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
-from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole
+from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values
+from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole, machine_check
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
 from gpukit.providers.aws.provider import cluster_tags
@@ -47,6 +49,7 @@ class Ec2Adapter:
         self.spec = cluster.spec
         self.tags = cluster_tags(self.spec)  # also on what launch templates start (default tags do not)
         self.children = pulumi.ResourceOptions(parent=parent, providers={"aws": provider})
+        self.agent_pools: list[PoolFacts] = []
 
     def network(self) -> Ec2Network:
         """Instances only ever in private subnets; public subnets only for an internet-facing API."""
@@ -76,7 +79,12 @@ class Ec2Adapter:
         return {
             role: K3sEc2NodeRole(
                 f"{self.name}-{role.value}",
-                {"cluster_name": self.cluster.name, "role": role, "bundle": files.apply(secrets_bundle)},
+                {
+                    "cluster_name": self.cluster.name,
+                    "role": role,
+                    "bundle": files.apply(secrets_bundle),
+                    "runs_autoscaler": role == NodeRole.SERVER,
+                },
                 opts=self.children,
             )
             for role, files in ((NodeRole.SERVER, pki.server_files), (NodeRole.AGENT, pki.agent_files))
@@ -93,7 +101,12 @@ class Ec2Adapter:
                 "pool": pool,
                 # Servers have no GPUs (validated): their preflight checks no driver, so EC2 servers
                 # have always been rendered without the CUDA floor (plans stay byte-identical).
-                "node": replace(node, min_driver_branch=0, cuda_version=""),
+                "node": replace(
+                    node,
+                    min_driver_branch=0,
+                    cuda_version="",
+                    machine_check=machine_check(self.spec["region"]),
+                ),
                 "region": self.spec["region"],
                 "subnet_ids": network.vpc.private_subnet_ids,
                 "security_group_ids": [network.groups.ids[Group.NODES], network.groups.ids[Group.SERVERS]],
@@ -112,6 +125,7 @@ class Ec2Adapter:
         self, pool: PoolFacts, node: CloudNode, network: Ec2Network, secrets: JoinRoles, servers: K3sServers
     ) -> None:
         role = secrets[NodeRole.AGENT]
+        self.agent_pools.append(pool)
         K3sEc2AgentPool(
             f"{self.name}-{pool.name}",
             {
@@ -131,4 +145,10 @@ class Ec2Adapter:
                 "boot_after": [role, *servers.instances],
             },
             opts=self.children,
+        )
+
+    def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
+        """The Cluster Autoscaler's AWS provider over the agent pools' groups (autoscaler.py)."""
+        return ec2_autoscaler_values(
+            self.cluster.name, self.spec["region"], self.spec["kubernetes_version"], self.agent_pools
         )

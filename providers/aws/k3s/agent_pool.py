@@ -2,7 +2,8 @@
 
 Every machine of a pool is alike, so the group starts them all from one user data; each joins the
 cluster at first boot through the first server that answers, with the agents' join secret. The group
-carries Cluster Autoscaler discovery and scale-from-zero tags, so an autoscaler can own its size later.
+carries Cluster Autoscaler discovery and scale-from-zero tags: the autoscaler on the servers
+(components/autoscaler/k3s_release.py) owns its size between minNodes and maxNodes.
 """
 
 from dataclasses import replace
@@ -16,7 +17,8 @@ from gpukit.components.k3s.host_scripts import agent_join
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
-from gpukit.providers.aws.k3s.iam import fetch_secrets_script, release_identity_script
+from gpukit.providers.aws.k3s.autoscaler import group_name_prefix
+from gpukit.providers.aws.k3s.iam import fetch_secrets_script, provider_id_script, release_identity_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template
 from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
@@ -77,6 +79,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
                     replace(node, join=agent_join(a[0])),
                     fetch_secrets_script(region, a[1], a[2]),
                     release_identity_script(region),
+                    provider_id_script(),
                 )
             )
         )
@@ -97,7 +100,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
         spot = pool.capacity == Capacity.SPOT
         group = aws.autoscaling.Group(
             f"{name}-asg",
-            name_prefix=f"{cluster}-{pool.name}-",
+            name_prefix=group_name_prefix(cluster, pool),
             min_size=pool.min_nodes,
             max_size=pool.max_nodes,
             # Created at min size; afterwards the Cluster Autoscaler owns it (ignored below).

@@ -5,21 +5,23 @@ A node's user data names its secret but never holds it (any process on the machi
 data from the metadata service); the node reads the secret at first boot with its instance role
 (scripts/fetch-secrets-aws.sh). Each role may call secretsmanager:GetSecretValue on its
 own secret and nothing else: agents never see the CA keys that servers hold, and no node gets
-Systems Manager, ECR or any wildcard permission. Once joined, a machine detaches its own instance
+Systems Manager, ECR or any wildcard permission. Once joined, an agent detaches its own instance
 profile (scripts/release-identity-aws.sh): the only other thing the role may do, on the cluster's
-instances that carry this very profile.
+instances that carry this very profile. Servers keep theirs: the Cluster Autoscaler runs on them with
+it (`runs_autoscaler`: resize only this cluster's groups, iam_policies.py cluster_autoscaler_policy).
 """
 
 import json
 from pathlib import Path
-from typing import Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 
-from gpukit.components.k3s.host_scripts import render_script
+from gpukit.components.k3s.cloud_init import provider_id_script as provider_id_script_for
+from gpukit.components.k3s.host_scripts import MachineCheck, render_script
 from gpukit.components.spec import NodeRole
-from gpukit.providers.aws.iam_policies import assume_role_policy
+from gpukit.providers.aws.iam_policies import assume_role_policy, cluster_autoscaler_policy
 
 TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -27,6 +29,8 @@ INSTANCE_ROLE = SCRIPTS / "instance-role.sh"
 """Functions both scripts below use: the IMDSv2 token, metadata, requests signed with the role."""
 FETCH_SECRETS = SCRIPTS / "fetch-secrets-aws.sh"
 RELEASE_IDENTITY = SCRIPTS / "release-identity-aws.sh"
+PROVIDER_ID = SCRIPTS / "provider-id-aws.sh"
+MACHINE_GONE = SCRIPTS / "machine-gone-aws.sh"
 # The shortest window Secrets Manager offers. The secret's contents (token, CAs) also live in the
 # stack's state, so a longer one buys nothing; a week still undoes a deletion by mistake, and the
 # secrets are named by prefix, so a new stack never collides with one still pending deletion.
@@ -45,6 +49,34 @@ def fetch_secrets_script(region: str, secret_id: str, version_id: str) -> str:
 def release_identity_script(region: str) -> str:
     """What a machine runs once it has joined: detach its instance profile (a warning if it cannot)."""
     return render_script(INSTANCE_ROLE, RELEASE_IDENTITY, REGION=region)
+
+
+def provider_id_script() -> str:
+    """What a machine runs before k3s starts: register its node as aws:///<zone>/<instance id>."""
+    return provider_id_script_for(PROVIDER_ID)
+
+
+def machine_check(region: str) -> MachineCheck:
+    """The servers' node sync asks EC2 whether a not-Ready node's instance is gone."""
+    return MachineCheck((INSTANCE_ROLE, MACHINE_GONE), (("REGION", region),))
+
+
+def node_cleanup_policy() -> str:
+    """Servers: read instance states, so the node sync can delete the Node of a terminated instance
+    (DescribeInstances has no resource-level permissions: `*`, read-only)."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "SeeWhetherNodesMachinesAreGone",
+                    "Effect": "Allow",
+                    "Action": "ec2:DescribeInstances",
+                    "Resource": "*",
+                }
+            ],
+        }
+    )
 
 
 def node_policy(secret_arn: str, profile_arn: str, cluster_name: str) -> str:
@@ -87,6 +119,9 @@ class K3sEc2NodeRoleArgs(TypedDict):
     role: NodeRole
     bundle: pulumi.Input[str]
     """Secret: what install.sh reads on stdin (components/k3s/host_scripts.py `secrets_bundle`)."""
+    runs_autoscaler: NotRequired[bool]
+    """Servers: the Cluster Autoscaler runs on them with this role (their machines keep it), and their
+    node sync asks EC2 about nodes' instances."""
 
 
 class K3sEc2NodeRole(pulumi.ComponentResource):
@@ -131,6 +166,16 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
             ),
             opts=child,
         )
+        if args.get("runs_autoscaler", False):
+            # The Cluster Autoscaler's AWS provider, on the servers, with their instance role: describe
+            # calls, and resizing only the groups tagged as this cluster's (iam_policies.py).
+            aws.iam.RolePolicy(
+                f"{name}-cluster-autoscaler",
+                role=role.id,
+                policy=cluster_autoscaler_policy(cluster, eks=False),
+                opts=child,
+            )
+            aws.iam.RolePolicy(f"{name}-node-cleanup", role=role.id, policy=node_cleanup_policy(), opts=child)
 
         self.secret_arn = secret.arn
         self.secret_version_id = version.version_id

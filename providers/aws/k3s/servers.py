@@ -18,7 +18,7 @@ from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import API_PORT, server_join
 from gpukit.components.k3s.names import url_host
 from gpukit.components.pools import PoolFacts
-from gpukit.providers.aws.k3s.iam import fetch_secrets_script, release_identity_script
+from gpukit.providers.aws.k3s.iam import fetch_secrets_script, provider_id_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template
 from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
@@ -135,9 +135,11 @@ def _pick(index: int, subnet_ids: list[str]) -> str:
 
 
 def _server_user_data(args: K3sEc2ServersArgs, index: int, values: list[str]) -> str:
-    """Each server joins through the others; the first starts the cluster when none answers."""
+    """Each server joins through the others; the first starts the cluster when none answers. Servers
+    keep their instance profile once joined (agents give theirs up): the Cluster Autoscaler runs on
+    them with it, and the server join secret it can read holds nothing a server's disk does not."""
     dns_name, secret_arn, version_id, *addresses = values
     urls = [f"https://{url_host(ip)}:{API_PORT}" for ip in addresses]
     node = replace(args["node"], join=server_join(index, urls), tls_sans=(dns_name, *addresses))
     fetch = fetch_secrets_script(args["region"], secret_arn, version_id)
-    return ec2_user_data(node_user_data(node, fetch, release_identity_script(args["region"])))
+    return ec2_user_data(node_user_data(node, fetch, provider_id=provider_id_script()))

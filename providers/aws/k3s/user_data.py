@@ -34,14 +34,19 @@ _Dumper.add_representer(
 )
 
 
-def node_user_data(node: CloudNode, fetch_secrets: str, release_identity: str | None = None) -> str:
+def node_user_data(
+    node: CloudNode,
+    fetch_secrets: str,
+    release_identity: str | None = None,
+    provider_id: str | None = None,
+) -> str:
     """`#cloud-config` user data that writes the scripts and starts gpukit-bootstrap.service.
 
     The service runs bootstrap.sh until it succeeds once (a failure retries a minute later, also
     across reboots); k3s itself starts on boot as a systemd service. `journalctl -u
     gpukit-bootstrap` on the machine (or its serial console) shows how it went.
     """
-    scripts = node_scripts(node, fetch_secrets, release_identity)
+    scripts = node_scripts(node, fetch_secrets, release_identity, provider_id)
     document = {
         "write_files": [
             {

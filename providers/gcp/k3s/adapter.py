@@ -6,7 +6,8 @@ machines and apiAccessCidrs, join secrets in Secret Manager each readable by one
 account, servers at static addresses, and one regional managed instance group per agent pool.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -19,13 +20,14 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodeRole
 from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
+from gpukit.providers.gcp.k3s.autoscaler import gce_autoscaler_values, is_spot
+from gpukit.providers.gcp.k3s.autoscaler_iam import K3sGceAutoscalerAccess
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
-from gpukit.providers.gcp.k3s.iam import K3sGceJoinSecrets
+from gpukit.providers.gcp.k3s.iam import MACHINE_CHECK, K3sGceJoinSecrets
 from gpukit.providers.gcp.k3s.machine import gce_labels
 from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
 from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import GcpNetwork
-from gpukit.providers.gcp.placement import pool_zones
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class GceAdapter:
         # Resources with a fixed name: a replacement (another network) must delete the old one first,
         # or the new one's create fails on the name.
         self.fixed_name = pulumi.ResourceOptions(parent=parent, provider=provider, delete_before_replace=True)
+        self.agent_pools: list[tuple[PoolFacts, K3sGceAgentPool]] = []
+        self.server_account: pulumi.Output[str] | None = None
 
     def network(self) -> GceNetwork:
         name, cluster_name = self.name, self.cluster.name
@@ -97,13 +101,13 @@ class GceAdapter:
                 "cluster_name": cluster_name,
                 "region": self.spec["region"],
                 "pool": pool,
-                "node": node,
+                "node": replace(node, machine_check=MACHINE_CHECK),
                 "zones": server_zones(self.spec, pool),
                 "subnetwork": network.subnetwork_id,
                 # Static external addresses only when a client outside private address space may call
                 # the API (203.0.113.0/24 in the example stack counts as public).
                 "external": needs_public_endpoint(self.spec.get("api_access_cidrs", [])),
-                "service_account": secrets.service_accounts[NodeRole.SERVER],
+                "service_account": self._server_account(secrets),
                 "secret_version": secrets.secret_versions[NodeRole.SERVER],
                 "tags": [node_tag(cluster_name), server_tag(cluster_name)],
                 "disk_labels": {**cluster_labels(self.spec), **gce_labels(pool)},
@@ -111,6 +115,10 @@ class GceAdapter:
             },
             opts=self.with_gcp,
         )
+
+    def _server_account(self, secrets: K3sGceJoinSecrets) -> pulumi.Output[str]:
+        self.server_account = secrets.service_accounts[NodeRole.SERVER]
+        return self.server_account
 
     def agent_pool(
         self,
@@ -120,15 +128,15 @@ class GceAdapter:
         secrets: K3sGceJoinSecrets,
         servers: K3sServers,
     ) -> None:
-        K3sGceAgentPool(
+        made = K3sGceAgentPool(
             f"{self.name}-{pool.name}",
             {
                 "cluster_name": self.cluster.name,
                 "region": self.spec["region"],
                 "pool": pool,
                 "node": node,
-                # GPU pools: only the zones that offer their accelerator.
-                "zones": pool_zones(self.spec, pool),
+                # GPU pools: only the zones that offer their accelerator; others the region's.
+                "zones": server_zones(self.spec, pool),
                 "subnetwork": network.subnetwork_id,
                 "service_account": secrets.service_accounts[NodeRole.AGENT],
                 "server_urls": servers.join_urls,
@@ -138,4 +146,29 @@ class GceAdapter:
                 "waits": [*secrets.ready, *servers.instances],
             },
             opts=self.with_gcp,
+        )
+        self.agent_pools.append((pool, made))
+
+    def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
+        """The Cluster Autoscaler's GCE provider over every zonal group of the agent pools, with the
+        servers' service account allowed to resize those groups only (autoscaler_iam.py)."""
+        assert self.server_account is not None  # the flow makes the servers before the pools
+        groups = [
+            (g, is_spot(pool), url, gid) for pool, made in self.agent_pools for g, url, gid in made.groups
+        ]
+        K3sGceAutoscalerAccess(
+            f"{self.name}-autoscaler-access",
+            {
+                "cluster_name": self.cluster.name,
+                "project": self.spec.get("project", ""),
+                "member": self.server_account.apply(lambda email: f"serviceAccount:{email}"),
+                "group_ids": pulumi.Output.all(*[gid for *_, gid in groups]),
+            },
+            opts=self.with_gcp,
+        )
+        version = self.spec["kubernetes_version"]
+        return pulumi.Output.all(*[url for _, _, url, _ in groups]).apply(
+            lambda urls: gce_autoscaler_values(
+                version, [(g, spot, url) for (g, spot, _, _), url in zip(groups, urls, strict=True)]
+            )
         )

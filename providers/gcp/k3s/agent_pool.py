@@ -1,10 +1,12 @@
-"""K3sGceAgentPool: one pool of k3s agents on Compute Engine, an instance template and a regional
-managed instance group (MIG) that keeps `minNodes` machines running.
+"""K3sGceAgentPool: one pool of k3s agents on Compute Engine, an instance template and one zonal
+managed instance group (MIG) per zone, minNodes and maxNodes split over them (autoscaler.py
+zone_groups): the Cluster Autoscaler's GCE provider scales zonal groups only.
 
 Agents are anonymous: each boots, runs gpukit's first-boot script (preflight, join secrets, k3s
-agent) and registers under its instance name. The group starts at minNodes; its size then belongs
-to the cluster autoscaler. maxNodes has no MIG field: it is recorded in the group's description, and
-the autoscaler work (its node-group bounds per MIG) consumes it from the pool facts.
+agent) and registers under its instance name and its provider ID. Each group starts at its share of
+minNodes; its size then belongs to the Cluster Autoscaler on the servers, which reads the groups'
+bounds from its flags (a MIG has no max field) and its template node from the instance template
+(machine type, GPUs, and the `kube-env` metadata: labels, taints, advertised GPUs).
 """
 
 from dataclasses import replace
@@ -18,9 +20,9 @@ from gpukit.components.k3s.host_scripts import agent_join
 from gpukit.components.k3s.names import CLOUD_HOSTNAME_MAX
 from gpukit.components.names import fit_name
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import Capacity
 from gpukit.providers.gcp.gke.node_pool import disk_type
-from gpukit.providers.gcp.k3s.iam import fetch_secrets_script
+from gpukit.providers.gcp.k3s.autoscaler import KUBE_ENV_KEY, ZoneGroup, kube_env, zone_groups
+from gpukit.providers.gcp.k3s.iam import fetch_secrets_script, provider_id_script
 from gpukit.providers.gcp.k3s.images import boot_image
 from gpukit.providers.gcp.k3s.machine import (
     CLOUD_PLATFORM_SCOPE,
@@ -40,16 +42,14 @@ MIG_INSTANCE_SUFFIX = 5
 NAME_PREFIX_MAX = 37
 
 
-def update_policy() -> gcp.compute.RegionInstanceGroupManagerUpdatePolicyArgsDict:
-    """Template changes reach machines only as they are created (OPPORTUNISTIC), or recreated after a
-    failure or preemption (lifecycle_policy): a running GPU machine is never replaced or moved behind
-    its workload's back. No proactive redistribution
-    either: the group never deletes a machine just to even out zones (and the ANY shape of spot
-    pools works only with it off)."""
-    return {"type": "OPPORTUNISTIC", "minimal_action": "REPLACE", "instance_redistribution_type": "NONE"}
+def update_policy() -> gcp.compute.InstanceGroupManagerUpdatePolicyArgsDict:
+    """Template changes reach machines only as they are created (OPPORTUNISTIC): a running GPU
+    machine is never replaced behind its workload's back. (A zonal group never moves machines
+    between zones: there is no redistribution to turn off.)"""
+    return {"type": "OPPORTUNISTIC", "minimal_action": "REPLACE"}
 
 
-def lifecycle_policy() -> gcp.compute.RegionInstanceGroupManagerInstanceLifecyclePolicyArgsDict:
+def lifecycle_policy() -> gcp.compute.InstanceGroupManagerInstanceLifecyclePolicyArgsDict:
     """A machine the group recreates (a deleted spot machine, a failed one) boots from the group's
     current template, as a new one does. By default a repair reuses the template the machine was
     first made from (Compute Engine, "Apply configuration updates during repairs",
@@ -60,12 +60,6 @@ def lifecycle_policy() -> gcp.compute.RegionInstanceGroupManagerInstanceLifecycl
     return {"force_update_on_repair": "YES"}
 
 
-def target_shape(pool: PoolFacts) -> str:
-    """Spot: ANY zone with capacity (lowest preemption risk); on demand: BALANCED, which creates
-    machines where capacity is and stays as even as that allows (GPUs are often short in a zone)."""
-    return "ANY" if pool.capacity == Capacity.SPOT else "BALANCED"
-
-
 class K3sGceAgentPoolArgs(TypedDict):
     cluster_name: str
     region: str
@@ -74,7 +68,7 @@ class K3sGceAgentPoolArgs(TypedDict):
     node: CloudNode
     """What every machine of the pool runs at first boot."""
     zones: list[str]
-    """Zones for the group (empty: the region's, picked by Compute Engine)."""
+    """The pool's zones: one group each (those that offer a GPU pool's accelerator)."""
     subnetwork: pulumi.Input[str]
     service_account: pulumi.Input[str]
     server_urls: pulumi.Input[list[str]]
@@ -88,7 +82,9 @@ class K3sGceAgentPoolArgs(TypedDict):
 
 
 class K3sGceAgentPool(pulumi.ComponentResource):
-    group: gcp.compute.RegionInstanceGroupManager
+    groups: list[tuple[ZoneGroup, pulumi.Output[str], pulumi.Output[str]]]
+    """Each zonal group, with the URL of its instance group (what the autoscaler's --nodes names) and
+    its manager's resource id (what IAM conditions name)."""
 
     def __init__(self, name: str, args: K3sGceAgentPoolArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -96,7 +92,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
         group_name = f"{cluster}-{pool.name}"
         script = pulumi.Output.all(args["server_urls"], args["secret_version"]).apply(
             lambda a: gce_startup_script(
-                replace(args["node"], join=agent_join(a[0])), fetch_secrets_script(a[1])
+                replace(args["node"], join=agent_join(a[0])), fetch_secrets_script(a[1]), provider_id_script()
             )
         )
         template = gcp.compute.InstanceTemplate(
@@ -122,39 +118,41 @@ class K3sGceAgentPool(pulumi.ComponentResource):
             shielded_instance_config=cast(
                 gcp.compute.InstanceTemplateShieldedInstanceConfigArgsDict, shielded_instance_config(pool)
             ),
-            metadata=instance_metadata(script),
+            # kube-env: the autoscaler's template node at zero (autoscaler.py kube_env), no secret.
+            metadata={**instance_metadata(script), KUBE_ENV_KEY: kube_env(pool)},
             # Access is narrowed by the account's IAM roles, not by scopes.
             service_account={"email": args["service_account"], "scopes": [CLOUD_PLATFORM_SCOPE]},
             tags=args["tags"],
             labels=gce_labels(pool),
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.group = gcp.compute.RegionInstanceGroupManager(
-            f"{name}-group",
-            name=group_name,
-            region=args["region"],
-            # The group adds `-xxxx` to it, and k3s `-<node id>` to the hostname (the instance name).
-            base_instance_name=fit_name(group_name, "", CLOUD_HOSTNAME_MAX - MIG_INSTANCE_SUFFIX),
-            description=(
-                f"k3s agents of pool {pool.name} of {cluster} (gpukit): "
-                f"minNodes {pool.min_nodes}, maxNodes {pool.max_nodes}"
-            ),
-            versions=[{"name": "gpukit", "instance_template": template.self_link_unique}],
-            distribution_policy_zones=args["zones"] or None,
-            distribution_policy_target_shape=target_shape(pool),
-            target_size=pool.min_nodes,
-            update_policy=update_policy(),
-            instance_lifecycle_policy=lifecycle_policy(),
-            wait_for_instances=False,  # machines join k3s minutes after they exist; nothing waits here
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                depends_on=args["waits"],
-                # The cluster autoscaler owns the size after creation: a later `pulumi up` must not
-                # reset it to minNodes.
-                ignore_changes=["targetSize"],
-                # `<cluster>-<pool>` is how operators and the autoscaler's config find the group: a
-                # replacement (other zones) must delete the old group first, or fail on the name.
-                delete_before_replace=True,
-            ),
-        )
-        self.register_outputs({"group": self.group.self_link})
+        self.groups = []
+        for group in zone_groups(cluster, pool, args["zones"]):
+            manager = gcp.compute.InstanceGroupManager(
+                f"{name}-group-{group.zone.rsplit('-', 1)[-1]}",
+                name=group.name,
+                zone=group.zone,
+                # The group adds `-xxxx` to it, and k3s `-<node id>` to the hostname (the instance name).
+                base_instance_name=fit_name(group.name, "", CLOUD_HOSTNAME_MAX - MIG_INSTANCE_SUFFIX),
+                description=(
+                    f"k3s agents of pool {pool.name} of {cluster} in {group.zone} (gpukit): "
+                    f"{group.min_size}..{group.max_size} machines, sized by the Cluster Autoscaler"
+                ),
+                versions=[{"name": "gpukit", "instance_template": template.self_link_unique}],
+                target_size=group.min_size,
+                update_policy=update_policy(),
+                instance_lifecycle_policy=lifecycle_policy(),
+                wait_for_instances=False,  # machines join k3s minutes after they exist; nothing waits here
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=args["waits"],
+                    # The cluster autoscaler owns the size after creation: a later `pulumi up` must not
+                    # reset it to minNodes.
+                    ignore_changes=["targetSize"],
+                    # The autoscaler's flags name the group: a replacement must delete the old group
+                    # first, or fail on the name.
+                    delete_before_replace=True,
+                ),
+            )
+            self.groups.append((group, manager.instance_group, manager.id))
+        self.register_outputs({"groups": [url for _, url, _ in self.groups]})

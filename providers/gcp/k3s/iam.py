@@ -12,13 +12,18 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.k3s.host_scripts import render_script, secrets_bundle
+from gpukit.components.k3s.cloud_init import provider_id_script as provider_id_script_for
+from gpukit.components.k3s.host_scripts import MachineCheck, render_script, secrets_bundle
 from gpukit.components.names import fit_name
 from gpukit.components.spec import NodeRole
 from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
 FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-gcp.sh"
+PROVIDER_ID = Path(__file__).parent / "scripts" / "provider-id-gcp.sh"
+MACHINE_GONE = Path(__file__).parent / "scripts" / "machine-gone-gcp.sh"
+MACHINE_CHECK = MachineCheck((MACHINE_GONE,))
+"""The servers' node sync asks Compute Engine whether a not-Ready node's instance is gone."""
 SECRET_ACCESSOR = "roles/secretmanager.secretAccessor"
 # What the machines' own agents write: the guest agent sends the startup script's output (gpukit's
 # bootstrap log) to Cloud Logging, and the Ops Agent, where installed, logs and metrics. Nothing else:
@@ -44,6 +49,11 @@ def fetch_secrets_script(secret_version: str) -> str:
     """What a machine runs at first boot to read its join secret with its service account, through the
     metadata server's token: scripts/fetch-secrets-gcp.sh next to this file."""
     return render_script(FETCH_SECRETS, SECRET_VERSION=secret_version)
+
+
+def provider_id_script() -> str:
+    """What a machine runs before k3s starts: register its node as gce://<project>/<zone>/<name>."""
+    return provider_id_script_for(PROVIDER_ID)
 
 
 class K3sGceJoinSecretsArgs(TypedDict):

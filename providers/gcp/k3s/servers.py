@@ -22,7 +22,7 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import ClusterSpec
 from gpukit.providers.gcp.catalog import region_zones
 from gpukit.providers.gcp.gke.node_pool import disk_type
-from gpukit.providers.gcp.k3s.iam import fetch_secrets_script
+from gpukit.providers.gcp.k3s.iam import fetch_secrets_script, provider_id_script
 from gpukit.providers.gcp.k3s.images import boot_image
 from gpukit.providers.gcp.k3s.machine import (
     CLOUD_PLATFORM_SCOPE,
@@ -129,7 +129,7 @@ class K3sGceServers(pulumi.ComponentResource):
             """Each server joins through the others; the first starts the cluster when none answers."""
             sans, join_urls, secret_version = values
             node = replace(args["node"], join=server_join(i, join_urls), tls_sans=sans)
-            return gce_startup_script(node, fetch_secrets_script(secret_version))
+            return gce_startup_script(node, fetch_secrets_script(secret_version), provider_id_script())
 
         self.instances = []
         for i in range(count):

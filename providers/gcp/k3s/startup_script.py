@@ -13,7 +13,7 @@ from gpukit.components.k3s.cloud_init import (
 )
 
 
-def gce_startup_script(node: CloudNode, fetch_secrets: str) -> str:
+def gce_startup_script(node: CloudNode, fetch_secrets: str, provider_id: str | None = None) -> str:
     """A `startup-script` (GCE metadata) that writes the scripts and starts gpukit-bootstrap.service.
 
     Compute Engine's guest agent runs startup scripts on every image gpukit uses (Ubuntu and the
@@ -21,7 +21,7 @@ def gce_startup_script(node: CloudNode, fetch_secrets: str) -> str:
     later boots do nothing; until then the service retries a failed bootstrap a minute later. Each
     file is written with a quoted here-document, so nothing in it is expanded.
     """
-    scripts = node_scripts(node, fetch_secrets)
+    scripts = node_scripts(node, fetch_secrets, provider_id=provider_id)
     lines = [
         "#!/usr/bin/env bash",
         "# Rendered by gpukit (providers/gcp/k3s/startup_script.py): Compute Engine runs it at every boot.",

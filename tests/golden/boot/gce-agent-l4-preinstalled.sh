@@ -514,6 +514,10 @@ until secrets=$("$dir/fetch-secrets.sh"); do
   sleep $((attempt * 5))
   attempt=$((attempt + 1))
 done
+# Register under the cloud's provider ID (the Cluster Autoscaler's key), where the machine has one.
+if [ -x "$dir/provider-id.sh" ]; then
+  "$dir/provider-id.sh" || fail "could not work out this machine's provider ID"
+fi
 printf '%s\n' "$secrets" | "$dir/install.sh"
 # Joined: give up the identity that read the secret, where the cloud allows it (it warns, never fails).
 if [ -x "$dir/release-identity.sh" ]; then
@@ -523,6 +527,46 @@ mkdir -p "$(dirname "$ROOT$DONE_MARKER")"
 touch "$ROOT$DONE_MARKER"
 GPUKIT_BOOTSTRAP_EOF
 chmod 700 /opt/gpukit/bootstrap.sh
+cat > /opt/gpukit/provider-id.sh <<'GPUKIT_PROVIDER_ID_EOF'
+#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+PROVIDER_ID_FILE=/etc/rancher/k3s/config.yaml.d/40-gpukit-provider-id.yaml
+# --- gpukit: register this machine's Kubernetes node under its cloud provider ID, the key the Cluster
+# Autoscaler finds a node's machine and group by. k3s runs no cloud controller that would set it, so
+# the kubelet sets it when the node registers (`--kubelet-arg=provider-id=...`). Written as a k3s
+# config drop-in that appends (`kubelet-arg+`) to whatever kubelet arguments other files set.
+# Inputs (set above by the renderer): PROVIDER_ID_FILE, and the cloud's provider_id function below.
+ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
+fail() {
+  echo "gpukit: $*" >&2
+  exit 1
+}
+write_provider_id() {  # write_provider_id ID: the drop-in k3s reads before it registers the node
+  file="$ROOT$PROVIDER_ID_FILE"
+  mkdir -p "$(dirname "$file")"
+  umask 077
+  printf 'kubelet-arg+:\n  - "provider-id=%s"\n' "$1" > "$file.tmp"
+  mv "$file.tmp" "$file"
+  echo "gpukit: this node registers as $1"
+}
+# --- gpukit: the provider ID of a Compute Engine machine, gce://<project id>/<zone>/<instance name>,
+# the form the Cluster Autoscaler's GCE provider parses (kubernetes/autoscaler cloudprovider/gce/
+# gce_cloud_provider.go, GceRefFromProviderId), from the metadata server.
+metadata=http://metadata.google.internal/computeMetadata/v1
+meta() {  # meta PATH: one metadata value
+  curl -sf -H 'Metadata-Flavor: Google' "$metadata/$1"
+}
+project=$(meta project/project-id) || fail "the metadata server gave no project id"
+zone=$(meta instance/zone) || fail "the metadata server gave no zone"
+zone=${zone##*/}  # projects/<number>/zones/<zone>
+name=$(meta instance/name) || fail "the metadata server gave no instance name"
+[[ "$project" =~ ^[a-z][-a-z0-9.:]{4,62}$ ]] || fail "unexpected project id: $project"
+[[ "$zone" =~ ^[a-z]+-[a-z]+[0-9]+-[a-z]$ ]] || fail "unexpected zone: $zone"
+[[ "$name" =~ ^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$ ]] || fail "unexpected instance name: $name"
+write_provider_id "gce://$project/$zone/$name"
+GPUKIT_PROVIDER_ID_EOF
+chmod 700 /opt/gpukit/provider-id.sh
 cat > /etc/systemd/system/gpukit-bootstrap.service <<'GPUKIT_UNIT_EOF'
 [Unit]
 Description=gpukit: join this machine to its k3s cluster (until it has, once)

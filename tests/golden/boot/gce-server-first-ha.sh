@@ -336,6 +336,7 @@ NODE_SYNC_SCRIPT='#!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 REAP_AFTER_SECONDS=1800
+MACHINE_CHECK_AFTER_SECONDS=120
 POOL_LABEL=gpukit.dev/pool
 # --- gpukit node sync: runs on every server every two minutes (gpukit-node-sync.timer).
 # 1. Puts each pool'"'"'s current labels and taints on its existing nodes: k3s applies `node-label` and
@@ -343,7 +344,9 @@ POOL_LABEL=gpukit.dev/pool
 # 2. Where REAP_AFTER_SECONDS > 0 (machines on clouds), deletes nodes that have not been Ready for that
 #    long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a group never brings
 #    the same machine back. A server'"'"'s node only while two other servers are Ready (etcd'"'"'s majority).
-# Inputs (set above by the renderer): REAP_AFTER_SECONDS, POOL_LABEL
+#    An agent node not Ready for MACHINE_CHECK_AFTER_SECONDS goes at once when `machine_gone` (the
+#    cloud'"'"'s part, rendered above this script) says the machine behind its provider ID is gone.
+# Inputs (set above by the renderer): REAP_AFTER_SECONDS, MACHINE_CHECK_AFTER_SECONDS, POOL_LABEL
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
 # pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node'"'"'s
 # annotations gpukit.dev/labels and gpukit.dev/taints, so a label or taint taken out of a pool goes too.
@@ -396,20 +399,34 @@ while IFS="$(printf '"'"'\t'"'"')" read -r pool labels taints; do
   done
 done <<< "$pools"
 
-readiness() {  # readiness SELECTOR: "name<TAB>Ready status<TAB>since" per node
+readiness() {  # readiness SELECTOR: "name<TAB>Ready status<TAB>since<TAB>provider ID" per node
   kubectl get nodes -l "$1" -o \
-    '"'"'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}'"'"'
+    '"'"'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\t"}{.spec.providerID}{"\n"}{end}'"'"'
+}
+
+not_ready_for() {  # not_ready_for SECONDS READY SINCE
+  [ "$2" != True ] && [ -n "$3" ] && [ $((now - $(date -d "$3" +%s))) -ge "$1" ]
 }
 
 gone() {  # gone READY SINCE: not Ready for REAP_AFTER_SECONDS
-  [ "$1" != True ] && [ -n "$2" ] && [ $((now - $(date -d "$2" +%s))) -ge "$REAP_AFTER_SECONDS" ]
+  not_ready_for "$REAP_AFTER_SECONDS" "$1" "$2"
 }
+
+if ! declare -F machine_gone >/dev/null; then
+  machine_gone() {  # machine_gone PROVIDER_ID: no cloud to ask here, so never known gone
+    return 1
+  }
+fi
 
 if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   now=$(date +%s)
-  readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since; do
+  readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since provider; do
     if [ -n "$node" ] && gone "$ready" "$since"; then
       echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
+      kubectl delete node "$node" --ignore-not-found >/dev/null
+    elif [ -n "$node" ] && [ -n "$provider" ] && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" \
+      && machine_gone "$provider"; then
+      echo "gpukit: node $node is not Ready and its machine $provider is gone; deleting the node"
       kubectl delete node "$node" --ignore-not-found >/dev/null
     fi
   done
@@ -418,7 +435,7 @@ if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   # so that etcd keeps its majority whatever this decides.
   servers=$(readiness "$POOL_LABEL,node-role.kubernetes.io/control-plane")
   ready_servers=$(printf '"'"'%s\n'"'"' "$servers" | awk -F '"'"'\t'"'"' '"'"'$2 == "True"'"'"' | grep -c . || true)
-  printf '"'"'%s\n'"'"' "$servers" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since; do
+  printf '"'"'%s\n'"'"' "$servers" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since _; do
     if [ -n "$node" ] && [ "$ready_servers" -ge 2 ] && gone "$ready" "$since"; then
       echo "gpukit: server $node has not been Ready since $since and $ready_servers others are: removing it (and its etcd member)"
       kubectl delete node "$node" --ignore-not-found >/dev/null
@@ -711,6 +728,10 @@ until secrets=$("$dir/fetch-secrets.sh"); do
   sleep $((attempt * 5))
   attempt=$((attempt + 1))
 done
+# Register under the cloud's provider ID (the Cluster Autoscaler's key), where the machine has one.
+if [ -x "$dir/provider-id.sh" ]; then
+  "$dir/provider-id.sh" || fail "could not work out this machine's provider ID"
+fi
 printf '%s\n' "$secrets" | "$dir/install.sh"
 # Joined: give up the identity that read the secret, where the cloud allows it (it warns, never fails).
 if [ -x "$dir/release-identity.sh" ]; then

@@ -28,6 +28,10 @@ until secrets=$("$dir/fetch-secrets.sh"); do
   sleep $((attempt * 5))
   attempt=$((attempt + 1))
 done
+# Register under the cloud's provider ID (the Cluster Autoscaler's key), where the machine has one.
+if [ -x "$dir/provider-id.sh" ]; then
+  "$dir/provider-id.sh" || fail "could not work out this machine's provider ID"
+fi
 printf '%s\n' "$secrets" | "$dir/install.sh"
 # Joined: give up the identity that read the secret, where the cloud allows it (it warns, never fails).
 if [ -x "$dir/release-identity.sh" ]; then

@@ -183,7 +183,9 @@ NODE_SYNC_SCRIPT='#!/usr/bin/env bash
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 REAP_AFTER_SECONDS=1800
+MACHINE_CHECK_AFTER_SECONDS=120
 POOL_LABEL=gpukit.dev/pool
+«scripts/machine-gone-gcp.sh»
 «scripts/node-sync.sh»
 '
 NODE_SYNC_SERVICE='[Unit]
@@ -214,6 +216,15 @@ DONE_MARKER=/var/lib/gpukit/bootstrapped
 «scripts/bootstrap.sh»
 GPUKIT_BOOTSTRAP_EOF
 chmod 700 /opt/gpukit/bootstrap.sh
+cat > /opt/gpukit/provider-id.sh <<'GPUKIT_PROVIDER_ID_EOF'
+#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+PROVIDER_ID_FILE=/etc/rancher/k3s/config.yaml.d/40-gpukit-provider-id.yaml
+«scripts/provider-id.sh»
+«scripts/provider-id-gcp.sh»
+GPUKIT_PROVIDER_ID_EOF
+chmod 700 /opt/gpukit/provider-id.sh
 cat > /etc/systemd/system/gpukit-bootstrap.service <<'GPUKIT_UNIT_EOF'
 [Unit]
 Description=gpukit: join this machine to its k3s cluster (until it has, once)

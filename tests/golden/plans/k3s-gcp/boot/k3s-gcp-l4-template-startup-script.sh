@@ -37,6 +37,7 @@ K3S_VERSION=v1.36.4+k3s1
 K3S_CONFIG='token-file: /etc/rancher/k3s/gpukit-token
 with-node-id: true
 node-label:
+- cloud.google.com/gke-accelerator=nvidia-l4
 - gpukit.dev/gpu-model=L4
 - gpukit.dev/pool=l4
 - nvidia.com/gpu.present=true
@@ -104,6 +105,15 @@ DONE_MARKER=/var/lib/gpukit/bootstrapped
 «scripts/bootstrap.sh»
 GPUKIT_BOOTSTRAP_EOF
 chmod 700 /opt/gpukit/bootstrap.sh
+cat > /opt/gpukit/provider-id.sh <<'GPUKIT_PROVIDER_ID_EOF'
+#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+PROVIDER_ID_FILE=/etc/rancher/k3s/config.yaml.d/40-gpukit-provider-id.yaml
+«scripts/provider-id.sh»
+«scripts/provider-id-gcp.sh»
+GPUKIT_PROVIDER_ID_EOF
+chmod 700 /opt/gpukit/provider-id.sh
 cat > /etc/systemd/system/gpukit-bootstrap.service <<'GPUKIT_UNIT_EOF'
 [Unit]
 Description=gpukit: join this machine to its k3s cluster (until it has, once)

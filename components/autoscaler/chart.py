@@ -1,0 +1,42 @@
+"""The Cluster Autoscaler chart and image gpukit installs, and the flags every cluster shares (EKS, k3s on
+EC2 and on Compute Engine). Pure: the per-cloud values (providers/aws/eks/autoscaler_values.py,
+components/autoscaler/k3s_values.py) start from these."""
+
+from typing import Any
+
+CHART = "cluster-autoscaler"
+CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
+# Chart 9.59.0 (appVersion 1.35.0) is the newest released chart (kubernetes/autoscaler, 2026-08).
+CHART_VERSION = "9.59.0"
+RELEASE_NAME = "cluster-autoscaler"
+NAMESPACE = "kube-system"
+SERVICE_ACCOUNT = "cluster-autoscaler"
+
+# The autoscaler's minor must match the cluster's ("Cross version compatibility is not tested or
+# supported": AWS EKS best practices guide). Image tags per minor, from kubernetes/autoscaler
+# releases: 1.34.2 (chart 9.53.0), 1.35.0 (charts 9.54.0 to 9.59.0), 1.36.1 (released 2026-07-23,
+# no chart defaults to it yet, so gpukit sets the tag itself).
+IMAGE_TAG_BY_MINOR = {"1.34": "v1.34.2", "1.35": "v1.35.0", "1.36": "v1.36.1"}
+
+
+def image_tag(kubernetes_version: str) -> str:
+    """The autoscaler image for a cluster's Kubernetes minor ("1.35" -> "v1.35.0")."""
+    return IMAGE_TAG_BY_MINOR[kubernetes_version]
+
+
+def scaling_args(expander: str = "least-waste") -> dict[str, Any]:
+    """Flags every gpukit cluster's autoscaler runs with.
+
+    - expander least-waste: between pools that fit a pending pod, pick the one that wastes the least
+      CPU and memory, which keeps an idle 8-GPU node from being started for a 1-GPU pod.
+    - balance-similar-node-groups: spread a scale-up over the per-zone groups of the same shape.
+    - skip-nodes-with-system-pods=false: DaemonSet-like system pods (GPU Operator operands) must not
+      pin an idle GPU node forever; scale-to-zero depends on it.
+    - scale-down-unneeded-time 10m: the upstream default, stated so plans show it.
+    """
+    return {
+        "expander": expander,
+        "balance-similar-node-groups": True,
+        "skip-nodes-with-system-pods": False,
+        "scale-down-unneeded-time": "10m",
+    }

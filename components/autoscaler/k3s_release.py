@@ -1,0 +1,42 @@
+"""K3sClusterAutoscaler: the Cluster Autoscaler release on the servers of a k3s cluster on cloud VMs.
+
+The values (which cloud, which groups, which identity) come from the cloud's adapter
+(components/k3s/cloud_flow.py); this only installs the pinned chart with them.
+"""
+
+from typing import Any, Optional, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from gpukit.components.autoscaler.chart import CHART, CHART_REPOSITORY, CHART_VERSION, NAMESPACE, RELEASE_NAME
+
+TYPE_TOKEN = "gpukit:index:K3sClusterAutoscaler"
+
+
+class K3sClusterAutoscalerArgs(TypedDict):
+    values: pulumi.Input[dict[str, Any]]
+    """Chart values (components/autoscaler/k3s_values.py k3s_autoscaler_values)."""
+
+
+class K3sClusterAutoscaler(pulumi.ComponentResource):
+    """Pass the cluster's Kubernetes provider through `opts.providers`."""
+
+    release_name: pulumi.Output[Optional[str]]
+
+    def __init__(
+        self, name: str, args: K3sClusterAutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None
+    ):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=RELEASE_NAME,
+            chart=CHART,
+            version=CHART_VERSION,
+            repository_opts={"repo": CHART_REPOSITORY},
+            namespace=NAMESPACE,
+            values=args["values"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.release_name = release.name
+        self.register_outputs({"release_name": self.release_name})

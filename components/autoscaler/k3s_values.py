@@ -1,0 +1,89 @@
+"""Helm values for the Cluster Autoscaler on k3s servers, whatever the cloud (the cloud's own part:
+providers/aws/k3s/autoscaler.py, providers/gcp/k3s/autoscaler.py). Pure: unit-tested and golden.
+
+Where it runs, and with what identity: on the servers (the only machines that are always there: agent
+pools may all be at zero), in the host's network, so that it reaches the cloud's metadata service and
+takes the server machine's own identity (EC2 instance profile, GCE service account), scoped to the
+cluster's groups. Pods in the pod network cannot: the metadata guard drops their traffic to it
+(components/k3s/scripts/metadata-guard.sh), and on EC2 the one-hop IMDSv2 limit as well. A
+host-network pod can only run in the namespaces Pod Security exempts (kube-system) or labels
+privileged (gpu-operator), and only those may tolerate the servers' taint (host_scripts.server_policy).
+"""
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpukit.components.autoscaler.chart import SERVICE_ACCOUNT, image_tag, scaling_args
+from gpukit.components.pools import SERVER_TAINT
+
+# k3s labels its servers `node-role.kubernetes.io/control-plane=true` (k3s-io/k3s
+# pkg/nodeconfig; the label the node sync already selects servers by: node-sync.sh).
+SERVER_SELECTOR = {"node-role.kubernetes.io/control-plane": "true"}
+# The autoscaler decides between groups that fit a pending pod by priority first (spot before
+# on-demand), then by least waste among groups of the same priority (kubernetes/autoscaler
+# cluster-autoscaler/expander/priority/readme.md; several expanders chain since 1.23, FAQ "What are
+# Expanders?").
+PRIORITY_EXPANDER = "priority,least-waste"
+SPOT_PRIORITY = 20
+OTHER_PRIORITY = 10
+
+
+def server_placement() -> dict[str, Any]:
+    """Pod placement on the servers: their label, and a toleration of their CriticalAddonsOnly taint."""
+    return {
+        "nodeSelector": dict(SERVER_SELECTOR),
+        "tolerations": [
+            {"key": SERVER_TAINT.key, "operator": "Exists", "effect": SERVER_TAINT.effect},
+            {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"},
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class ScalingGroup:
+    """One group the autoscaler owns, as the priority expander names it."""
+
+    name_pattern: str
+    """A regex that matches the group's full name and no other group's."""
+    spot: bool
+
+
+def expander_priorities(groups: Sequence[ScalingGroup]) -> dict[str, list[str]]:
+    """The priority expander's ranking: spot groups above every other group, so a pending pod that fits
+    both starts a spot machine, and an on-demand one once the spot group fails to get capacity (the
+    autoscaler backs a group off after a failed scale-up: FAQ, "How does scale-up work?"). Empty
+    unless the cluster has both spot and other groups (least-waste alone then: nothing to fall back
+    to, or nothing to prefer). Keys are strings (Helm values are JSON); the
+    chart writes them as integers (templates/priority-expander-configmap.yaml: `{{ $k | int }}`)."""
+    spot = [g.name_pattern for g in groups if g.spot]
+    if not spot or len(spot) == len(groups):
+        return {}
+    return {str(SPOT_PRIORITY): spot, str(OTHER_PRIORITY): [".*"]}
+
+
+def exact(name: str) -> str:
+    """A regex for one group name."""
+    return re.escape(name)
+
+
+def k3s_autoscaler_values(
+    cloud_values: dict[str, Any], kubernetes_version: str, groups: Sequence[ScalingGroup]
+) -> dict[str, Any]:
+    """Chart values: the cloud's part (cloudProvider, its groups) plus what every k3s cluster shares."""
+    priorities = expander_priorities(groups)
+    values: dict[str, Any] = {
+        **cloud_values,
+        "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
+        "image": {"tag": image_tag(kubernetes_version)},
+        # The machine's identity comes from the metadata service, reachable from the host's network
+        # only; the API server is reached by its service address, so no cluster DNS is needed.
+        "hostNetwork": True,
+        "dnsPolicy": "Default",
+        **server_placement(),
+        "extraArgs": scaling_args(PRIORITY_EXPANDER if priorities else "least-waste"),
+    }
+    if priorities:
+        values["expanderPriorities"] = priorities
+    return values

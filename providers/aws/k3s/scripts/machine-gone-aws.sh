@@ -1,0 +1,23 @@
+# --- gpukit: machine_gone PROVIDER_ID, for the node sync on EC2 servers: true when EC2 says the
+# instance behind aws:///<zone>/<instance id> is shutting down or terminated, or knows no such
+# instance; false while it exists, and whenever EC2 cannot be asked (the 30-minute rule then applies).
+# Asked with the server's instance role (ec2:DescribeInstances, providers/aws/k3s/iam.py).
+# Inputs (set above by the renderer): REGION
+machine_gone() {
+  [[ "$1" =~ ^aws:///[-a-z0-9]+/(i-[0-9a-f]{8,17})$ ]] || return 1
+  instance=${BASH_REMATCH[1]}
+  token=$(imds_token) || return 1
+  role=$(meta iam/security-credentials/ | head -n 1) || return 1
+  credentials=$(meta "iam/security-credentials/$role") || return 1
+  # A filter, not InstanceId.1: an unknown instance is then an empty answer, not an error.
+  response=$(signed ec2 -H 'Content-Type: application/x-www-form-urlencoded' \
+    --data "Action=DescribeInstances&Filter.1.Name=instance-id&Filter.1.Value.1=$instance&Version=2016-11-15" \
+    "https://ec2.$REGION.amazonaws.com/") || return 1
+  printf '%s' "$response" | python3 -c '
+import re, sys
+body = sys.stdin.read()
+if "<DescribeInstancesResponse" not in body:
+    sys.exit(1)
+states = re.findall(r"<instanceState>\s*<code>\d+</code>\s*<name>([a-z-]+)</name>", body)
+sys.exit(0 if all(state in ("shutting-down", "terminated") for state in states) else 1)'
+}
