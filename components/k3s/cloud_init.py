@@ -23,10 +23,10 @@ from gpukit.components.k3s.host_scripts import (
     encoded_lines,
     install_script,
     k3s_config,
-    kubelet_shutdown_config,
     preflight_script,
     render_script,
 )
+from gpukit.components.k3s.shutdown import DEFAULT_SHUTDOWN, ShutdownWindow
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
@@ -76,6 +76,8 @@ class CloudNode:
     tls_sans: tuple[str, ...] = ()
     traefik: bool = False
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE
+    shutdown: ShutdownWindow = DEFAULT_SHUTDOWN
+    """The kubelet's graceful node shutdown: shorter where the cloud takes a spot machine sooner."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ def node_scripts(node: CloudNode, fetch_secrets: str, release_identity: str | No
             node.role,
             node.download,
             config,
-            kubelet_shutdown_config(),
+            node.shutdown.kubelet_config(),
             node.join,
             node.pod_security,
             reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,

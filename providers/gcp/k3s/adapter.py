@@ -22,6 +22,7 @@ from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
 from gpukit.providers.gcp.k3s.iam import K3sGceJoinSecrets
 from gpukit.providers.gcp.k3s.machine import gce_labels
+from gpukit.providers.gcp.k3s.preemption import preemption_ready
 from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
 from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import GcpNetwork
@@ -126,7 +127,7 @@ class GceAdapter:
                 "cluster_name": self.cluster.name,
                 "region": self.spec["region"],
                 "pool": pool,
-                "node": node,
+                "node": preemption_ready(node, pool),
                 # GPU pools: only the zones that offer their accelerator.
                 "zones": pool_zones(self.spec, pool),
                 "subnetwork": network.subnetwork_id,
