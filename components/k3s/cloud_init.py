@@ -25,10 +25,10 @@ from gpukit.components.k3s.host_scripts import (
     encoded_lines,
     install_script,
     k3s_config,
-    kubelet_shutdown_config,
     preflight_script,
     render_script,
 )
+from gpukit.components.k3s.shutdown import DEFAULT_SHUTDOWN, ShutdownWindow
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import DriverMode, NodeRole, PodSecurityLevel
 
@@ -83,6 +83,8 @@ class CloudNode:
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE
     machine_check: MachineCheck | None = None
     """Servers: how their node sync asks the cloud whether a node's machine is gone."""
+    shutdown: ShutdownWindow = DEFAULT_SHUTDOWN
+    """The kubelet's graceful node shutdown: shorter where the cloud takes a spot machine sooner."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def node_scripts(
             node.role,
             node.download,
             config,
-            kubelet_shutdown_config(),
+            node.shutdown.kubelet_config(),
             node.join,
             node.pod_security,
             reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,

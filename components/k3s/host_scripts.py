@@ -49,8 +49,8 @@ API_PORT = 6443
 POD_CIDR = "10.42.0.0/16"  # k3s's default `--cluster-cidr`, which gpukit keeps
 # Kubelet graceful node shutdown: k3s ships it off (0s). A power-off then gives pods this long to
 # stop, the last part of it reserved for critical pods (kubelet KubeletConfiguration v1beta1).
-SHUTDOWN_GRACE_PERIOD = "60s"
-SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS = "20s"
+SHUTDOWN_GRACE_PERIOD_S = 60
+SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS_S = 20
 # The metadata server of EC2 (IMDS) and Compute Engine: the same link-local address on both.
 METADATA_ADDRESSES = ("169.254.169.254",)
 # How long a joining machine waits for some server to answer; the server that may start the cluster
@@ -445,14 +445,18 @@ def _taints(k3s_config: str) -> list[str]:
     return taints
 
 
-def kubelet_shutdown_config() -> str:
-    """A kubelet config drop-in that turns graceful node shutdown on."""
+def kubelet_shutdown_config(
+    grace_period_s: int = SHUTDOWN_GRACE_PERIOD_S,
+    critical_pods_s: int = SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS_S,
+) -> str:
+    """A kubelet config drop-in that turns graceful node shutdown on (a spot pool's machines may get a
+    shorter window: components/k3s/spot.py)."""
     return yaml.safe_dump(
         {
             "apiVersion": "kubelet.config.k8s.io/v1beta1",
             "kind": "KubeletConfiguration",
-            "shutdownGracePeriod": SHUTDOWN_GRACE_PERIOD,
-            "shutdownGracePeriodCriticalPods": SHUTDOWN_GRACE_PERIOD_CRITICAL_PODS,
+            "shutdownGracePeriod": f"{grace_period_s}s",
+            "shutdownGracePeriodCriticalPods": f"{critical_pods_s}s",
         },
         sort_keys=False,
     )

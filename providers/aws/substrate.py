@@ -27,6 +27,7 @@ from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
+from gpukit.providers.aws.k3s.spot_drain_values import spot_drain_findings
 from gpukit.providers.aws.limits import EKS_LIMITS
 from gpukit.providers.aws.offerings import offered_zone_ids
 from gpukit.providers.aws.tags import tag_problems
@@ -158,6 +159,9 @@ class K3sEc2Substrate(K3sCloudSubstrate):
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         return DLAMI_DRIVER_BRANCH
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        return [*super().findings(cluster), *spot_drain_findings(cluster.pools)]
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_ec2_charges(cluster)

@@ -14,6 +14,7 @@ from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
+from gpukit.components.preflight import Finding
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode, GpuOperatorSpec, NodePoolSpec, Platform, Provider
 from gpukit.components.substrate import Substrate
@@ -37,6 +38,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
+from gpukit.providers.gcp.k3s.preemption import preemption_findings
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
 from gpukit.providers.gcp.placement import cluster_location
@@ -155,6 +157,9 @@ class K3sGceSubstrate(K3sCloudSubstrate):
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         return DLVM_DRIVER_BRANCH
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        return [*super().findings(cluster), *preemption_findings(cluster.pools)]
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_gce_charges(cluster)

@@ -529,6 +529,7 @@ def test_every_resource_but_the_root_has_a_parent_in_the_tree(stack: Run) -> Non
         "gpukit:index:K3sCloudAccess",
         "gpukit:index:K3sPoolSync",
         "gpukit:index:K3sClusterAutoscaler",
+        "gpukit:index:NodeTerminationHandler",
         "gpukit:index:GpuOperator",
     }
 
@@ -571,3 +572,48 @@ def test_time_sliced_agent_pool_scales_from_zero_for_its_replicas() -> None:
     assert tags["k8s.io/cluster-autoscaler/node-template/label/nvidia.com/device-plugin.config"] == (
         "time-slicing-3"
     )
+
+
+# --- spot that drains
+
+
+def test_spot_pools_get_the_termination_handler_on_their_nodes_only(stack: Run) -> None:
+    handler = stack.rec.one("gpukit:index:NodeTerminationHandler")
+    release = stack.rec.one("kubernetes:helm.sh/v3:Release", "k3s-aws-nth-release")
+    assert stack.rec.parent_of(release) == handler
+    assert stack.rec.parent_of(handler) == stack.rec.one("gpukit:index:K3sEc2Cluster")
+    inputs = release.inputs
+    assert (inputs["chart"], inputs["version"], inputs["namespace"], inputs["name"]) == (
+        "oci://public.ecr.aws/aws-ec2/helm/aws-node-termination-handler",
+        "0.27.6",
+        "kube-system",
+        "aws-node-termination-handler",
+    )
+    values = inputs["values"]
+    term = values["daemonsetAffinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+    assert term["nodeSelectorTerms"][0]["matchExpressions"] == [
+        {"key": "gpukit.dev/pool", "operator": "In", "values": ["l4"]}
+    ]
+    assert values["enableSqsTerminationDraining"] is False and values["enableRebalanceDraining"] is True
+    # Installed through the cluster's own provider, once the API answers.
+    k8s_provider = stack.rec.one("pulumi:providers:kubernetes")
+    assert release.provider.startswith(k8s_provider.urn)
+    # The node side: spot machines keep the kubelet's graceful shutdown for a power-off without notice.
+    files = user_data_files(stack.rec.one(LAUNCH_TEMPLATE, "k3s-aws-l4-lt").inputs["userData"])
+    kubelet = yaml.safe_load(script_input(files["install.sh"], "KUBELET_CONFIG"))
+    assert kubelet["shutdownGracePeriod"] == "60s"
+
+
+def test_no_spot_pool_no_termination_handler() -> None:
+    config = stack_config()
+    config["gpukit:nodePools"][1] = {
+        "name": "l4",
+        "instanceType": "g6.xlarge",
+        "minNodes": 0,
+        "maxNodes": 2,
+    }
+    rec = run(config).rec
+    assert rec.of_type("gpukit:index:NodeTerminationHandler") == []
+    assert "aws-node-termination-handler" not in {
+        r.inputs.get("name") for r in rec.of_type("kubernetes:helm.sh/v3:Release")
+    }

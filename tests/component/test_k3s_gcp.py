@@ -93,11 +93,7 @@ def test_l4_template_boots_the_deep_learning_vm_without_attached_gpus(stack: Rec
     template = stack.one(TEMPLATE).inputs
     assert template["machineType"] == "g2-standard-8"
     assert template["guestAccelerators"] == []  # G2 comes with its L4
-    assert template["scheduling"] == {
-        "provisioningModel": "STANDARD",
-        "automaticRestart": True,
-        "onHostMaintenance": "TERMINATE",
-    }
+    assert template["scheduling"]["provisioningModel"] == "SPOT"  # the example's pool is spot
     assert template["shieldedInstanceConfig"] == {
         "enableSecureBoot": False,
         "enableVtpm": True,
@@ -391,3 +387,35 @@ def test_a_machine_the_group_recreates_boots_from_the_current_template() -> None
         assert group.inputs["instanceLifecyclePolicy"] == {"forceUpdateOnRepair": "YES"}, group.name
     agent = k3s_config(startup_script(rec.one(TEMPLATE).inputs))
     assert "nvidia.com/device-plugin.config=time-slicing-4" in agent["node-label"]  # at registration
+
+
+# --- spot that drains
+
+
+def kubelet_config(script: str) -> dict[str, Any]:
+    """The kubelet drop-in in a startup script (install.sh's KUBELET_CONFIG assignment)."""
+    config: dict[str, Any] = yaml.safe_load(script_input(script, "KUBELET_CONFIG"))
+    return config
+
+
+def test_a_spot_pools_kubelet_stops_its_pods_within_the_preemption_window(stack: Recording) -> None:
+    assert K3S_GCP["gpukit:nodePools"][1]["capacity"] == "spot"  # the example's L4 pool
+    spot = kubelet_config(startup_script(stack.one(TEMPLATE).inputs))
+    assert (spot["shutdownGracePeriod"], spot["shutdownGracePeriodCriticalPods"]) == ("30s", "15s")
+    # Servers are never spot: they keep the default window.
+    for server in servers(stack).values():
+        assert kubelet_config(startup_script(server))["shutdownGracePeriod"] == "60s"
+    # No watcher and no drain credentials on GCE: the kubelet's graceful shutdown is the drain.
+    assert stack.of_type("gpukit:index:NodeTerminationHandler") == []
+
+
+def test_an_on_demand_pool_keeps_the_default_window() -> None:
+    pool = dict(K3S_GCP["gpukit:nodePools"][1], capacity="on-demand")
+    rec = run(with_gpu_pool(pool))
+    assert rec.one(TEMPLATE).inputs["scheduling"] == {
+        "provisioningModel": "STANDARD",
+        "automaticRestart": True,
+        "onHostMaintenance": "TERMINATE",
+    }
+    kubelet = kubelet_config(startup_script(rec.one(TEMPLATE).inputs))
+    assert (kubelet["shutdownGracePeriod"], kubelet["shutdownGracePeriodCriticalPods"]) == ("60s", "20s")

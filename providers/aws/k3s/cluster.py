@@ -1,6 +1,7 @@
 """K3sEc2Cluster: k3s on EC2 GPU instances (platform k3s, provider aws), for GpuCluster.
 
-The shared k3s-on-cloud flow (components/k3s/cloud_flow.py) with the EC2 adapter (adapter.py).
+The shared k3s-on-cloud flow (components/k3s/cloud_flow.py) with the EC2 adapter (adapter.py), and
+aws-node-termination-handler where a pool is spot (spot_drain.py).
 """
 
 from typing import Optional, TypedDict
@@ -11,6 +12,8 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_flow import build_k3s_on_cloud
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.providers.aws.k3s.adapter import Ec2Adapter
+from gpukit.providers.aws.k3s.spot_drain import NodeTerminationHandler
+from gpukit.providers.aws.k3s.spot_drain_values import spot_pools
 from gpukit.providers.aws.provider import cluster_provider
 
 TYPE_TOKEN = "gpukit:index:K3sEc2Cluster"
@@ -32,6 +35,16 @@ class K3sEc2Cluster(pulumi.ComponentResource):
         cluster = args["cluster"]
         adapter = Ec2Adapter(self, name, cluster, cluster_provider(name, cluster.spec, self))
         self.handle, self.api_url = build_k3s_on_cloud(self, name, cluster, adapter)
+        if spot := spot_pools(cluster.pools):
+            NodeTerminationHandler(
+                f"{name}-nth",
+                {"spot_pools": spot},
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    providers={"kubernetes": self.handle.kubernetes},
+                    depends_on=self.handle.system_ready,
+                ),
+            )
         self.kubeconfig = self.handle.kubeconfig
         self.register_outputs({"kubeconfig": self.kubeconfig, "api_url": self.api_url})
 

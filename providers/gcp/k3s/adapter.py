@@ -25,6 +25,7 @@ from gpukit.providers.gcp.k3s.autoscaler_iam import K3sGceAutoscalerAccess
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
 from gpukit.providers.gcp.k3s.iam import MACHINE_CHECK, K3sGceJoinSecrets
 from gpukit.providers.gcp.k3s.machine import gce_labels
+from gpukit.providers.gcp.k3s.preemption import preemption_ready
 from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
 from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import GcpNetwork
@@ -134,7 +135,7 @@ class GceAdapter:
                 "cluster_name": self.cluster.name,
                 "region": self.spec["region"],
                 "pool": pool,
-                "node": node,
+                "node": preemption_ready(node, pool),
                 # GPU pools: only the zones that offer their accelerator; others the region's.
                 "zones": server_zones(self.spec, pool),
                 "subnetwork": network.subnetwork_id,

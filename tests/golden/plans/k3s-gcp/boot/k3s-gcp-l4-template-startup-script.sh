@@ -46,8 +46,8 @@ node-taint:
 '
 KUBELET_CONFIG='apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-shutdownGracePeriod: 60s
-shutdownGracePeriodCriticalPods: 20s
+shutdownGracePeriod: 30s
+shutdownGracePeriodCriticalPods: 15s
 '
 TOKEN_FILE=/etc/rancher/k3s/gpukit-token
 AGENT_TOKEN_FILE=/etc/rancher/k3s/gpukit-agent-token
