@@ -195,6 +195,14 @@ class AwsFakes:
             return {"associationArn": self._arn("eks", f"podidentityassociation/{rid}"), "associationId": rid}
         if token == "aws:cloudwatch/logGroup:LogGroup":
             return {"arn": self._arn("logs", f"log-group:{state['name']}")}
+        if token == "aws:sqs/queue:Queue":
+            queue = state["name"]
+            return {
+                "arn": self._arn("sqs", queue),
+                "url": f"https://sqs.{self.region}.amazonaws.com/{ACCOUNT_ID}/{queue}",
+            }
+        if token == "aws:cloudwatch/eventRule:EventRule":
+            return {"arn": self._arn("events", f"rule/{state['name']}")}
         if token == "aws:eks/addon:Addon":
             return {
                 "arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),

@@ -10,9 +10,10 @@ from gpukit.components.api_access import is_internal, needs_public_endpoint, pub
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import ClusterSpec, SupportType
+from gpukit.components.spec import Autoscaler, ClusterSpec, SupportType
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
+from gpukit.providers.aws.eks.karpenter import Karpenter
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
@@ -27,7 +28,7 @@ from gpukit.providers.aws.iam_policies import (
     secrets_encryption_policy,
 )
 from gpukit.providers.aws.offerings import zones_not_offering
-from gpukit.providers.aws.provider import cluster_provider
+from gpukit.providers.aws.provider import cluster_provider, cluster_tags
 from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller, principal_key
 from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
 
@@ -177,8 +178,13 @@ class EksCluster(pulumi.ComponentResource):
             _addon(name, addon, cluster, version, provider, self, invoke, []) for addon in NODE_NETWORK_ADDONS
         ]
         sizes = current_desired_sizes(cluster_name, exists, invoke)
+        # Karpenter launches the GPU pools' nodes itself: they get no node group (the zone plans above
+        # still check their pinned zones against the VPC).
+        karpenter = spec.get("autoscaler", Autoscaler.KARPENTER) is Autoscaler.KARPENTER
         system_pools: list[pulumi.Resource] = []
         for pool, groups in zip(pools, plans, strict=True):
+            if karpenter and pool.is_gpu:
+                continue
             for group in groups:
                 node_pool = EksNodePool(
                     f"{name}-{pool.name}{group.resource_suffix}",
@@ -232,11 +238,27 @@ class EksCluster(pulumi.ComponentResource):
             depends_on=[pod_identity_agent, *system_pools],
         )
         storage = EksStorage(f"{name}-storage", {"cluster_name": cluster.name}, opts=in_cluster)
-        ClusterAutoscaler(
-            f"{name}-autoscaler",
-            {"cluster_name": cluster_name, "region": region, "kubernetes_version": version},
-            opts=in_cluster,
-        )
+        if karpenter:
+            Karpenter(
+                f"{name}-karpenter",
+                {
+                    "cluster_name": cluster_name,
+                    "region": region,
+                    "account_id": identity.account_id,
+                    "partition": partition,
+                    "pools": pools,
+                    "subnet_ids": [s for zone in sorted(subnets_by_zone) for s in subnets_by_zone[zone]],
+                    "security_group_id": cluster.vpc_config.cluster_security_group_id,
+                    "tags": cluster_tags(spec),
+                },
+                opts=in_cluster,
+            )
+        else:
+            ClusterAutoscaler(
+                f"{name}-autoscaler",
+                {"cluster_name": cluster_name, "region": region, "kubernetes_version": version},
+                opts=in_cluster,
+            )
 
         self.cluster_name = cluster.name
         self.endpoint = cluster.endpoint
