@@ -324,7 +324,7 @@ CLUSTER_FIELDS = (
         specific=True,
         default_doc="`karpenter`",
         doc="What scales the GPU pools from zero and back. `karpenter` (AWS's recommended autoscaler for "
-        "GPU nodes on EKS, see \"Autoscaling on EKS\" in this README): each GPU pool becomes a Karpenter "
+        'GPU nodes on EKS, see "Autoscaling on EKS" in this README): each GPU pool becomes a Karpenter '
         "NodePool (no node group), spot pools fall back to on-demand, GPU pools must have `minNodes: 0`, "
         "and the other pools are managed node groups of fixed size (`minNodes` = `maxNodes`). "
         "`cluster-autoscaler`: every pool is managed node groups scaled by the Kubernetes Cluster "

@@ -163,6 +163,11 @@ class AwsFakes:
                 "arn": self._arn("eks", f"cluster/{cluster}"),
                 "endpoint": f"https://{_hex(cluster, length=32).upper()}.gr7.{self.region}.eks.amazonaws.com",
                 "certificateAuthority": {"data": FAKE_CA.decode()},
+                # The security group EKS makes for the cluster (and gives managed node group nodes).
+                "vpcConfig": {
+                    **(state.get("vpcConfig") or {}),
+                    "clusterSecurityGroupId": f"sg-{_hex(cluster, 'cluster-sg')}",
+                },
                 "status": "ACTIVE",
                 "platformVersion": "eks.1",
             }

@@ -319,7 +319,12 @@ def karpenter_controller_policy(
             "Resource": f"arn:{partition}:ssm:{region}::parameter/aws/service/*",
             "Action": "ssm:GetParameter",
         },
-        {"Sid": "AllowPricingReadActions", "Effect": "Allow", "Resource": "*", "Action": "pricing:GetProducts"},
+        {
+            "Sid": "AllowPricingReadActions",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": "pricing:GetProducts",
+        },
         {
             "Sid": "AllowUnscopedInstanceProfileListAction",
             "Effect": "Allow",

@@ -27,7 +27,9 @@ def uses_karpenter(cluster: ClusterSpec) -> bool:
     return cluster.get("autoscaler", Autoscaler.KARPENTER) is Autoscaler.KARPENTER
 
 
-def validate_karpenter_pools(cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]) -> None:
+def validate_karpenter_pools(
+    cluster: ClusterSpec, pools: list[NodePoolSpec], problems: list[Problem]
+) -> None:
     if not uses_karpenter(cluster):
         return
     for i, pool in enumerate(pools):

@@ -22,7 +22,11 @@ from gpukit.providers.aws.eks.karpenter_values import (
     karpenter_values,
 )
 from gpukit.providers.aws.eks.pod_identity_role import pod_identity_role
-from gpukit.providers.aws.iam_policies import NODE_ROLE_POLICIES, assume_role_policy, karpenter_controller_policy
+from gpukit.providers.aws.iam_policies import (
+    NODE_ROLE_POLICIES,
+    assume_role_policy,
+    karpenter_controller_policy,
+)
 
 TYPE_TOKEN = "gpukit:index:Karpenter"
 

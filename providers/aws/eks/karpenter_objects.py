@@ -150,9 +150,19 @@ def karpenter_objects(
             pool, role=role, subnet_ids=subnet_ids, security_group_ids=security_group_ids, tags=tags
         )
         objects.append(
-            {"apiVersion": NODE_CLASS_API, "kind": "EC2NodeClass", "metadata": {"name": pool.name}, "spec": node_class}
+            {
+                "apiVersion": NODE_CLASS_API,
+                "kind": "EC2NodeClass",
+                "metadata": {"name": pool.name},
+                "spec": node_class,
+            }
         )
         objects.append(
-            {"apiVersion": NODE_POOL_API, "kind": "NodePool", "metadata": {"name": pool.name}, "spec": node_pool_spec(pool)}
+            {
+                "apiVersion": NODE_POOL_API,
+                "kind": "NodePool",
+                "metadata": {"name": pool.name},
+                "spec": node_pool_spec(pool),
+            }
         )
     return objects
