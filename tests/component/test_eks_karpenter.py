@@ -42,9 +42,9 @@ def custom(rec: Recording, kind: str, pool: str) -> dict[str, Any]:
 def test_gpu_pools_get_no_managed_node_group_and_the_system_pool_keeps_one(dev: Recording) -> None:
     groups = [g.inputs["labels"]["gpukit.dev/pool"] for g in dev.of_type("aws:eks/nodeGroup:NodeGroup")]
     assert groups == ["system"]
-    assert not dev.of_type("kubernetes:helm.sh/v3:Release") or all(
-        r.inputs["chart"] != "cluster-autoscaler" for r in dev.of_type("kubernetes:helm.sh/v3:Release")
-    )
+    charts = [r.inputs["chart"] for r in dev.of_type("kubernetes:helm.sh/v3:Release")]
+    assert "cluster-autoscaler" not in charts
+    assert "oci://public.ecr.aws/karpenter/karpenter" in charts
 
 
 def test_every_recorded_karpenter_object_is_valid_against_the_crd_schemas(dev: Recording) -> None:
@@ -124,9 +124,7 @@ def test_controller_release_is_pinned_with_pod_identity_and_the_interruption_que
         "aws:eks/podIdentityAssociation:PodIdentityAssociation", f"{KARPENTER}-identity"
     ).inputs
     assert (association["namespace"], association["serviceAccount"]) == ("kube-system", "karpenter")
-    policy = json.loads(
-        dev.one("aws:iam/rolePolicy:RolePolicy", f"{KARPENTER}-controller-policy").inputs["policy"]
-    )
+    policy = json.loads(dev.one("aws:iam/rolePolicy:RolePolicy", f"{KARPENTER}-ctrl-policy").inputs["policy"])
     statements = {s["Sid"]: s for s in policy["Statement"]}
     assert statements["AllowInterruptionQueueActions"]["Resource"] == QUEUE_ARN
     entry = dev.one("aws:eks/accessEntry:AccessEntry", f"{KARPENTER}-node-access").inputs

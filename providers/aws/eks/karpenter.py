@@ -98,7 +98,7 @@ class Karpenter(pulumi.ComponentResource):
             )
         )
         role, grants = pod_identity_role(
-            f"{name}-controller",
+            f"{name}-ctrl",  # the role auto-name stays within IAM's 64 characters for 32-character clusters
             description=f"Karpenter controller of {cluster_name} (EKS Pod Identity)",
             parent=self,
             inline_policy=policy,
