@@ -70,12 +70,12 @@ def test_node_pools_carry_the_pools_taints_labels_limits_and_capacity_types(dev:
     reqs = {r["key"]: r["values"] for r in l4["template"]["spec"]["requirements"]}
     assert reqs["karpenter.sh/capacity-type"] == ["spot", "on-demand"]
     assert reqs["topology.k8s.aws/zone-id"] == ["usw2-az1", "usw2-az2"]
-    assert l4["limits"] == {"cpu": "32"}
+    assert l4["limits"] == {"nodes": "8", "cpu": "32"}
     h100 = custom(dev, "NodePool", "h100")["spec"]
     assert {r["key"]: r["values"] for r in h100["template"]["spec"]["requirements"]}[
         "karpenter.sh/capacity-type"
     ] == ["on-demand"]
-    assert h100["limits"] == {"cpu": str(2 * 192)}
+    assert h100["limits"] == {"nodes": "2", "cpu": str(2 * 192)}
     assert h100["disruption"]["consolidationPolicy"] == "WhenEmpty"
 
 

@@ -131,7 +131,7 @@ def test_node_pool_carries_the_pools_labels_taint_zones_types_and_a_node_ceiling
     reqs = {r["key"]: r["values"] for r in spec["template"]["spec"]["requirements"]}
     assert reqs["topology.k8s.aws/zone-id"] == ["usw2-az1", "usw2-az2"]
     assert reqs["node.kubernetes.io/instance-type"] == ["g6.xlarge"]
-    assert spec["limits"] == {"cpu": str(8 * 4)}  # 8 nodes of 4 vCPUs
+    assert spec["limits"] == {"nodes": "8", "cpu": str(8 * 4)}  # 8 nodes of 4 vCPUs
     assert "topology.k8s.aws/zone-id" not in {
         r["key"] for r in node_pool_spec(H100)["template"]["spec"]["requirements"]
     }

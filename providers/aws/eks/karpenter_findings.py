@@ -10,14 +10,15 @@ from gpukit.providers.aws.karpenter_validation import uses_karpenter
 
 def _owned(i: int, pool: PoolFacts) -> Finding:
     zones = ", ".join(pool.zones) or "any zone of the cluster's private subnets"
+    limits = node_pool_limits(pool)
     return Finding(
         Severity.INFO,
         f"{POOLS}[{i}]",
         f"Karpenter owns this pool: NodePool and EC2NodeClass {pool.name}, no node group. It launches "
         f"{', '.join(pool.instance_type_names)} ({' then '.join(capacity_types(pool))}) in {zones} when a "
-        f"pending pod needs one, from zero, up to cpu {node_pool_limits(pool)['cpu']} ({pool.max_nodes} "
-        f"nodes), and removes a node {CONSOLIDATE_AFTER} after its last GPU pod ends; it never evicts a pod "
-        'annotated karpenter.sh/do-not-disrupt: "true" (EC2 still takes spot machines back)',
+        f"pending pod needs one, from zero, up to {limits['nodes']} nodes (cpu {limits['cpu']}), and "
+        f"removes a node {CONSOLIDATE_AFTER} after its last GPU pod ends; it never evicts a pod annotated "
+        'karpenter.sh/do-not-disrupt: "true" (EC2 still takes spot machines back)',
     )
 
 

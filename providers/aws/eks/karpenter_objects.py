@@ -20,10 +20,13 @@ Why these values:
   AZ IDs (`topology.k8s.aws/zone-id`, a label Karpenter sets and schedules on: Karpenter docs,
   "Scheduling", well-known labels), and capacity types: spot pools allow spot and on-demand, and Karpenter
   launches spot while spot capacity exists and on-demand only when it does not (Karpenter docs,
-  "NodePools": "if both are allowed, Karpenter will prioritize spot").
-- `limits`: cpu = maxNodes x the pool's vCPUs (all its instance types have the same vCPUs on EKS), which
-  caps the pool at maxNodes nodes. Not nvidia.com/gpu: on a time-sliced or MPS pool a node advertises
-  GPUs x replicas, so a GPU limit would not count nodes.
+  "NodePools": "If a NodePool is compatible with multiple capacity types, Karpenter will prioritize
+  `reserved` capacity, followed by `spot`, then finally `on-demand`").
+- `limits`: nodes = maxNodes (Karpenter docs, "NodePools" > spec.limits: `limits.nodes` caps the node
+  count) and cpu = maxNodes x the pool's vCPUs (all its instance types have the same vCPUs on EKS), the
+  same ceiling in the resource Karpenter has always counted. Not nvidia.com/gpu: on a time-sliced or
+  MPS pool a node advertises GPUs x replicas, so a GPU limit would not count nodes. Karpenter checks
+  limits eventually consistently, so a rapid scale-out may overrun them briefly (same page).
 - Disruption: WhenEmpty after 10 minutes (the Cluster Autoscaler's scale-down-unneeded-time on EKS), and
   nodes never expire (`expireAfter: Never`). WhenEmptyOrUnderutilized would evict running GPU pods to
   repack them onto fewer or cheaper nodes, which kills a training step that did not checkpoint; an empty
@@ -58,7 +61,7 @@ def capacity_types(pool: PoolFacts) -> list[str]:
 
 
 def node_pool_limits(pool: PoolFacts) -> dict[str, str]:
-    return {"cpu": str(pool.max_nodes * pool.instance.vcpu)}
+    return {"nodes": str(pool.max_nodes), "cpu": str(pool.max_nodes * pool.instance.vcpu)}
 
 
 def ec2_node_class_spec(
