@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpukit.components.errors import ConfigError, MissingExtraError, Problem
 from gpukit.components.spec import (
+    Autoscaler,
     BastionSpec,
     Capacity,
     ClusterSpec,
@@ -70,6 +71,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Autoscaler",
     "BastionSpec",
     "Capacity",
     "ClusterHandle",

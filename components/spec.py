@@ -99,6 +99,15 @@ class SupportType(str, Enum):
     """12 more months on a minor once its standard support ends, at six times the hourly price."""
 
 
+class Autoscaler(str, Enum):
+    """EKS: what scales the GPU pools (providers/aws/eks/karpenter.py, cluster_autoscaler.py)."""
+
+    KARPENTER = "karpenter"
+    """Karpenter: one NodePool per GPU pool, nodes launched straight from EC2 (no node group)."""
+    CLUSTER_AUTOSCALER = "cluster-autoscaler"
+    """The Kubernetes Cluster Autoscaler over one managed node group per pool and zone."""
+
+
 DEFAULT_ZONE_COUNT = 3
 """Zones of a new VPC when `zoneCount` is not set (capped by what the region offers)."""
 
@@ -194,6 +203,8 @@ class ClusterSpec(TypedDict):
     """EKS: the cluster's support policy (default `standard`)."""
     log_retention_days: NotRequired[int]
     """EKS: days the control-plane log group keeps events (default 30)."""
+    autoscaler: NotRequired[Autoscaler]
+    """EKS: what scales the GPU pools (default `karpenter`)."""
 
 
 class GpuSpec(TypedDict):

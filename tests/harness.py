@@ -165,6 +165,8 @@ VALID_EKS_CONFIG: dict[str, Any] = {
         "kubernetesVersion": "1.35",
         "network": {"cidr": "10.40.0.0/16"},
         "apiAccessCidrs": ["203.0.113.0/24"],
+        # The managed-node-group path most EKS tests are about; karpenter_eks_config() is the default's.
+        "autoscaler": "cluster-autoscaler",
     },
     "gpukit:nodePools": [
         {"name": "system", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 3},
@@ -186,6 +188,17 @@ def eks_config(**overrides: Any) -> dict[str, Any]:
     """A deep copy of a valid EKS stack config, with top-level keys replaced by `overrides`."""
     config = copy.deepcopy(VALID_EKS_CONFIG)
     config.update(copy.deepcopy(overrides))
+    return config
+
+
+def karpenter_eks_config(**overrides: Any) -> dict[str, Any]:
+    """A valid EKS stack config on the default autoscaler (Karpenter): no `autoscaler` key, a system
+    pool of fixed size."""
+    config = eks_config(**overrides)
+    if "gpukit:cluster" not in overrides:
+        del config["gpukit:cluster"]["autoscaler"]
+    if "gpukit:nodePools" not in overrides:
+        config["gpukit:nodePools"][0]["maxNodes"] = 1
     return config
 
 

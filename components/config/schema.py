@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Any, Literal
 
 from gpukit.components.spec import (
+    Autoscaler,
     Capacity,
     DriverMode,
     GkeDriverVersion,
@@ -314,6 +315,21 @@ CLUSTER_FIELDS = (
         "destroy and never keeps events forever) with this retention, a value CloudWatch Logs takes: 1, "
         "3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 "
         "or 3653.",
+    ),
+    Field(
+        "autoscaler",
+        "str",
+        "EKS: what scales the GPU pools (karpenter or cluster-autoscaler)",
+        choices=Autoscaler,
+        specific=True,
+        default_doc="`karpenter`",
+        doc="What scales the GPU pools from zero and back. `karpenter` (AWS's recommended autoscaler for "
+        'GPU nodes on EKS, see "Autoscaling on EKS" in this README): each GPU pool becomes a Karpenter '
+        "NodePool (no node group), spot pools fall back to on-demand, GPU pools must have `minNodes: 0`, "
+        "and the other pools are managed node groups of fixed size (`minNodes` = `maxNodes`). "
+        "`cluster-autoscaler`: every pool is managed node groups scaled by the Kubernetes Cluster "
+        "Autoscaler (what gpukit built before Karpenter: stacks deployed then set it to keep their "
+        "node groups).",
     ),
     Field(
         "zone",

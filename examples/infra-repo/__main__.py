@@ -20,7 +20,7 @@ cluster = GpuCluster(
             "api_access_cidrs": ["203.0.113.0/24"],
         },
         "node_pools": [
-            {"name": "system", "instance_type": "m7i.large", "min_nodes": 1, "max_nodes": 2},
+            {"name": "system", "instance_type": "m7i.large", "min_nodes": 1, "max_nodes": 1},
             # GPU pools on EKS name their zones (AZ IDs): one node group per zone.
             {
                 "name": "l4",

@@ -41,6 +41,7 @@ EKS_KEYS = (
         "cluster.adminPrincipalArns",
         "cluster.supportType",
         "cluster.logRetentionDays",
+        "cluster.autoscaler",
         "nodePools.nodeImage",
         "nodePools.sharing",
         "nodePools.zones",

@@ -163,6 +163,11 @@ class AwsFakes:
                 "arn": self._arn("eks", f"cluster/{cluster}"),
                 "endpoint": f"https://{_hex(cluster, length=32).upper()}.gr7.{self.region}.eks.amazonaws.com",
                 "certificateAuthority": {"data": FAKE_CA.decode()},
+                # The security group EKS makes for the cluster (and gives managed node group nodes).
+                "vpcConfig": {
+                    **(state.get("vpcConfig") or {}),
+                    "clusterSecurityGroupId": f"sg-{_hex(cluster, 'cluster-sg')}",
+                },
                 "status": "ACTIVE",
                 "platformVersion": "eks.1",
             }
@@ -195,6 +200,14 @@ class AwsFakes:
             return {"associationArn": self._arn("eks", f"podidentityassociation/{rid}"), "associationId": rid}
         if token == "aws:cloudwatch/logGroup:LogGroup":
             return {"arn": self._arn("logs", f"log-group:{state['name']}")}
+        if token == "aws:sqs/queue:Queue":
+            queue = state["name"]
+            return {
+                "arn": self._arn("sqs", queue),
+                "url": f"https://sqs.{self.region}.amazonaws.com/{ACCOUNT_ID}/{queue}",
+            }
+        if token == "aws:cloudwatch/eventRule:EventRule":
+            return {"arn": self._arn("events", f"rule/{state['name']}")}
         if token == "aws:eks/addon:Addon":
             return {
                 "arn": self._arn("eks", f"addon/{state.get('addonName')}/{rid}"),

@@ -124,3 +124,247 @@ def secrets_encryption_policy(key_arn: str) -> str:
             ],
         }
     )
+
+
+def karpenter_controller_policy(
+    *, cluster_name: str, region: str, account_id: str, partition: str, node_role_arn: str, queue_arn: str
+) -> str:
+    """The Karpenter controller (chart 1.14.1), least privilege.
+
+    Written after Karpenter's own reference, the getting-started CloudFormation template at v1.14.1
+    (website/content/en/docs/getting-started/getting-started-with-karpenter/cloudformation.yaml,
+    vendored in tests/reference/karpenter-v1.14.1/; explained in docs "Reference > CloudFormation"):
+    its NodeLifecycle, IAMIntegration, EKSIntegration, Interruption and ResourceDiscovery policies in
+    one document. Every action that creates, tags or deletes is scoped to resources tagged as this
+    cluster's (`kubernetes.io/cluster/<name>: owned`, `eks:eks-cluster-name`, a Karpenter NodePool or
+    EC2NodeClass tag) in this region; iam:PassRole reaches only the Karpenter node role, and the queue
+    actions only the interruption queue. Left out: the ZonalShift policy (gpukit does not enable
+    zonal-shift handling) and SSM GetParameter beyond the public /aws/service/ parameters.
+    """
+    ec2 = f"arn:{partition}:ec2:{region}"
+    owned = f"kubernetes.io/cluster/{cluster_name}"
+    created = [
+        f"{ec2}:*:fleet/*",
+        f"{ec2}:*:instance/*",
+        f"{ec2}:*:volume/*",
+        f"{ec2}:*:network-interface/*",
+        f"{ec2}:*:launch-template/*",
+        f"{ec2}:*:spot-instances-request/*",
+    ]
+    profiles = f"arn:{partition}:iam::{account_id}:instance-profile/*"
+    statements: list[dict[str, Any]] = [
+        {
+            "Sid": "AllowScopedEC2InstanceAccessActions",
+            "Effect": "Allow",
+            "Resource": [
+                f"{ec2}::image/*",
+                f"{ec2}::snapshot/*",
+                f"{ec2}:*:security-group/*",
+                f"{ec2}:*:subnet/*",
+                f"{ec2}:*:capacity-reservation/*",
+                f"{ec2}:*:placement-group/*",
+            ],
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+        },
+        {
+            "Sid": "AllowScopedEC2LaunchTemplateAccessActions",
+            "Effect": "Allow",
+            "Resource": f"{ec2}:*:launch-template/*",
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
+            "Condition": {
+                "StringEquals": {f"aws:ResourceTag/{owned}": "owned"},
+                "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedEC2InstanceActionsWithTags",
+            "Effect": "Allow",
+            "Resource": created,
+            "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
+            "Condition": {
+                "StringEquals": {
+                    f"aws:RequestTag/{owned}": "owned",
+                    "aws:RequestTag/eks:eks-cluster-name": cluster_name,
+                },
+                "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedResourceCreationTagging",
+            "Effect": "Allow",
+            "Resource": created,
+            "Action": "ec2:CreateTags",
+            "Condition": {
+                "StringEquals": {
+                    f"aws:RequestTag/{owned}": "owned",
+                    "aws:RequestTag/eks:eks-cluster-name": cluster_name,
+                    "ec2:CreateAction": ["RunInstances", "CreateFleet", "CreateLaunchTemplate"],
+                },
+                "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedResourceTagging",
+            "Effect": "Allow",
+            "Resource": f"{ec2}:*:instance/*",
+            "Action": "ec2:CreateTags",
+            "Condition": {
+                "StringEquals": {f"aws:ResourceTag/{owned}": "owned"},
+                "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+                "StringEqualsIfExists": {"aws:RequestTag/eks:eks-cluster-name": cluster_name},
+                "ForAllValues:StringEquals": {
+                    "aws:TagKeys": ["eks:eks-cluster-name", "karpenter.sh/nodeclaim", "Name"]
+                },
+            },
+        },
+        {
+            "Sid": "AllowScopedDeletion",
+            "Effect": "Allow",
+            "Resource": [f"{ec2}:*:instance/*", f"{ec2}:*:launch-template/*"],
+            "Action": ["ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"],
+            "Condition": {
+                "StringEquals": {f"aws:ResourceTag/{owned}": "owned"},
+                "StringLike": {"aws:ResourceTag/karpenter.sh/nodepool": "*"},
+            },
+        },
+        {
+            "Sid": "AllowPassingInstanceRole",
+            "Effect": "Allow",
+            "Resource": node_role_arn,
+            "Action": "iam:PassRole",
+            "Condition": {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}},
+        },
+        {
+            "Sid": "AllowScopedInstanceProfileCreationActions",
+            "Effect": "Allow",
+            "Resource": profiles,
+            "Action": "iam:CreateInstanceProfile",
+            "Condition": {
+                "StringEquals": {
+                    f"aws:RequestTag/{owned}": "owned",
+                    "aws:RequestTag/eks:eks-cluster-name": cluster_name,
+                    "aws:RequestTag/topology.kubernetes.io/region": region,
+                },
+                "StringLike": {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        },
+        {
+            "Sid": "AllowScopedInstanceProfileTagActions",
+            "Effect": "Allow",
+            "Resource": profiles,
+            "Action": "iam:TagInstanceProfile",
+            "Condition": {
+                "StringEquals": {
+                    f"aws:ResourceTag/{owned}": "owned",
+                    "aws:ResourceTag/topology.kubernetes.io/region": region,
+                    f"aws:RequestTag/{owned}": "owned",
+                    "aws:RequestTag/eks:eks-cluster-name": cluster_name,
+                    "aws:RequestTag/topology.kubernetes.io/region": region,
+                },
+                "StringLike": {
+                    "aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*",
+                    "aws:RequestTag/karpenter.k8s.aws/ec2nodeclass": "*",
+                },
+            },
+        },
+        {
+            "Sid": "AllowScopedInstanceProfileActions",
+            "Effect": "Allow",
+            "Resource": profiles,
+            "Action": [
+                "iam:AddRoleToInstanceProfile",
+                "iam:RemoveRoleFromInstanceProfile",
+                "iam:DeleteInstanceProfile",
+            ],
+            "Condition": {
+                "StringEquals": {
+                    f"aws:ResourceTag/{owned}": "owned",
+                    "aws:ResourceTag/topology.kubernetes.io/region": region,
+                },
+                "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},
+            },
+        },
+        {
+            "Sid": "AllowAPIServerEndpointDiscovery",
+            "Effect": "Allow",
+            "Resource": f"arn:{partition}:eks:{region}:{account_id}:cluster/{cluster_name}",
+            "Action": "eks:DescribeCluster",
+        },
+        {
+            "Sid": "AllowInterruptionQueueActions",
+            "Effect": "Allow",
+            "Resource": queue_arn,
+            "Action": ["sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"],
+        },
+        {
+            "Sid": "AllowRegionalReadActions",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": [
+                "ec2:DescribeCapacityReservations",
+                "ec2:DescribeImages",
+                "ec2:DescribeInstances",
+                "ec2:DescribeInstanceStatus",
+                "ec2:DescribeInstanceTypeOfferings",
+                "ec2:DescribeInstanceTypes",
+                "ec2:DescribeLaunchTemplates",
+                "ec2:DescribePlacementGroups",
+                "ec2:DescribeSecurityGroups",
+                "ec2:DescribeSpotPriceHistory",
+                "ec2:DescribeSubnets",
+            ],
+            "Condition": {"StringEquals": {"aws:RequestedRegion": region}},
+        },
+        {
+            "Sid": "AllowSSMReadActions",
+            "Effect": "Allow",
+            "Resource": f"arn:{partition}:ssm:{region}::parameter/aws/service/*",
+            "Action": "ssm:GetParameter",
+        },
+        {
+            "Sid": "AllowPricingReadActions",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": "pricing:GetProducts",
+        },
+        {
+            "Sid": "AllowUnscopedInstanceProfileListAction",
+            "Effect": "Allow",
+            "Resource": "*",
+            "Action": "iam:ListInstanceProfiles",
+        },
+        {
+            "Sid": "AllowInstanceProfileReadActions",
+            "Effect": "Allow",
+            "Resource": profiles,
+            "Action": "iam:GetInstanceProfile",
+        },
+    ]
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
+
+
+def interruption_queue_policy(queue_arn: str) -> str:
+    """Who may send to Karpenter's interruption queue: EventBridge (and SQS itself), over TLS only
+    (Karpenter's CloudFormation reference at v1.14.1, KarpenterInterruptionQueuePolicy)."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Id": "EC2InterruptionPolicy",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Service": ["events.amazonaws.com", "sqs.amazonaws.com"]},
+                    "Action": "sqs:SendMessage",
+                    "Resource": queue_arn,
+                },
+                {
+                    "Sid": "DenyHTTP",
+                    "Effect": "Deny",
+                    "Principal": "*",
+                    "Action": "sqs:*",
+                    "Resource": queue_arn,
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                },
+            ],
+        }
+    )

@@ -125,6 +125,26 @@ AWS_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             prefix_field="namePrefix",
         ),
     ),
+    "aws:sqs/queue:Queue": (
+        NameRule(
+            "name",
+            80,
+            re.compile(r"[A-Za-z0-9_-]+"),
+            "letters, digits, '-' and '_'",
+            "SQS API CreateQueue QueueName",
+            prefix_field="namePrefix",
+        ),
+    ),
+    "aws:cloudwatch/eventRule:EventRule": (
+        NameRule(
+            "name",
+            64,
+            re.compile(r"[.\-_A-Za-z0-9]+"),
+            "letters, digits and .-_",
+            "EventBridge API PutRule Name",
+            prefix_field="namePrefix",
+        ),
+    ),
     "aws:kms/alias:Alias": (
         NameRule(
             "name",

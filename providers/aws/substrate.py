@@ -24,10 +24,12 @@ from gpukit.providers.aws.catalog import AWS_CATALOG
 from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
 from gpukit.providers.aws.eks.images import eks_image
+from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
 from gpukit.providers.aws.k3s.spot_drain_values import spot_drain_findings
+from gpukit.providers.aws.karpenter_validation import validate_karpenter_pools
 from gpukit.providers.aws.limits import EKS_LIMITS
 from gpukit.providers.aws.offerings import offered_zone_ids
 from gpukit.providers.aws.tags import tag_problems
@@ -84,6 +86,7 @@ class EksSubstrate(Substrate):
         validate_eks_cluster(args["cluster"], problems)
         if pools_ok:
             validate_eks_pools(args["cluster"], args["node_pools"], problems)
+            validate_karpenter_pools(args["cluster"], args["node_pools"], problems)
         problems.extend(tag_problems(args["cluster"].get("tags", {})))
         return problems
 
@@ -100,9 +103,10 @@ class EksSubstrate(Substrate):
         return eks_charges(cluster)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        """Zones no sourced table vouches for: the plan cannot ask EC2, `pulumi up` does."""
+        """The pools Karpenter owns, and zones no sourced table vouches for (the plan cannot ask EC2,
+        `pulumi up` does)."""
         region = cluster.spec["region"]
-        return [
+        return karpenter_findings(cluster) + [
             Finding(
                 Severity.INFO,
                 f"gpukit:nodePools[{i}].zones",

@@ -24,6 +24,7 @@ LIBRARY_ARGS: dict[str, Any] = {
         "network": {"cidr": "10.40.0.0/16"},
         "api_access_cidrs": ["203.0.113.0/24"],
         "tags": {"cost_center": "ml-42"},
+        "autoscaler": "cluster-autoscaler",
     },
     "node_pools": [
         {"name": "system", "instance_type": "m7i.large", "min_nodes": 1, "max_nodes": 3},

@@ -49,6 +49,8 @@ UNNAMED = {
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
     "aws:eks/podIdentityAssociation:PodIdentityAssociation",
     "aws:autoscaling/tag:Tag",
+    "aws:sqs/queuePolicy:QueuePolicy",
+    "aws:cloudwatch/eventTarget:EventTarget",
     "aws:secretsmanager/secretVersion:SecretVersion",
     "gcp:projects/iAMMember:IAMMember",
     "gcp:projects/service:Service",

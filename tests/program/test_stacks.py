@@ -9,6 +9,9 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 import yaml
+from karpenter_crds import CHART_VALUES as KARPENTER_CHART_VALUES
+from karpenter_crds import KARPENTER_KINDS
+from karpenter_crds import validate as validate_karpenter
 
 from conftest import SDK_PROBE_STACKS, PlannedStack
 from gpukit.cli import main
@@ -20,6 +23,10 @@ STACKS = sorted(
     p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
 )
 EKS_STACKS = [s for s in STACKS if s.startswith("eks-")]
+# EKS stacks whose GPU pools are managed node groups (the others are Karpenter NodePools).
+NODE_GROUP_STACKS = [
+    s for s in EKS_STACKS if example_config(s)["gpukit:cluster"].get("autoscaler") == "cluster-autoscaler"
+]
 
 
 def plan(tmp_path: Path, *argv: str) -> tuple[int, Path]:
@@ -58,6 +65,9 @@ def test_every_kubernetes_object_is_valid_under_strict_schema(planned: tuple[str
             # with the fields every such object has.
             kind = obj["kind"].removesuffix("Patch")
             obj = {**PATCHED_OBJECT_REQUIRED[kind], **obj, "kind": kind}
+        if obj["kind"] in KARPENTER_KINDS:
+            validate_karpenter(obj)  # against the pinned chart's CRD schemas, strictly
+            continue
         # Raises ValidationError on unknown fields (strict) or wrong types.
         kubernetes_validate.validate(obj, f"{version}.0", strict=True)
 
@@ -102,7 +112,7 @@ def test_eks_images_ship_driver_and_toolkit_so_the_operator_installs_neither(
     assert values["toolkit"]["enabled"] is False
 
 
-@pytest.mark.parametrize("stack", EKS_STACKS)
+@pytest.mark.parametrize("stack", NODE_GROUP_STACKS)
 def test_gpu_node_groups_scale_from_zero_on_the_nvidia_image_with_the_gpu_taint(
     stack: str, tmp_path: Path
 ) -> None:
@@ -121,7 +131,7 @@ def test_gpu_node_groups_scale_from_zero_on_the_nvidia_image_with_the_gpu_taint(
         ]
 
 
-@pytest.mark.parametrize("stack", EKS_STACKS)
+@pytest.mark.parametrize("stack", NODE_GROUP_STACKS)
 def test_eks_plans_show_zonal_labelled_gpu_groups_support_policy_log_group_and_core_addons(
     stack: str, tmp_path: Path
 ) -> None:
@@ -254,3 +264,55 @@ def test_missing_stack_file_is_a_clear_error(capsys: pytest.CaptureFixture[str])
 
 def test_console_script_is_installed() -> None:
     assert shutil.which("gpukit", path=str(Path(sys.executable).parent)) is not None
+
+
+def test_eks_dev_runs_karpenter_with_a_node_pool_per_gpu_pool_and_no_cluster_autoscaler(
+    planned_stack: Callable[[str], PlannedStack],
+) -> None:
+    plan = planned_stack("eks-dev")
+    assert plan.code == 0
+    helm = plan.out / "manifests" / "helm"
+    assert not (helm / "cluster-autoscaler.yaml").exists()
+    release = yaml.safe_load((helm / "karpenter.yaml").read_text())
+    assert (release["chart"], release["version"]) == ("oci://public.ecr.aws/karpenter/karpenter", "1.14.1")
+    assert release["values"]["settings"] == {
+        "clusterName": "eks-dev",
+        "interruptionQueue": "eks-dev-karpenter",
+    }
+    assert [p for p in key_paths(release["values"]) if not chart_has(p, KARPENTER_CHART_VALUES)] == []
+    crds = yaml.safe_load((helm / "karpenter-crd.yaml").read_text())
+    assert (crds["chart"], crds["version"]) == ("oci://public.ecr.aws/karpenter/karpenter-crd", "1.14.1")
+    config = example_config("eks-dev")
+    gpu_pools = [p["name"] for p in config["gpukit:nodePools"] if p["instanceType"].startswith("g")]
+    node_pools = sorted((plan.out / "manifests").glob("nodepool-*.yaml"))
+    assert [yaml.safe_load(p.read_text())["metadata"]["name"] for p in node_pools] == gpu_pools
+    for path in node_pools:
+        spec = yaml.safe_load(path.read_text())["spec"]
+        assert spec["template"]["spec"]["taints"][0]["key"] == "nvidia.com/gpu"
+        assert spec["limits"]["cpu"]
+    document = json.loads((plan.out / "plan.json").read_text())
+    tags = [r["name"] for r in document["resources"] if r["type"] == "aws:autoscaling/tag:Tag"]
+    assert tags and all(t.startswith("eks-dev-system-") for t in tags)  # no GPU group to tag
+    groups = [r["name"] for r in document["resources"] if r["type"] == "aws:eks/nodeGroup:NodeGroup"]
+    assert groups == ["eks-dev-system-ng"]
+
+
+def test_eks_train_stays_on_the_cluster_autoscaler(planned_stack: Callable[[str], PlannedStack]) -> None:
+    plan = planned_stack("eks-train")
+    assert plan.code == 0
+    helm = plan.out / "manifests" / "helm"
+    assert (helm / "cluster-autoscaler.yaml").exists()
+    assert not (helm / "karpenter.yaml").exists()
+    assert not list((plan.out / "manifests").glob("nodepool-*.yaml"))
+
+
+@pytest.mark.parametrize("stack", EKS_STACKS)
+def test_eks_example_stacks_idle_with_no_gpu_nodes(
+    stack: str, planned_stack: Callable[[str], PlannedStack]
+) -> None:
+    document = json.loads((planned_stack(stack).out / "plan.json").read_text())
+    gpu_pools = [p for p in document["pools"] if p["gpuModel"]]
+    assert gpu_pools
+    assert [(p["name"], p["minNodes"], p["costPerHourIdle"]) for p in gpu_pools] == [
+        (p["name"], 0, 0) for p in gpu_pools
+    ]

@@ -3,7 +3,7 @@
 from gpukit.components.pools import GPU_TAINT, tolerations_for
 from gpukit.components.spec import Capacity, NodeImage, Provider
 from gpukit.providers.aws.autoscaling import autoscaler_node_template_tags
-from gpukit.providers.aws.eks.node_group import pool_labels
+from gpukit.providers.aws.eks.labels import pool_labels
 from harness import pool_facts
 
 PREFIX = "k8s.io/cluster-autoscaler/node-template"

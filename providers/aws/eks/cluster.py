@@ -13,6 +13,7 @@ from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import ClusterSpec, SupportType
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
+from gpukit.providers.aws.eks.karpenter import Karpenter
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
@@ -26,8 +27,9 @@ from gpukit.providers.aws.iam_policies import (
     kms_key_policy,
     secrets_encryption_policy,
 )
+from gpukit.providers.aws.karpenter_validation import uses_karpenter
 from gpukit.providers.aws.offerings import zones_not_offering
-from gpukit.providers.aws.provider import cluster_provider
+from gpukit.providers.aws.provider import cluster_provider, cluster_tags
 from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller, principal_key
 from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
 
@@ -177,8 +179,12 @@ class EksCluster(pulumi.ComponentResource):
             _addon(name, addon, cluster, version, provider, self, invoke, []) for addon in NODE_NETWORK_ADDONS
         ]
         sizes = current_desired_sizes(cluster_name, exists, invoke)
+        # Karpenter launches the GPU pools' nodes itself: they get no node group (the zone plans above
+        # still check their pinned zones against the VPC).
         system_pools: list[pulumi.Resource] = []
         for pool, groups in zip(pools, plans, strict=True):
+            if pool.is_gpu and uses_karpenter(spec):
+                continue
             for group in groups:
                 node_pool = EksNodePool(
                     f"{name}-{pool.name}{group.resource_suffix}",
@@ -232,9 +238,12 @@ class EksCluster(pulumi.ComponentResource):
             depends_on=[pod_identity_agent, *system_pools],
         )
         storage = EksStorage(f"{name}-storage", {"cluster_name": cluster.name}, opts=in_cluster)
-        ClusterAutoscaler(
-            f"{name}-autoscaler",
-            {"cluster_name": cluster_name, "region": region, "kubernetes_version": version},
+        _autoscaler(
+            name,
+            args["cluster"],
+            subnets=[s for zone in sorted(subnets_by_zone) for s in subnets_by_zone[zone]],
+            security_group_id=cluster.vpc_config.cluster_security_group_id,
+            account=(identity.account_id, partition),
             opts=in_cluster,
         )
 
@@ -310,6 +319,45 @@ def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions)
     ]
     if problems:
         raise pulumi.RunError("; ".join(problems))
+
+
+def _autoscaler(
+    name: str,
+    resolved: ResolvedCluster,
+    *,
+    subnets: list[pulumi.Input[str]],
+    security_group_id: pulumi.Input[str],
+    account: tuple[str, str],
+    opts: pulumi.ResourceOptions,
+) -> None:
+    """What scales the GPU pools: Karpenter (its NodePools are the GPU pools) or the Cluster Autoscaler
+    (over the pools' managed node groups)."""
+    spec = resolved.spec
+    if uses_karpenter(spec):
+        Karpenter(
+            f"{name}-karpenter",
+            {
+                "cluster_name": spec["name"],
+                "region": spec["region"],
+                "account_id": account[0],
+                "partition": account[1],
+                "pools": resolved.pools,
+                "subnet_ids": subnets,
+                "security_group_id": security_group_id,
+                "tags": cluster_tags(spec),
+            },
+            opts=opts,
+        )
+    else:
+        ClusterAutoscaler(
+            f"{name}-autoscaler",
+            {
+                "cluster_name": spec["name"],
+                "region": spec["region"],
+                "kubernetes_version": spec["kubernetes_version"],
+            },
+            opts=opts,
+        )
 
 
 def _private_api_access(

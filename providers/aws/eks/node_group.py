@@ -7,31 +7,19 @@ import pulumi
 import pulumi_aws as aws
 
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import Capacity, NodeImage
+from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
 from gpukit.providers.aws.eks.images import eks_image
+from gpukit.providers.aws.eks.labels import pool_labels
 from gpukit.providers.aws.eks.scaling import Scaling
 
 TYPE_TOKEN = "gpukit:index:EksNodePool"
-
-# Bottlerocket NVIDIA images run their own NVIDIA device plugin; this label keeps the GPU Operator's
-# device plugin off those nodes so the two never both advertise nvidia.com/gpu (GPU Operator docs,
-# "nvidia.com/gpu.deploy.<operand>=false" per-node opt-out).
-BOTTLEROCKET_GPU_LABELS = {"nvidia.com/gpu.deploy.device-plugin": "false"}
 
 _TAINT_EFFECTS = {
     "NoSchedule": "NO_SCHEDULE",
     "NoExecute": "NO_EXECUTE",
     "PreferNoSchedule": "PREFER_NO_SCHEDULE",
 }
-
-
-def pool_labels(pool: PoolFacts) -> dict[str, str]:
-    """Node labels for a pool on EKS: gpukit's scheduling labels plus image-specific opt-outs."""
-    labels = dict(pool.labels)
-    if pool.is_gpu and pool.node_image == NodeImage.BOTTLEROCKET:
-        labels.update(BOTTLEROCKET_GPU_LABELS)
-    return labels
 
 
 class EksNodePoolArgs(TypedDict):
