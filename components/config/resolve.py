@@ -121,6 +121,7 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
         "node_pools": parsed.get("node_pools", []),
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
+        "budget": parsed.get("budget", {}),
     }
     if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset
         args["ssh_private_key"] = parsed["ssh_private_key"]

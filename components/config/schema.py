@@ -32,7 +32,9 @@ from gpukit.components.spec import (
     SupportType,
 )
 
-Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"]
+Kind = Literal[
+    "str", "secret", "int", "number", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"
+]
 
 
 @dataclass(frozen=True)
@@ -677,6 +679,28 @@ WORKLOADS_FIELDS = (
     ),
 )
 
+BUDGET_FIELDS = (
+    Field(
+        "maxHourlyCost",
+        "number",
+        "the most the stack may cost per hour at max nodes, USD (> 0)",
+        default_doc="unset",
+        doc="The most the stack may cost per hour with every pool at `maxNodes`, in USD at list prices "
+        "for the stack's region (the plan's \"total at max\"). `gpukit plan` exits 1 and `pulumi up` "
+        "stops before creating anything when the cost at max nodes is above it, naming the pools that "
+        "drive it, largest first. Spot pools count at the on-demand price (they may fall back to it).",
+    ),
+    Field(
+        "allowUnpriced",
+        "bool",
+        "accept a lower-bound cost when a pool has no price in the region",
+        default=False,
+        doc="When a pool's machine has no list price in the stack's region, the cost at max nodes is only a "
+        "lower bound and cannot prove the budget holds: by default that refuses the stack too (exit 1). "
+        "`true` checks the lower bound against `maxHourlyCost` and only warns about the unpriced pools.",
+    ),
+)
+
 TOP_LEVEL_FIELDS = (
     Field(
         "cluster",
@@ -713,6 +737,14 @@ TOP_LEVEL_FIELDS = (
         default={},
         fields=WORKLOADS_FIELDS,
         doc="What the cluster's workloads need, checked against the pools.",
+    ),
+    Field(
+        "budget",
+        "object",
+        "the stack's cost limit",
+        default={},
+        fields=BUDGET_FIELDS,
+        doc="A cost limit the stack is checked against before anything is created.",
     ),
     Field(
         "sshPrivateKey",
