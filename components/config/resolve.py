@@ -121,8 +121,9 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
         "node_pools": parsed.get("node_pools", []),
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
-        "budget": parsed.get("budget", {}),
     }
+    if "budget" in parsed:  # substrate-specific (not in Pulumi.yaml): only a stack that sets it has it
+        args["budget"] = parsed["budget"]
     if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset
         args["ssh_private_key"] = parsed["ssh_private_key"]
         if SSH_KEY not in secret_keys:

@@ -694,7 +694,7 @@ BUDGET_FIELDS = (
         "allowUnpriced",
         "bool",
         "accept a lower-bound cost when a pool has no price in the region",
-        default=False,
+        default_doc="false",
         doc="When a pool's machine has no list price in the stack's region, the cost at max nodes is only a "
         "lower bound and cannot prove the budget holds: by default that refuses the stack too (exit 1). "
         "`true` checks the lower bound against `maxHourlyCost` and only warns about the unpriced pools.",
@@ -742,9 +742,10 @@ TOP_LEVEL_FIELDS = (
         "budget",
         "object",
         "the stack's cost limit",
-        default={},
         fields=BUDGET_FIELDS,
-        doc="A cost limit the stack is checked against before anything is created.",
+        specific=True,
+        doc="A cost limit the stack is checked against before anything is created. Clouds only: machines "
+        "you own (provider ssh) have no list price, so a budget there could not be checked and is refused.",
     ),
     Field(
         "sshPrivateKey",
@@ -776,7 +777,7 @@ CLOUD_MACHINE_REQUIRED = frozenset(
     }
 )
 """What every substrate that creates machines from a cloud catalog needs."""
-CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb"}
+CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb", "budget"}
 """What every substrate that creates machines from a cloud catalog takes."""
 K3S_KEYS = frozenset(
     {
