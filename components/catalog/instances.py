@@ -161,7 +161,10 @@ class MachineCatalog:
             assert machine.gpu_model is not None
             each = regional.attached_gpus.get(region, {}).get(machine.gpu_model)
             price = None if each is None else price + machine.gpu_count * each
-        return Quote(price, "" if price is not None else no_price_note(region))
+        if price is not None:
+            return Quote(price)
+        # A reason that holds in every region (Capacity Blocks only) outranks the missing table row.
+        return Quote(None, machine.price_note or no_price_note(region))
 
     def machine(self, name: str) -> InstanceType:
         """Raises UnknownInstanceTypeError (with close matches from this table)."""

@@ -41,12 +41,12 @@ def resource_tree(resources: list[Recorded]) -> list[str]:
     return lines
 
 
-def _cost_cell(pc: PoolCost, value: float | None) -> str:
-    """A pool's $/h: the amount, or "no price for <region>" where the region's table has none."""
-    return pc.note if pc.missing_price and pc.note.startswith("no price") else _money(value)
+def _cost_cell(pc: PoolCost, value: float | None, region: str) -> str:
+    """A pool's $/h: the amount, or "no price for <region>" (the cost section says why)."""
+    return f"no price for {region}" if pc.missing_price else _money(value)
 
 
-def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
+def _pool_rows(pools: list[PoolCost], gpu: bool, region: str) -> list[list[str]]:
     rows = []
     for pc in pools:
         p = pc.pool
@@ -65,8 +65,8 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
                     str(p.gpus_at_max),
-                    _cost_cell(pc, pc.idle),
-                    _cost_cell(pc, pc.at_max),
+                    _cost_cell(pc, pc.idle, region),
+                    _cost_cell(pc, pc.at_max, region),
                 ]
             )
         else:
@@ -77,8 +77,8 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
                     "own host" if own else f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
-                    _cost_cell(pc, pc.idle),
-                    _cost_cell(pc, pc.at_max),
+                    _cost_cell(pc, pc.idle, region),
+                    _cost_cell(pc, pc.at_max, region),
                 ]
             )
     return rows
@@ -154,7 +154,7 @@ def render_program(plan: ProgramPlan, project: str) -> str:
 def cluster_sections(plan: PlanResult) -> list[str]:
     """Pools, GPU software, storage, preflight, hosts and cost of one cluster."""
     out = ["", "GPU pools:"]
-    gpu_rows = _pool_rows(plan.costs.pools, gpu=True)
+    gpu_rows = _pool_rows(plan.costs.pools, gpu=True, region=plan.costs.basis.region)
     out += (
         _table(
             [
@@ -182,7 +182,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     out += ["", "Other pools:"]
     out += _table(
         ["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],
-        _pool_rows(plan.costs.pools, gpu=False),
+        _pool_rows(plan.costs.pools, gpu=False, region=plan.costs.basis.region),
     )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
     if gpu_pools:
