@@ -70,6 +70,17 @@ def test_generated_us_central1_rows_reproduce_the_catalog_prices() -> None:
         assert GCP_CATALOG.machine(name).price_per_hour == pytest.approx(price), name
 
 
+def test_generated_us_east_1_rows_match_the_home_catalog_prices() -> None:
+    """SkyPilot's us-east-1 rows (unused: us-east-1 reads the catalog) agree with the independent
+    karpenter-provider-aws prices in providers/aws/catalog.py, a check on the excerpt's transcription."""
+    from gpukit.providers.aws import region_prices
+
+    rows = region_prices.MACHINE_PRICES["us-east-1"]
+    assert len(rows) >= 30
+    for name, price in rows.items():
+        assert AWS_CATALOG.machine(name).price_per_hour == pytest.approx(price), name
+
+
 @pytest.mark.parametrize("cloud", ["aws", "gcp"])
 def test_vendored_tables_are_what_the_script_writes_from_the_excerpts(cloud: str) -> None:
     import importlib.util
