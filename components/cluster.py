@@ -9,7 +9,7 @@ from gpukit.components.config.library import resolve_args
 from gpukit.components.gpu_operator.component import GpuOperator, sharing_args
 from gpukit.components.pools import tolerations_for
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
+from gpukit.components.spec import BudgetSpec, ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
 from gpukit.components.substrate import require_sdk
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
@@ -43,6 +43,8 @@ class GpuClusterArgs(TypedDict):
     gpu_operator: NotRequired[GpuOperatorSpec]
     """Default: chart v26.7.0, driver preinstalled."""
     workloads: NotRequired[WorkloadsSpec]
+    budget: NotRequired[BudgetSpec]
+    """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 

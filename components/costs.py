@@ -1,13 +1,16 @@
 """Hourly cost of a planned cluster: per pool at idle (min nodes) and at max, plus cluster charges.
 
-List prices only (each catalog's PriceBasis names its region, date and source; each substrate adds
-its own charges). Spot pools are
-priced at the on-demand list price: spot prices move hourly and per zone, so the on-demand price is
-the honest upper bound, and the report says so.
+List prices for the stack's region only (MachineCatalog.quote: the catalog's home region, or the
+sourced per-region table; PriceBasis names the region, date and source; each substrate adds its own
+charges). A pool with no price there is never dropped silently: it is listed, and every total it
+would add to is a lower bound. Spot pools are priced at the on-demand list price: spot prices move
+hourly and per zone and no dated spot figure is vendored, so the on-demand price is the honest upper
+bound, and the report says so.
 """
 
 from dataclasses import dataclass
 
+from gpukit.components.catalog.instances import PriceBasis
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Capacity
@@ -17,6 +20,8 @@ from gpukit.components.spec import Capacity
 class PoolCost:
     pool: PoolFacts
     per_node: float | None
+    note: str = ""
+    """Why `per_node` is None (`no price for eu-west-3`, Capacity Blocks only, own hosts)."""
 
     @property
     def idle(self) -> float | None:
@@ -29,6 +34,11 @@ class PoolCost:
     @property
     def spot_upper_bound(self) -> bool:
         return self.pool.capacity == Capacity.SPOT
+
+    @property
+    def missing_price(self) -> bool:
+        """A cloud machine gpukit has no list price for here (own hosts are not priced at all)."""
+        return self.per_node is None and not self.pool.instance.own_host
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,10 @@ class Charge:
 class CostEstimate:
     pools: list[PoolCost]
     charges: list[Charge]
+    basis: PriceBasis
+    """Where the pools' prices come from: the stack's region, its table's date and source."""
+    charges_region: str = ""
+    """The region the cluster charges are list prices of (the catalog's home region)."""
 
     @property
     def idle_total(self) -> float:
@@ -54,13 +68,37 @@ class CostEstimate:
         return sum(c.at_max for c in self.charges) + sum(p.at_max or 0.0 for p in self.pools)
 
     @property
-    def unpriced(self) -> list[str]:
-        return [p.pool.name for p in self.pools if p.per_node is None]
+    def unpriced(self) -> list[PoolCost]:
+        return [p for p in self.pools if p.missing_price]
+
+    @property
+    def idle_is_lower_bound(self) -> bool:
+        """An unpriced pool runs nodes at idle, so the idle total leaves them out."""
+        return any(p.pool.min_nodes > 0 for p in self.unpriced)
+
+    @property
+    def max_is_lower_bound(self) -> bool:
+        return any(p.pool.max_nodes > 0 for p in self.unpriced)
+
+    def max_drivers(self) -> list[tuple[str, float]]:
+        """What the cost at max nodes is made of, largest first: priced pools, then charges."""
+        items = [(f"pool {p.pool.name}", p.at_max) for p in self.pools if p.at_max]
+        items += [(c.what, c.at_max) for c in self.charges if c.at_max]
+        return sorted(items, key=lambda item: -item[1])
 
 
 def estimate(cluster: ResolvedCluster) -> CostEstimate:
-    """Cost estimate of a validated cluster: its pools' machines and its substrate's charges."""
+    """Cost estimate of a validated cluster in its region: its pools' machines and its substrate's
+    charges."""
+    catalog = cluster.substrate.catalog
+    region = cluster.spec.get("region", "")
+    pools = []
+    for p in cluster.pools:
+        quote = catalog.quote(p.instance, region)
+        pools.append(PoolCost(p, quote.per_node, quote.note))
     return CostEstimate(
-        pools=[PoolCost(p, p.instance.price_per_hour) for p in cluster.pools],
+        pools=pools,
         charges=cluster.substrate.charges(cluster),
+        basis=catalog.price_basis_in(region),
+        charges_region=catalog.price_basis.region,
     )

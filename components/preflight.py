@@ -4,10 +4,8 @@ Findings are not config errors (those stop with exit 2); an error-level finding 
 exit 1 and stops `pulumi up` before any resource is created.
 """
 
-from dataclasses import dataclass
-from enum import Enum
-
 from gpukit.components.api_access import covers_public_internet, is_documentation_range
+from gpukit.components.budget import price_findings
 from gpukit.components.catalog.drivers import (
     GPU_OPERATOR_DRIVER_BRANCH,
     CudaSupport,
@@ -16,25 +14,10 @@ from gpukit.components.catalog.drivers import (
     cuda_targets,
     newest_full_cuda,
 )
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode
-
-
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-
-@dataclass(frozen=True)
-class Finding:
-    severity: Severity
-    key: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.severity.value}: {self.key}: {self.message}"
 
 
 def driver_branch_for(cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
@@ -172,15 +155,6 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
                     '(README, "GPU sharing")',
                 )
             )
-        if pool.instance.price_per_hour is None and not pool.instance.own_host:
-            findings.append(
-                Finding(
-                    Severity.INFO,
-                    f"gpukit:nodePools[{i}].instanceType",
-                    f"{pool.instance.name} has no list price in gpukit's catalog "
-                    f"({pool.instance.price_note}); its cost is left out of the totals",
-                )
-            )
     if cuda is None:
         findings.append(
             Finding(
@@ -189,6 +163,7 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
                 "not set: the CUDA version of your images is not checked against the pools' drivers",
             )
         )
+    findings.extend(price_findings(cluster))
     findings.extend(cluster.substrate.findings(cluster))
     findings.extend(api_access_findings(cluster.spec.get("api_access_cidrs", [])))
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

@@ -280,3 +280,10 @@ class GpuOperatorSpec(TypedDict):
 class WorkloadsSpec(TypedDict):
     cuda_version: NotRequired[str]
     """Newest CUDA version the cluster's images are built for; checked against each pool's driver."""
+
+
+class BudgetSpec(TypedDict):
+    max_hourly_cost: NotRequired[float]
+    """USD per hour at list prices with every pool at max nodes; unset: no limit."""
+    allow_unpriced: NotRequired[bool]
+    """Accept a lower-bound cost when a pool has no price in the region (default false: refuse)."""

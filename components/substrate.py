@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 
     from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.costs import Charge
+    from gpukit.components.findings import Finding
     from gpukit.components.gpu_operator.values import GpuNodeSoftware
     from gpukit.components.handle import ClusterHandle
     from gpukit.components.plan_fakes import PlanFakes
     from gpukit.components.pools import PoolFacts
-    from gpukit.components.preflight import Finding
     from gpukit.components.resolved import ResolvedCluster
 
 

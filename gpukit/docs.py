@@ -46,6 +46,7 @@ _KIND_WORDS = {
     "str": "string",
     "secret": "string, encrypted",
     "int": "int",
+    "number": "number",
     "bool": "bool",
     "list[str]": "list of strings",
     "map[str]": "map of strings",

@@ -15,7 +15,8 @@ import pulumi
 from gpukit.components.cluster import GpuCluster
 from gpukit.components.config.resolve import config_namespaces, resolve_config
 from gpukit.components.errors import ConfigError, MissingExtraError
-from gpukit.components.preflight import Finding, Severity, preflight
+from gpukit.components.findings import Finding, Severity
+from gpukit.components.preflight import preflight
 from gpukit.components.resolved import ResolvedCluster
 
 

@@ -16,6 +16,7 @@ _KIND_NAMES: dict[str, str] = {
     "str": "a string",
     "secret": "a string (from Python: a string or a secret Output)",
     "int": "an integer",
+    "number": "a number",
     "bool": "true or false",
     "list[str]": "a list of strings",
     "map[str]": "a mapping of strings to strings",
@@ -124,6 +125,11 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
         return value
     if kind == "int":
         if not isinstance(value, int) or isinstance(value, bool):
+            problems.append(_type_problem(field, key, value))
+            return None
+        return value
+    if kind == "number":
+        if not isinstance(value, int | float) or isinstance(value, bool):
             problems.append(_type_problem(field, key, value))
             return None
         return value

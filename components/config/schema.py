@@ -33,7 +33,9 @@ from gpukit.components.spec import (
     SupportType,
 )
 
-Kind = Literal["str", "secret", "int", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"]
+Kind = Literal[
+    "str", "secret", "int", "number", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"
+]
 
 
 @dataclass(frozen=True)
@@ -693,6 +695,28 @@ WORKLOADS_FIELDS = (
     ),
 )
 
+BUDGET_FIELDS = (
+    Field(
+        "maxHourlyCost",
+        "number",
+        "the most the stack may cost per hour at max nodes, USD (> 0)",
+        default_doc="unset",
+        doc="The most the stack may cost per hour with every pool at `maxNodes`, in USD at list prices "
+        "for the stack's region (the plan's \"total at max\"). `gpukit plan` exits 1 and `pulumi up` "
+        "stops before creating anything when the cost at max nodes is above it, naming the pools that "
+        "drive it, largest first. Spot pools count at the on-demand price (they may fall back to it).",
+    ),
+    Field(
+        "allowUnpriced",
+        "bool",
+        "accept a lower-bound cost when a pool has no price in the region",
+        default_doc="false",
+        doc="When a pool's machine has no list price in the stack's region, the cost at max nodes is only a "
+        "lower bound and cannot prove the budget holds: by default that refuses the stack too (exit 1). "
+        "`true` checks the lower bound against `maxHourlyCost` and only warns about the unpriced pools.",
+    ),
+)
+
 TOP_LEVEL_FIELDS = (
     Field(
         "cluster",
@@ -732,6 +756,15 @@ TOP_LEVEL_FIELDS = (
         doc="What the cluster's workloads need, checked against the pools.",
     ),
     Field(
+        "budget",
+        "object",
+        "the stack's cost limit",
+        fields=BUDGET_FIELDS,
+        specific=True,
+        doc="A cost limit the stack is checked against before anything is created. Clouds only: machines "
+        "you own (provider ssh) have no list price, so a budget there could not be checked and is refused.",
+    ),
+    Field(
         "sshPrivateKey",
         "secret",
         "SSH private key for provider ssh (pulumi config set --secret)",
@@ -761,7 +794,7 @@ CLOUD_MACHINE_REQUIRED = frozenset(
     }
 )
 """What every substrate that creates machines from a cloud catalog needs."""
-CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb"}
+CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb", "budget"}
 """What every substrate that creates machines from a cloud catalog takes."""
 K3S_KEYS = frozenset(
     {

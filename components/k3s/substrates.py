@@ -7,10 +7,10 @@ Substrates in providers/ subclass these: k3s over SSH `K3sSubstrate`, k3s on EC2
 from dataclasses import replace
 
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED, K3S_KEYS
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.k3s.software import k3s_gpu_node_software
 from gpukit.components.pools import GPU_TAINT_VALUE, SERVER_TAINT, PoolFacts
-from gpukit.components.preflight import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodePoolSpec, NodeRole, Platform
 from gpukit.components.substrate import Substrate

@@ -7,6 +7,7 @@ way `gpukit plan` does. The checks here hold on every substrate; each substrate 
 substrate does not take.
 """
 
+import math
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceT
 from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
+    BudgetSpec,
     ClusterSpec,
     GpuOperatorSpec,
     MigStrategy,
@@ -269,6 +271,17 @@ def _validate_workloads(workloads: WorkloadsSpec, problems: list[Problem]) -> No
         )
 
 
+def _validate_budget(budget: BudgetSpec, problems: list[Problem]) -> None:
+    limit = budget.get("max_hourly_cost")
+    if limit is not None and not (0 < limit < math.inf):
+        problems.append(
+            Problem(
+                "gpukit:budget.maxHourlyCost",
+                f"must be a positive number of USD per hour (for example 25.5); got {limit!r}",
+            )
+        )
+
+
 def validate_cluster_args(
     args: "GpuClusterArgs", sections: tuple[str, ...] = SECTIONS
 ) -> tuple[Substrate | None, list[Problem]]:
@@ -301,4 +314,6 @@ def validate_cluster_args(
             _validate_operator(args["gpu_operator"], substrate, problems)
     if "workloads" in sections:
         _validate_workloads(args.get("workloads", {}), problems)
+    if "budget" in sections:
+        _validate_budget(args.get("budget", {}), problems)
     return substrate, problems

@@ -39,7 +39,7 @@ def resource_documents(resources: list[Recorded]) -> list[dict[str, Any]]:
 def cluster_document(plan: PlanResult) -> dict[str, Any]:
     """One cluster's platform, pools, costs, GPU software, storage and findings."""
     spec = plan.cluster.spec
-    basis = plan.cluster.substrate.catalog.price_basis
+    basis = plan.costs.basis
     return {
         "platform": spec["platform"].value,
         "region": spec["region"],
@@ -60,6 +60,7 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
                 "resources": pc.pool.advertised_resources,
                 "memoryGbPerUnit": pc.pool.memory_gb_per_unit,
                 "pricePerNodeHour": pc.per_node,
+                "priceNote": pc.note or None,
                 "costPerHourIdle": pc.idle,
                 "costPerHourMax": pc.at_max,
             }
@@ -73,8 +74,12 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
             "clusterCharges": [
                 {"item": c.what, "perHourIdle": c.idle, "perHourMax": c.at_max} for c in plan.costs.charges
             ],
+            "clusterChargesRegion": plan.costs.charges_region,
             "perHourIdle": plan.costs.idle_total,
             "perHourMax": plan.costs.max_total,
+            "perHourIdleIsLowerBound": plan.costs.idle_is_lower_bound,
+            "perHourMaxIsLowerBound": plan.costs.max_is_lower_bound,
+            "unpricedPools": [pc.pool.name for pc in plan.costs.unpriced],
             "spotPricedAtOnDemand": True,
         },
         "gpuSoftware": [{"component": o.name, "runs": o.runs, "note": o.note} for o in plan.operands],

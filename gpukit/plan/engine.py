@@ -11,8 +11,9 @@ from pulumi.runtime import settings as runtime_settings
 
 from gpukit.components.cluster import GpuCluster, declared
 from gpukit.components.costs import CostEstimate, estimate
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.gpu_operator.values import Operand, operands
-from gpukit.components.preflight import Finding, Severity, preflight
+from gpukit.components.preflight import preflight
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.substrate import PlannedHost
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor

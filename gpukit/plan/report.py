@@ -2,7 +2,7 @@
 
 from collections import defaultdict
 
-from gpukit.components.costs import PoolCost
+from gpukit.components.costs import CostEstimate, PoolCost
 from gpukit.plan.engine import PlanResult, ProgramPlan
 from gpukit.plan.fakes import Recorded
 
@@ -41,7 +41,12 @@ def resource_tree(resources: list[Recorded]) -> list[str]:
     return lines
 
 
-def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
+def _cost_cell(pc: PoolCost, value: float | None, region: str) -> str:
+    """A pool's $/h: the amount, or "no price for <region>" (the cost section says why)."""
+    return f"no price for {region}" if pc.missing_price else _money(value)
+
+
+def _pool_rows(pools: list[PoolCost], gpu: bool, region: str) -> list[list[str]]:
     rows = []
     for pc in pools:
         p = pc.pool
@@ -60,8 +65,8 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
                     str(p.gpus_at_max),
-                    _money(pc.idle),
-                    _money(pc.at_max),
+                    _cost_cell(pc, pc.idle, region),
+                    _cost_cell(pc, pc.at_max, region),
                 ]
             )
         else:
@@ -72,8 +77,8 @@ def _pool_rows(pools: list[PoolCost], gpu: bool) -> list[list[str]]:
                     "own host" if own else f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
-                    _money(pc.idle),
-                    _money(pc.at_max),
+                    _cost_cell(pc, pc.idle, region),
+                    _cost_cell(pc, pc.at_max, region),
                 ]
             )
     return rows
@@ -149,7 +154,7 @@ def render_program(plan: ProgramPlan, project: str) -> str:
 def cluster_sections(plan: PlanResult) -> list[str]:
     """Pools, GPU software, storage, preflight, hosts and cost of one cluster."""
     out = ["", "GPU pools:"]
-    gpu_rows = _pool_rows(plan.costs.pools, gpu=True)
+    gpu_rows = _pool_rows(plan.costs.pools, gpu=True, region=plan.costs.basis.region)
     out += (
         _table(
             [
@@ -177,7 +182,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     out += ["", "Other pools:"]
     out += _table(
         ["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],
-        _pool_rows(plan.costs.pools, gpu=False),
+        _pool_rows(plan.costs.pools, gpu=False, region=plan.costs.basis.region),
     )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
     if gpu_pools:
@@ -191,7 +196,6 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     out += ["", f"Storage: {plan.storage}"]
     out += ["", "Preflight:"]
     out += [f"  {f}" for f in plan.findings] or ["  no findings"]
-    costs = plan.costs
     if plan.hosts:
         out += ["", "Hosts:"]
         out += _table(
@@ -209,11 +213,26 @@ def cluster_sections(plan: PlanResult) -> list[str]:
                 for h in plan.hosts
             ],
         )
-    basis = plan.cluster.substrate.catalog.price_basis
+    return out + cost_lines(plan.costs, plan.cluster.args.get("budget", {}).get("max_hourly_cost"))
+
+
+def _total(value: float, lower_bound: bool) -> str:
+    return f"at least {_money(value)}" if lower_bound else _money(value)
+
+
+def cost_lines(costs: CostEstimate, limit: float | None = None) -> list[str]:
+    """The cost section: list prices for the stack's region with their date and source, totals (marked
+    as lower bounds where a pool has no price), and the budget limit where the stack sets one."""
+    basis = costs.basis
     if not basis.listed:
-        out += ["", f"Cost: {basis.region}; gpukit adds no cloud charges and knows no price for them."]
-        return out
-    out += ["", f"Cost (list prices in {basis.region}, {basis.as_of}; USD per hour):"]
+        return ["", f"Cost: {basis.region}; gpukit adds no cloud charges and knows no price for them."]
+    out = ["", f"Cost (list prices in {basis.region}, {basis.as_of}; USD per hour):"]
+    out.append(f"  price source: {basis.source}")
+    if costs.charges and costs.charges_region and costs.charges_region != basis.region:
+        out.append(
+            f"  cluster charges below are {costs.charges_region} list prices "
+            f"(gpukit has none for {basis.region})"
+        )
     out += [
         f"  {c.what}: {_money(c.idle)}"
         if c.idle == c.at_max
@@ -221,15 +240,25 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         for c in costs.charges
     ]
     out += [
-        f"  total at idle (min nodes): {_money(costs.idle_total)}",
-        f"  total at max (max nodes):  {_money(costs.max_total)}",
+        f"  total at idle (min nodes): {_total(costs.idle_total, costs.idle_is_lower_bound)}",
+        f"  total at max (max nodes):  {_total(costs.max_total, costs.max_is_lower_bound)}",
     ]
-    if any(pc.spot_upper_bound for pc in costs.pools):
-        out.append("  * spot pools are priced at the on-demand list price, an upper bound")
     if costs.unpriced:
+        pools = ", ".join(f"{pc.pool.name} ({pc.pool.instance.name})" for pc in costs.unpriced)
+        reasons = sorted({pc.note for pc in costs.unpriced})
         out.append(
-            f"  no list price in the catalog for pool(s) {', '.join(costs.unpriced)}: left out of the totals"
+            f"  ! NO PRICE for pool(s) {pools}: {'; '.join(reasons)}. They are left out, so a total that "
+            'includes their nodes is a lower bound ("at least")'
         )
+    if any(pc.spot_upper_bound for pc in costs.pools):
+        out.append(
+            "  * spot pools are priced at the on-demand list price, an upper bound (no dated spot price)"
+        )
+    if limit is not None:
+        verdict = "over it" if costs.max_total > limit else "within it"
+        if costs.max_is_lower_bound and costs.max_total <= limit:
+            verdict = "not provable: the total at max is a lower bound"
+        out.append(f"  budget (gpukit:budget.maxHourlyCost): {_money(limit)} at max nodes; {verdict}")
     out.append("  not included: data transfer, NAT data processing, disks, Service load balancers, NLB usage")
     return out
 

@@ -13,18 +13,20 @@ def stack_targets(config: Mapping[str, Any], secret_keys: Collection[str] = ()) 
     """Each GPU pool of a stack, resolved as `gpukit plan` resolves it (ConfigError where invalid):
     its GPU model, GPUs per node and the machine's list price from the substrate's catalog."""
     cluster = resolve_config(config, secret_keys)
+    region = cluster.spec.get("region", "")
     targets = []
     for pool in cluster.gpu_pools:
         gpu = pool.gpu
         if gpu is None:
             continue
+        quote = cluster.substrate.catalog.quote(pool.instance, region)  # the stack's region's price
         targets.append(
             Target(
                 gpu=gpu,
                 machine=pool.instance.name,
                 gpus_per_node=pool.gpus_per_node,
-                price_per_hour=pool.instance.price_per_hour,
-                price_note=pool.instance.price_note,
+                price_per_hour=quote.per_node,
+                price_note=quote.note,
                 pool=pool.name,
             )
         )

@@ -3,7 +3,7 @@ fails on modern servers. They are not config errors: the stack asked for them.""
 
 from collections.abc import Iterator
 
-from gpukit.components.preflight import Finding, Severity
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import BastionSpec, HostSpec, NodeRole
 from gpukit.components.validate.common import POOLS

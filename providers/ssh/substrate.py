@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
+from gpukit.components.findings import Finding
 from gpukit.components.k3s.substrates import K3sSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts, make_pool_facts
-from gpukit.components.preflight import Finding
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodePoolSpec, Provider
 from gpukit.components.substrate import PlannedHost

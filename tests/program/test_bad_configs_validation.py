@@ -648,6 +648,7 @@ def _sample(field: Field) -> Any:
         "str": "x",
         "secret": "x",
         "int": 1,
+        "number": 1.5,
         "bool": True,
         "list[str]": ["x"],
         "map[str]": {"x": "y"},

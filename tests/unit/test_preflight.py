@@ -154,7 +154,7 @@ def test_private_api_gives_no_warning():
 
 
 def test_findings_are_sorted_errors_first():
-    # Produced in the order info (p5e price), error (g7e driver), info (no CUDA), warning (open API).
+    # Produced in the order error (g7e driver), info (no CUDA), info (p5e price), warning (open API).
     findings = _findings(
         **{
             "gpukit:nodePools": [SYSTEM_POOL, P5E_POOL, G7E_POOL],
@@ -165,9 +165,9 @@ def test_findings_are_sorted_errors_first():
     severities = [f.severity for f in findings]
     # Then infos only (EKS adds one per GPU pool whose zones plan cannot check offline).
     assert severities == [Severity.ERROR, Severity.WARNING] + [Severity.INFO] * (len(findings) - 2)
-    # Stable within a severity: pool findings keep config order.
-    assert findings[2].key == "gpukit:nodePools[1].instanceType"
-    assert findings[3].key == CUDA_KEY
+    # Stable within a severity: the CUDA info, then the price info (components/budget.py) in that order.
+    assert findings[2].key == CUDA_KEY
+    assert findings[3].key == "gpukit:nodePools[1].instanceType"
 
 
 def test_cpu_only_pools_get_no_driver_findings():
