@@ -46,7 +46,8 @@ class ScalingGroup:
     """One group the autoscaler owns, as the priority expander names it."""
 
     name_pattern: str
-    """A regex that matches the group's full name and no other group's."""
+    """A regex that matches the group's id and no other group's, searched anywhere in the id as the
+    priority expander does (so anchored)."""
     spot: bool
 
 
@@ -64,8 +65,11 @@ def expander_priorities(groups: Sequence[ScalingGroup]) -> dict[str, list[str]]:
 
 
 def exact(name: str) -> str:
-    """A regex for one group name."""
-    return re.escape(name)
+    """A regex for one group whose id ends in its name. The priority expander looks for a pattern
+    anywhere in a group's id (kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go,
+    groupIDMatchesList: `FindStringIndex`), so an unanchored `k3s-gcp-l4-b` would also match pool
+    `l4-b`'s group `k3s-gcp-l4-b-a`; the GCE id is the group's URL, so the name starts after a `/`."""
+    return f"(^|/){re.escape(name)}$"
 
 
 def k3s_autoscaler_values(

@@ -134,7 +134,7 @@ def test_ec2_spot_pool_is_preferred_over_an_on_demand_pool_of_the_same_gpus() ->
     values = release(run_aws(config).rec).inputs["values"]
     assert values["extraArgs"]["expander"] == "priority,least-waste"
     # The pool `l4`'s pattern matches its own group only, not `l4-od`'s (k3s-aws-l4-od-<26 digits>).
-    assert values["expanderPriorities"] == {"20": [r"k3s\-aws\-l4\-[0-9]{26}"], "10": [".*"]}
+    assert values["expanderPriorities"] == {"20": [r"^k3s\-aws\-l4\-[0-9]{26}$"], "10": [".*"]}
 
 
 # --- Compute Engine

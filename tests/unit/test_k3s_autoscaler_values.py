@@ -1,6 +1,7 @@
 """The Cluster Autoscaler on k3s: chart values, the GCE groups' split and template hints, IAM names.
 Pure functions, no Pulumi."""
 
+import re
 from typing import Any
 
 import pytest
@@ -8,7 +9,7 @@ import yaml
 from unit.test_autoscaler_values import CHART_KEYS, _leaf_paths
 from unit.test_k3s_gcp import facts
 
-from gpukit.components.autoscaler.k3s_values import ScalingGroup, expander_priorities
+from gpukit.components.autoscaler.k3s_values import ScalingGroup, exact, expander_priorities
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.eks.autoscaler_values import cluster_autoscaler_values
 from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values
@@ -111,7 +112,7 @@ def test_kube_env_of_a_cpu_pool_has_no_gpu() -> None:
 def test_spot_pools_are_spot_groups() -> None:
     spot = facts("g2-standard-8", capacity=Capacity.SPOT)
     values = ec2_autoscaler_values("c", "us-east-1", "1.36", [spot, facts("g2-standard-8")])
-    assert values["expanderPriorities"]["20"] == [r"c\-p\-[0-9]{26}"]
+    assert values["expanderPriorities"]["20"] == [r"^c\-p\-[0-9]{26}$"]
 
 
 def test_custom_role_ids_fit_iam() -> None:
@@ -131,3 +132,17 @@ def test_condition_names_each_group_exactly() -> None:
         'resource.name == "projects/p/zones/z-a/instanceGroupManagers/c-l4-a" || '
         'resource.name == "projects/p/zones/z-b/instanceGroupManagers/c-l4-b"'
     )
+
+
+def test_a_priority_pattern_matches_its_own_group_only_where_the_expander_searches_ids() -> None:
+    """The priority expander searches each pattern anywhere in a group's id (priority.go,
+    groupIDMatchesList: FindStringIndex), as re.search does: pool `l4`'s group must not catch pool
+    `l4-b`'s, whose names share a prefix."""
+    url = "https://www.googleapis.com/compute/v1/projects/p/zones/us-central1-{}/instanceGroups/{}"
+    own, other = url.format("b", "k3s-gcp-l4-b"), url.format("a", "k3s-gcp-l4-b-a")
+    assert re.search(exact("k3s-gcp-l4-b"), own)
+    assert not re.search(exact("k3s-gcp-l4-b"), other)
+    spot, plain = facts("g2-standard-8", capacity=Capacity.SPOT), facts("g2-standard-8")
+    pattern = ec2_autoscaler_values("c", "us-east-1", "1.36", [spot, plain])["expanderPriorities"]["20"][0]
+    assert re.search(pattern, "c-p-" + "1" * 26)
+    assert not re.search(pattern, "c-p-" + "1" * 26 + "-x") and not re.search(pattern, "x-c-p-" + "1" * 26)

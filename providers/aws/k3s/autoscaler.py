@@ -24,7 +24,9 @@ def scaling_groups(cluster_name: str, pools: Sequence[PoolFacts]) -> list[Scalin
     group of a pool `l4-big`)."""
     return [
         ScalingGroup(
-            re.escape(group_name_prefix(cluster_name, p)) + _UNIQUE_SUFFIX, p.capacity == Capacity.SPOT
+            # Anchored: the priority expander searches a pattern anywhere in the group's name.
+            f"^{re.escape(group_name_prefix(cluster_name, p))}{_UNIQUE_SUFFIX}$",
+            p.capacity == Capacity.SPOT,
         )
         for p in pools
     ]
