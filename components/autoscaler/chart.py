@@ -24,6 +24,15 @@ def image_tag(kubernetes_version: str) -> str:
     return IMAGE_TAG_BY_MINOR[kubernetes_version]
 
 
+# The autoscaler decides between groups that fit a pending pod by priority first (spot before
+# on-demand), then by least waste among groups of the same priority (kubernetes/autoscaler
+# cluster-autoscaler/expander/priority/readme.md; several expanders chain since 1.23, FAQ "What are
+# Expanders?").
+PRIORITY_EXPANDER = "priority,least-waste"
+SPOT_PRIORITY = 20
+OTHER_PRIORITY = 10
+
+
 def scaling_args(expander: str = "least-waste") -> dict[str, Any]:
     """Flags every gpukit cluster's autoscaler runs with.
 

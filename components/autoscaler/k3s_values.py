@@ -15,19 +15,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpukit.components.autoscaler.chart import SERVICE_ACCOUNT, image_tag, scaling_args
+from gpukit.components.autoscaler.chart import (
+    OTHER_PRIORITY,
+    PRIORITY_EXPANDER,
+    SERVICE_ACCOUNT,
+    SPOT_PRIORITY,
+    image_tag,
+    scaling_args,
+)
 from gpukit.components.pools import SERVER_TAINT
 
 # k3s labels its servers `node-role.kubernetes.io/control-plane=true` (k3s-io/k3s
 # pkg/nodeconfig; the label the node sync already selects servers by: node-sync.sh).
 SERVER_SELECTOR = {"node-role.kubernetes.io/control-plane": "true"}
-# The autoscaler decides between groups that fit a pending pod by priority first (spot before
-# on-demand), then by least waste among groups of the same priority (kubernetes/autoscaler
-# cluster-autoscaler/expander/priority/readme.md; several expanders chain since 1.23, FAQ "What are
-# Expanders?").
-PRIORITY_EXPANDER = "priority,least-waste"
-SPOT_PRIORITY = 20
-OTHER_PRIORITY = 10
 
 
 def server_placement() -> dict[str, Any]:

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
+from gpukit.components.findings import Finding
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
-from gpukit.components.preflight import Finding
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode, GpuOperatorSpec, NodePoolSpec, Platform, Provider
 from gpukit.components.substrate import Substrate

@@ -1,6 +1,7 @@
 """GpuCluster on EKS under the mocks: assertions on the inputs the engine recorded."""
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -320,6 +321,32 @@ def test_cluster_autoscaler_release_discovers_this_cluster(dev: Recording) -> No
         "kube-system",
         release["values"]["rbac"]["serviceAccount"]["name"],
     )
+
+
+def test_a_spot_gpu_pool_falls_back_to_an_on_demand_one_by_the_priority_expander() -> None:
+    """Spot before on-demand: the expander ranks each spot GPU group (its Auto Scaling group, which EKS
+    names) above the rest, so a GPU pod that fits both starts spot, and on-demand once spot fails."""
+    config = eks_config()
+    config["gpukit:nodePools"].append(
+        {"name": "l4-od", "instanceType": "g6.xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az1"]}
+    )
+    rec = run(config)
+    values = rec.one("kubernetes:helm.sh/v3:Release", "unit-autoscaler-release").inputs["values"]
+    assert values["extraArgs"]["expander"] == "priority,least-waste"
+    spot_groups = {  # the spot pool's groups, as its node groups' scale-from-zero tags name them
+        tag.inputs["autoscalingGroupName"]
+        for tag in rec.of_type("aws:autoscaling/tag:Tag")
+        if tag.name.startswith("unit-l4-usw2-")
+    }
+    assert len(spot_groups) == 2  # one per zone of the spot pool
+    assert sorted(values["expanderPriorities"]["20"]) == sorted(f"^{re.escape(n)}$" for n in spot_groups)
+    assert values["expanderPriorities"]["10"] == [".*"]
+
+
+def test_without_an_on_demand_gpu_pool_the_expander_stays_least_waste(dev: Recording) -> None:
+    values = dev.one("kubernetes:helm.sh/v3:Release", "unit-autoscaler-release").inputs["values"]
+    assert values["extraArgs"]["expander"] == "least-waste"
+    assert "expanderPriorities" not in values
 
 
 def test_kubeconfig_is_secret_and_uses_aws_eks_get_token(dev: Recording) -> None:

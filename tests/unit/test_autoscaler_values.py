@@ -1,10 +1,11 @@
 """Cluster Autoscaler Helm values: version pinned to the cluster's minor, only keys the chart has."""
 
+import re
 from typing import Any
 
 import pytest
 
-from gpukit.providers.aws.eks.autoscaler_values import SERVICE_ACCOUNT, cluster_autoscaler_values
+from gpukit.providers.aws.eks.autoscaler_values import SERVICE_ACCOUNT, asg_pattern, cluster_autoscaler_values
 
 # Key paths of the chart's values, from kubernetes/autoscaler charts/cluster-autoscaler/values.yaml,
 # chart 9.5x. extraArgs is a free-form map of autoscaler flags: any key under it is allowed.
@@ -91,3 +92,25 @@ def test_scale_to_zero_flags():
 def test_unsupported_minor_is_rejected():
     with pytest.raises(KeyError):
         cluster_autoscaler_values("c1", "us-west-2", "1.33")
+
+
+def test_spot_gpu_groups_come_first_when_an_on_demand_gpu_group_can_take_over():
+    """A spot GPU pool falls back to an on-demand one: the priority expander ranks the spot groups
+    above every other group, least waste breaking ties."""
+    values = cluster_autoscaler_values("c1", "us-west-2", "1.35", [asg_pattern("eks-l4-a-1234")], 1)
+    assert values["extraArgs"]["expander"] == "priority,least-waste"
+    assert values["expanderPriorities"] == {"20": [r"^eks\-l4\-a\-1234$"], "10": [".*"]}
+
+
+@pytest.mark.parametrize(("spot", "others"), [([], 1), ([asg_pattern("eks-l4-a-1234")], 0)])
+def test_no_ranking_without_both_kinds_of_gpu_group(spot, others):
+    values = cluster_autoscaler_values("c1", "us-west-2", "1.35", spot, others)
+    assert values["extraArgs"]["expander"] == "least-waste"
+    assert "expanderPriorities" not in values
+
+
+def test_an_asg_pattern_matches_its_group_only_where_the_expander_searches():
+    """The expander searches a pattern anywhere in the group's name (priority.go FindStringIndex)."""
+    pattern = asg_pattern("eks-l4-a-1234")
+    assert re.search(pattern, "eks-l4-a-1234")
+    assert not re.search(pattern, "eks-l4-a-1234-x") and not re.search(pattern, "eks-big-eks-l4-a-1234")

@@ -1,5 +1,7 @@
 """Helm values for the Kubernetes Cluster Autoscaler on EKS (chart kubernetes/autoscaler)."""
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from gpukit.components.autoscaler.chart import (
@@ -7,8 +9,11 @@ from gpukit.components.autoscaler.chart import (
     CHART_REPOSITORY,
     CHART_VERSION,
     NAMESPACE,
+    OTHER_PRIORITY,
+    PRIORITY_EXPANDER,
     RELEASE_NAME,
     SERVICE_ACCOUNT,
+    SPOT_PRIORITY,
     image_tag,
     scaling_args,
 )
@@ -21,14 +26,35 @@ __all__ = [
     "NAMESPACE",
     "RELEASE_NAME",
     "SERVICE_ACCOUNT",
+    "asg_pattern",
     "cluster_autoscaler_values",
 ]
 
 
-def cluster_autoscaler_values(cluster_name: str, region: str, kubernetes_version: str) -> dict[str, Any]:
+def asg_pattern(asg_name: str) -> str:
+    """The priority expander's pattern for one Auto Scaling group (the id the AWS provider gives a node
+    group), anchored: the expander searches a pattern anywhere in the id (priority.go,
+    groupIDMatchesList). EKS names a managed node group's group itself (`eks-<node group>-<uuid>`,
+    aws/containers-roadmap#1304), so gpukit reads the name from the node group, not a guess."""
+    return f"^{re.escape(asg_name)}$"
+
+
+def cluster_autoscaler_values(
+    cluster_name: str,
+    region: str,
+    kubernetes_version: str,
+    spot_groups: Sequence[Any] = (),
+    other_gpu_groups: int = 0,
+) -> dict[str, Any]:
     """Values for auto-discovery of this cluster's node groups (flags: components/autoscaler/chart.py
-    scaling_args)."""
-    return {
+    scaling_args).
+
+    Spot GPU pools fall back to on-demand GPU pools: with both, the priority expander ranks the spot
+    groups' patterns (`spot_groups`, from asg_pattern; Pulumi inputs, since EKS names the groups) above
+    every other group, so a pending GPU pod that fits both starts a spot node, and an on-demand one
+    once the spot group fails to get capacity and the autoscaler backs it off (FAQ, "How does
+    scale-up work?"). Least waste breaks ties within a rank."""
+    values: dict[str, Any] = {
         "cloudProvider": "aws",
         "awsRegion": region,  # empty by default since kubernetes/autoscaler#7972: AWS_REGION unset
         "autoDiscovery": {"clusterName": cluster_name},
@@ -36,3 +62,7 @@ def cluster_autoscaler_values(cluster_name: str, region: str, kubernetes_version
         "image": {"tag": image_tag(kubernetes_version)},
         "extraArgs": scaling_args(),
     }
+    if spot_groups and other_gpu_groups:
+        values["extraArgs"] = scaling_args(PRIORITY_EXPANDER)
+        values["expanderPriorities"] = {str(SPOT_PRIORITY): list(spot_groups), str(OTHER_PRIORITY): [".*"]}
+    return values

@@ -10,7 +10,7 @@ from gpukit.components.api_access import is_internal, needs_public_endpoint, pub
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import ClusterSpec, SupportType
+from gpukit.components.spec import Capacity, ClusterSpec, SupportType
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
 from gpukit.providers.aws.eks.karpenter import Karpenter
@@ -181,7 +181,7 @@ class EksCluster(pulumi.ComponentResource):
         sizes = current_desired_sizes(cluster_name, exists, invoke)
         # Karpenter launches the GPU pools' nodes itself: they get no node group (the zone plans above
         # still check their pinned zones against the VPC).
-        system_pools: list[pulumi.Resource] = []
+        node_pools: list[tuple[PoolFacts, EksNodePool]] = []
         for pool, groups in zip(pools, plans, strict=True):
             if pool.is_gpu and uses_karpenter(spec):
                 continue
@@ -207,8 +207,10 @@ class EksCluster(pulumi.ComponentResource):
                     },
                     opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),
                 )
-                if not pool.is_gpu and pool.min_nodes >= 1:
-                    system_pools.append(node_pool)
+                node_pools.append((pool, node_pool))
+        system_pools: list[pulumi.Resource] = [
+            node_pool for pool, node_pool in node_pools if not pool.is_gpu and pool.min_nodes >= 1
+        ]
 
         # --- access from Pulumi
         rendered: pulumi.Output[str] = pulumi.Output.all(
@@ -244,6 +246,11 @@ class EksCluster(pulumi.ComponentResource):
             subnets=[s for zone in sorted(subnets_by_zone) for s in subnets_by_zone[zone]],
             security_group_id=cluster.vpc_config.cluster_security_group_id,
             account=(identity.account_id, partition),
+            gpu_groups=[
+                (node_pool.autoscaling_group_name, pool.capacity == Capacity.SPOT)
+                for pool, node_pool in node_pools
+                if pool.is_gpu
+            ],
             opts=in_cluster,
         )
 
@@ -328,6 +335,7 @@ def _autoscaler(
     subnets: list[pulumi.Input[str]],
     security_group_id: pulumi.Input[str],
     account: tuple[str, str],
+    gpu_groups: list[tuple[pulumi.Output[str], bool]],
     opts: pulumi.ResourceOptions,
 ) -> None:
     """What scales the GPU pools: Karpenter (its NodePools are the GPU pools) or the Cluster Autoscaler
@@ -355,6 +363,8 @@ def _autoscaler(
                 "cluster_name": spec["name"],
                 "region": spec["region"],
                 "kubernetes_version": spec["kubernetes_version"],
+                "spot_gpu_groups": [group for group, spot in gpu_groups if spot],
+                "other_gpu_groups": sum(1 for _, spot in gpu_groups if not spot),
             },
             opts=opts,
         )

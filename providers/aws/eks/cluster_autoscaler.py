@@ -13,6 +13,7 @@ from gpukit.providers.aws.eks.autoscaler_values import (
     NAMESPACE,
     RELEASE_NAME,
     SERVICE_ACCOUNT,
+    asg_pattern,
     cluster_autoscaler_values,
 )
 from gpukit.providers.aws.eks.pod_identity_role import pod_identity_role
@@ -26,6 +27,10 @@ class ClusterAutoscalerArgs(TypedDict):
     """The EKS cluster's name, known up front: it scopes both IAM and auto-discovery."""
     region: str
     kubernetes_version: str
+    spot_gpu_groups: list[pulumi.Input[str]]
+    """The Auto Scaling groups of spot GPU pools' node groups, by name (preferred by the expander)."""
+    other_gpu_groups: int
+    """How many node groups of GPU pools are not spot (what a spot pool falls back to)."""
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -57,7 +62,11 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             repository_opts={"repo": CHART_REPOSITORY},
             namespace=NAMESPACE,
             values=cluster_autoscaler_values(
-                args["cluster_name"], args["region"], args["kubernetes_version"]
+                args["cluster_name"],
+                args["region"],
+                args["kubernetes_version"],
+                [pulumi.Output.from_input(group).apply(asg_pattern) for group in args["spot_gpu_groups"]],
+                args["other_gpu_groups"],
             ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[association]),
         )

@@ -1,7 +1,7 @@
 """What the plan says about the pools Karpenter owns (cluster.autoscaler: karpenter). Pure."""
 
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
-from gpukit.components.preflight import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.validate.common import POOLS
 from gpukit.providers.aws.eks.karpenter_objects import CONSOLIDATE_AFTER, capacity_types, node_pool_limits

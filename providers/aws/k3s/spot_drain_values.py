@@ -28,9 +28,9 @@ Pure: golden-tested, and every key is checked against the chart's values.yaml
 from collections.abc import Sequence
 from typing import Any
 
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.k3s.shutdown import DEFAULT_SHUTDOWN
 from gpukit.components.pools import POOL_LABEL, PoolFacts
-from gpukit.components.preflight import Finding, Severity
 from gpukit.components.spec import Capacity
 
 # Chart 0.27.6 / app 1.25.6 is the newest release (aws/aws-node-termination-handler tag v1.25.6,

@@ -18,10 +18,10 @@ On-demand machines keep the default window: Compute Engine gives a Standard VM 1
 from collections.abc import Sequence
 from dataclasses import replace
 
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.shutdown import ShutdownWindow
 from gpukit.components.pools import PoolFacts
-from gpukit.components.preflight import Finding, Severity
 from gpukit.components.spec import Capacity
 
 SPOT_SOFT_OFF_SECONDS = 30
