@@ -5,12 +5,14 @@ sourced per-region table; PriceBasis names the region, date and source; each sub
 charges). A pool with no price there is never dropped silently: it is listed, and every total it
 would add to is a lower bound. Spot pools are priced at the on-demand list price: spot prices move
 hourly and per zone and no dated spot figure is vendored, so the on-demand price is the honest upper
-bound, and the report says so.
+bound, and the report says so. A pool whose group may launch several instance types
+(`alternativeInstanceTypes`) is priced at its most expensive one: the group picks among them by spot
+capacity, not by price, so only the dearest is a ceiling the budget guard can hold to.
 """
 
 from dataclasses import dataclass
 
-from gpukit.components.catalog.instances import PriceBasis
+from gpukit.components.catalog.instances import MachineCatalog, PriceBasis, Quote
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Capacity
@@ -87,6 +89,22 @@ class CostEstimate:
         return sorted(items, key=lambda item: -item[1])
 
 
+def pool_quote(catalog: MachineCatalog, pool: PoolFacts, region: str) -> Quote:
+    """The price of one node of `pool`: its dearest instance type's, since its group may launch any of
+    them (a g6.xlarge pool with a g6.16xlarge alternative can run 4x the price per node); no price when
+    any type has none here (the note names that type when it is an alternative)."""
+    primary = catalog.quote(pool.instance, region)
+    if primary.per_node is None:
+        return primary
+    per_node = primary.per_node
+    for machine in pool.alternative_instances:
+        quote = catalog.quote(machine, region)
+        if quote.per_node is None:
+            return Quote(None, f"alternative {machine.name}: {quote.note}")
+        per_node = max(per_node, quote.per_node)
+    return Quote(per_node, primary.note)
+
+
 def estimate(cluster: ResolvedCluster) -> CostEstimate:
     """Cost estimate of a validated cluster in its region: its pools' machines and its substrate's
     charges."""
@@ -94,7 +112,7 @@ def estimate(cluster: ResolvedCluster) -> CostEstimate:
     region = cluster.spec.get("region", "")
     pools = []
     for p in cluster.pools:
-        quote = catalog.quote(p.instance, region)
+        quote = pool_quote(catalog, p, region)
         pools.append(PoolCost(p, quote.per_node, quote.note))
     return CostEstimate(
         pools=pools,

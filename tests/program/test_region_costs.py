@@ -133,3 +133,18 @@ def test_pulumi_up_over_budget_creates_nothing() -> None:
 def test_pulumi_up_within_budget_builds_the_cluster() -> None:
     rec = record(program_main, config=fixture("eks-frankfurt"), region="eu-central-1")
     assert rec.of_type("aws:eks/cluster:Cluster")
+
+
+def test_budget_counts_a_pools_dearest_alternative_instance_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # k3s-aws's spot L4 pool (4 nodes at most) may also launch g6.16xlarge: 4 x $3.40/h is over $4/h,
+    # though 4 g6.xlarge ($0.80/h) would not be.
+    config: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.k3s-aws.yaml").read_text())["config"]
+    (gpu_pool,) = [p for p in config["gpukit:nodePools"] if p["name"] == "l4"]
+    gpu_pool["alternativeInstanceTypes"] = ["g6.16xlarge"]
+    config["gpukit:budget"] = {"maxHourlyCost": 4}
+    code, out, _ = plan(tmp_path, config, capsys)
+    assert code == 1
+    line = next(line for line in out.splitlines() if "error: gpukit:budget.maxHourlyCost" in line)
+    assert "pool l4 $13.59/h" in line

@@ -1,9 +1,12 @@
 """Hourly cost estimates: cluster charges, per-pool idle and max, and pools without a price."""
 
+from dataclasses import replace
+
 import pytest
 
 from gpukit.components.config.resolve import resolve_config
-from gpukit.components.costs import estimate
+from gpukit.components.costs import estimate, pool_quote
+from gpukit.providers.aws.catalog import AWS_CATALOG
 from harness import eks_config, example_config
 
 EKS = 0.10
@@ -144,3 +147,34 @@ def test_k3s_on_gce_with_a_private_api_has_no_external_ips() -> None:
     config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8"]
     cost = estimate(resolve_config(config))
     assert [c.what for c in cost.charges] == ["Cloud NAT (per VM)"]
+
+
+G6_16XLARGE = 3.3968
+
+
+def _k3s_aws_with_alternatives(alternatives: list[str]) -> dict:
+    config = example_config("k3s-aws")
+    (gpu_pool,) = [p for p in config["gpukit:nodePools"] if p["name"] == "l4"]
+    gpu_pool["alternativeInstanceTypes"] = alternatives
+    return config
+
+
+def test_a_pool_is_priced_at_its_dearest_instance_type() -> None:
+    # The spot group launches whichever type has capacity: a g6.xlarge pool with a g6.16xlarge
+    # alternative (same single L4) can run 4 nodes at $3.40/h, not $0.80/h.
+    cost = estimate(resolve_config(_k3s_aws_with_alternatives(["g6.16xlarge"])))
+    l4 = next(p for p in cost.pools if p.pool.name == "l4")
+    assert l4.per_node == pytest.approx(G6_16XLARGE)
+    assert l4.at_max == pytest.approx(4 * G6_16XLARGE)
+
+
+def test_a_pool_with_an_alternative_gpukit_cannot_price_is_unpriced() -> None:
+    # Pure check of pool_quote: no vendored table prices a primary type but not its alternative, so the
+    # alternative here is one with no list price anywhere (p5e.48xlarge: Capacity Blocks only).
+    cluster = resolve_config(_k3s_aws_with_alternatives(["g6.2xlarge"]))
+    l4 = next(p for p in cluster.pools if p.name == "l4")
+    unpriced = replace(l4, alternative_instances=(AWS_CATALOG.machine("p5e.48xlarge"),))
+    quote = pool_quote(AWS_CATALOG, unpriced, "us-east-1")
+    assert quote.per_node is None
+    assert quote.note.startswith("alternative p5e.48xlarge: ")
+    assert pool_quote(AWS_CATALOG, l4, "us-east-1").per_node == pytest.approx(0.9776)  # g6.2xlarge
