@@ -221,3 +221,22 @@ def test_servers_node_sync_asks_the_cloud_whether_a_nodes_machine_is_gone(
     assert script_input(agent["install.sh"], "NODE_SYNC_SCRIPT") == ""  # servers only
     for instance in gce.of_type("gcp:compute/instance:Instance"):
         assert "https://compute.googleapis.com/compute/v1/projects/" in startup_script(instance.inputs)
+
+
+def test_gce_servers_read_only_this_clusters_instance_templates(gce: Recording) -> None:
+    """A template holds its machines' metadata (in a shared project, other teams' startup scripts):
+    the servers may read this cluster's agent templates by name, and list none."""
+    roles = {r.inputs["roleId"]: r.inputs["permissions"] for r in gce.of_type(CUSTOM_ROLE)}
+    assert roles["gpukit_k3s_gcp_autoscaler_templates"] == ["compute.instanceTemplates.get"]
+    assert not any("instanceTemplates" in p for p in roles["gpukit_k3s_gcp_autoscaler_read"])
+    binding = next(
+        r.inputs
+        for r in gce.of_type(IAM_MEMBER)
+        if r.inputs["role"].endswith("/gpukit_k3s_gcp_autoscaler_templates")
+    )
+    templates = sorted(r.id for r in gce.of_type(GCE_TEMPLATE))
+    assert templates and all(
+        t.startswith("projects/acme-ml-dev/global/instanceTemplates/") for t in templates
+    )
+    expression = unsecret(binding["condition"])["expression"]
+    assert expression == " || ".join(f'resource.name == "{t}"' for t in templates)

@@ -220,6 +220,7 @@ def test_join_secrets_are_secret_and_each_account_reads_only_its_own(stack: Reco
         # the servers' Cluster Autoscaler (test_k3s_autoscaler.py)
         "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_read",
         "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_resize",
+        "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_templates",
     }
     api = stack.one("gcp:projects/service:Service", f"{NAME}-join-secretmanager-api").inputs
     assert (api["service"], api["disableOnDestroy"]) == ("secretmanager.googleapis.com", False)

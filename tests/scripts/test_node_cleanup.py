@@ -80,6 +80,8 @@ case "$*" in
           <code>48</code>
           <name>terminated</name>
         </instanceState></item></instancesSet></item>' ;;
+      *i-0ddddddddddddddd4*) echo '<item><instancesSet><item><instanceId>i-0ddddddddddddddd4</instanceId>
+        <instanceState><name>running</name></instanceState></item></instancesSet></item>' ;;
       *i-0bbbbbbbbbbbbbbb2*) echo '<item><instancesSet><item><instanceState><code>16</code>
         <name>running</name></instanceState></item></instancesSet></item>' ;;
     esac
@@ -97,7 +99,14 @@ def _ask(check: MachineCheck, provider_id: str) -> str:
 
 @pytest.mark.parametrize(
     ("provider_id", "answer"),
-    [(EC2_GONE, "GONE"), (EC2_RUNNING, "KEPT"), (EC2_UNKNOWN, "GONE"), ("aws:///us-east-1b/../x", "KEPT")],
+    [
+        (EC2_GONE, "GONE"),
+        (EC2_RUNNING, "KEPT"),
+        (EC2_UNKNOWN, "GONE"),
+        # EC2 lists the instance but its state cannot be read (no code): never taken for gone.
+        ("aws:///us-east-1b/i-0ddddddddddddddd4", "KEPT"),
+        ("aws:///us-east-1b/../x", "KEPT"),
+    ],
 )
 def test_ec2_servers_ask_ec2_with_their_role(host: FakeHost, provider_id: str, answer: str) -> None:
     host.stub("curl", EC2_CURL)

@@ -20,7 +20,7 @@ from gpukit.providers.gcp.k3s.autoscaler import (
     split_evenly,
     zone_groups,
 )
-from gpukit.providers.gcp.k3s.autoscaler_iam import ROLE_ID_MAX, own_groups_condition, role_id
+from gpukit.providers.gcp.k3s.autoscaler_iam import ROLE_ID_MAX, only_these_condition, role_id
 
 # Keys of the chart's values that k3s adds to what EKS sets (charts/cluster-autoscaler/values.yaml and
 # templates/deployment.yaml: hostNetwork, dnsPolicy, autoscalingGroups[].name/minSize/maxSize,
@@ -128,7 +128,7 @@ def test_condition_names_each_group_exactly() -> None:
         "projects/p/zones/z-b/instanceGroupManagers/c-l4-b",
         "projects/p/zones/z-a/instanceGroupManagers/c-l4-a",
     ]
-    assert own_groups_condition(ids) == (
+    assert only_these_condition(ids) == (
         'resource.name == "projects/p/zones/z-a/instanceGroupManagers/c-l4-a" || '
         'resource.name == "projects/p/zones/z-b/instanceGroupManagers/c-l4-b"'
     )

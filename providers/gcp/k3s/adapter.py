@@ -164,6 +164,7 @@ class GceAdapter:
                 "project": self.spec.get("project", ""),
                 "member": self.server_account.apply(lambda email: f"serviceAccount:{email}"),
                 "group_ids": pulumi.Output.all(*[gid for *_, gid in groups]),
+                "template_ids": pulumi.Output.all(*[made.template_id for _, made in self.agent_pools]),
             },
             opts=self.with_gcp,
         )

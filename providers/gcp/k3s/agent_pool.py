@@ -82,6 +82,8 @@ class K3sGceAgentPoolArgs(TypedDict):
 
 
 class K3sGceAgentPool(pulumi.ComponentResource):
+    template_id: pulumi.Output[str]
+    """The instance template's resource id (what the autoscaler's IAM condition names)."""
     groups: list[tuple[ZoneGroup, pulumi.Output[str], pulumi.Output[str]]]
     """Each zonal group, with the URL of its instance group (what the autoscaler's --nodes names) and
     its manager's resource id (what IAM conditions name)."""
@@ -126,6 +128,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
             labels=gce_labels(pool),
             opts=pulumi.ResourceOptions(parent=self),
         )
+        self.template_id = template.id
         self.groups = []
         for group in zone_groups(cluster, pool, args["zones"]):
             manager = gcp.compute.InstanceGroupManager(

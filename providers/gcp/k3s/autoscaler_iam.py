@@ -6,14 +6,23 @@ in two custom roles (no predefined role is this narrow: roles/compute.instanceAd
 and delete any machine in the project):
 - read: the get/list calls the provider makes (kubernetes/autoscaler cloudprovider/gce
   autoscaling_gce_client.go: machine types, instance group managers and their managed instances,
-  instance groups, instance templates, zones and regions, zone operations; newer releases also list
-  instances, reservations and disk types for their caches). Unconditioned, project-wide: this is the
-  trade-off. These calls return names, sizes and templates (templates include their metadata, such as
-  other teams' startup scripts), never disk contents or secrets in Secret Manager.
+  instance groups, zones and regions, zone operations; newer releases also list instances,
+  reservations and disk types for their caches). Unconditioned, project-wide (IAM conditions do not
+  narrow list calls): this is the trade-off. These calls return names, sizes and states, never disk
+  contents, instance metadata of templates, or secrets in Secret Manager.
+- templates: compute.instanceTemplates.get, only on this cluster's agent templates (the provider
+  reads a group's template by name, FetchMigTemplate, to build its node at zero; it never lists
+  templates). A template carries its machines' metadata, and in a shared project other teams' startup
+  scripts may hold secrets: project-wide it would hand them to whoever holds a server.
 - resize: compute.instanceGroupManagers.update (instanceGroupManagers.resize and .deleteInstances),
-  only on this cluster's groups: an IAM condition on the resource name (Compute Engine supports the
-  resource name attribute in allow-policy bindings: https://cloud.google.com/iam/docs/conditions-
-  attribute-reference), listing each group's full name.
+  only on this cluster's groups.
+The last two are IAM conditions on the resource name (Compute Engine supports the resource name
+attribute in allow-policy bindings: https://cloud.google.com/iam/docs/conditions-attribute-reference),
+listing each resource's full name.
+
+What is left: a managed instance group has no size ceiling of its own (`maxNodes` lives in the
+autoscaler's flags), so whoever holds a server (root there is the whole cluster anyway) can resize
+this cluster's groups up to the project's quota. Set a GPU quota for the region to bound the bill.
 """
 
 import re
@@ -31,8 +40,6 @@ READ_PERMISSIONS = (
     "compute.instanceGroupManagers.list",
     "compute.instanceGroups.get",
     "compute.instanceGroups.list",
-    "compute.instanceTemplates.get",
-    "compute.instanceTemplates.list",
     "compute.instances.get",
     "compute.instances.list",
     "compute.machineTypes.get",
@@ -45,6 +52,7 @@ READ_PERMISSIONS = (
     "compute.zones.list",
 )
 RESIZE_PERMISSIONS = ("compute.instanceGroupManagers.update",)
+TEMPLATE_PERMISSIONS = ("compute.instanceTemplates.get",)
 # IAM custom role ids: letters, digits, `_` and `.`, 3 to 64 characters (IAM API roles.create roleId).
 ROLE_ID_MAX = 64
 
@@ -56,10 +64,11 @@ def role_id(cluster_name: str, kind: str) -> str:
     return f"gpukit_{base}"[: ROLE_ID_MAX - len(suffix)] + suffix
 
 
-def own_groups_condition(group_ids: Sequence[str]) -> str:
-    """A CEL expression true only for the given instance group managers (`projects/P/zones/Z/
-    instanceGroupManagers/N`, their resource ids)."""
-    return " || ".join(f'resource.name == "{group_id}"' for group_id in sorted(group_ids))
+def only_these_condition(resource_ids: Sequence[str]) -> str:
+    """A CEL expression true only for the given resources, by their full resource names (instance
+    group managers `projects/P/zones/Z/instanceGroupManagers/N`, instance templates
+    `projects/P/global/instanceTemplates/N`: their Pulumi ids)."""
+    return " || ".join(f'resource.name == "{resource_id}"' for resource_id in sorted(resource_ids))
 
 
 class K3sGceAutoscalerAccessArgs(TypedDict):
@@ -69,6 +78,8 @@ class K3sGceAutoscalerAccessArgs(TypedDict):
     """The servers' service account (`serviceAccount:<email>`)."""
     group_ids: pulumi.Input[list[str]]
     """The agent pools' instance group managers, by resource id."""
+    template_ids: pulumi.Input[list[str]]
+    """The agent pools' instance templates, by resource id."""
 
 
 class K3sGceAutoscalerAccess(pulumi.ComponentResource):
@@ -78,7 +89,15 @@ class K3sGceAutoscalerAccess(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
         cluster, project = args["cluster_name"], args["project"]
-        for kind, permissions in (("read", READ_PERMISSIONS), ("resize", RESIZE_PERMISSIONS)):
+        own: dict[str, tuple[str, pulumi.Input[list[str]]]] = {
+            "resize": ("groups", args["group_ids"]),
+            "templates": ("agent templates", args["template_ids"]),
+        }
+        for kind, permissions in (
+            ("read", READ_PERMISSIONS),
+            ("templates", TEMPLATE_PERMISSIONS),
+            ("resize", RESIZE_PERMISSIONS),
+        ):
             role = gcp.projects.IAMCustomRole(
                 f"{name}-{kind}",
                 role_id=role_id(cluster, kind),
@@ -89,11 +108,12 @@ class K3sGceAutoscalerAccess(pulumi.ComponentResource):
                 opts=child,
             )
             condition: Optional[gcp.projects.IAMMemberConditionArgsDict] = None
-            if kind == "resize":
+            if kind in own:
+                what, ids = own[kind]
                 condition = {
-                    "title": f"{cluster} groups only",
-                    "description": "the k3s agent pools' managed instance groups of this cluster",
-                    "expression": pulumi.Output.from_input(args["group_ids"]).apply(own_groups_condition),
+                    "title": f"{cluster} {what} only",
+                    "description": f"the k3s agent pools' {what} of this cluster",
+                    "expression": pulumi.Output.from_input(ids).apply(only_these_condition),
                 }
             gcp.projects.IAMMember(
                 f"{name}-{kind}-server",

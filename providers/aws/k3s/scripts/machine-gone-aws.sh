@@ -18,6 +18,10 @@ import re, sys
 body = sys.stdin.read()
 if "<DescribeInstancesResponse" not in body:
     sys.exit(1)
+instances = re.findall(r"<instanceId>i-[0-9a-f]+</instanceId>", body)
 states = re.findall(r"<instanceState>\s*<code>\d+</code>\s*<name>([a-z-]+)</name>", body)
+# Gone: EC2 knows no such instance, or every one it lists is going; a state this cannot read keeps it.
+if instances and len(states) != len(instances):
+    sys.exit(1)
 sys.exit(0 if all(state in ("shutting-down", "terminated") for state in states) else 1)'
 }
