@@ -58,8 +58,13 @@ def test_gcp_europe_west4_sums_host_and_gpu_rows() -> None:
 def test_gcp_attached_t4_needs_both_the_host_and_the_gpu_price_of_the_region() -> None:
     n1_t4 = GCP_CATALOG.pool_instance("n1-standard-8", {"model": "T4", "count": 2})
     assert GCP_CATALOG.quote(n1_t4, "us-central1").per_node == pytest.approx(0.38 + 2 * 0.35)
-    # europe-west4 has a T4 price but no n1-standard-8 host price vendored: no price, not a guess.
-    assert GCP_CATALOG.quote(n1_t4, "europe-west4").per_node is None
+    # vms.csv @006059e0, europe-west4: n1-standard-8 host 0.41834 + T4 0.3675 each.
+    assert GCP_CATALOG.quote(n1_t4, "europe-west4").per_node == pytest.approx(0.41834 + 2 * 0.3675)
+    # europe-west6 has an n1-standard-8 host price (0.49777) but the catalog lists no T4 there:
+    # the host alone is no price for the pool, not a guess.
+    n1 = GCP_CATALOG.machine("n1-standard-8")
+    assert GCP_CATALOG.quote(n1, "europe-west6").per_node == pytest.approx(0.49777)
+    assert GCP_CATALOG.quote(n1_t4, "europe-west6").per_node is None
 
 
 def test_generated_us_central1_rows_reproduce_the_catalog_prices() -> None:
