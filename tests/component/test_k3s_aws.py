@@ -617,3 +617,36 @@ def test_no_spot_pool_no_termination_handler() -> None:
     assert "aws-node-termination-handler" not in {
         r.inputs.get("name") for r in rec.of_type("kubernetes:helm.sh/v3:Release")
     }
+
+
+def test_spot_agents_install_and_enable_the_spot_notice_backstop_and_no_other_machine_does(ha: Run) -> None:
+    """The l4 pool is spot, cpu on-demand, the three servers on-demand: only l4's machines power off
+    ahead of an interruption, in time for the kubelet's graceful shutdown (spot_notice.py)."""
+    user_data = all_user_data(ha.rec)
+    assert sorted(user_data) == [
+        "k3s-aws-control-0",
+        "k3s-aws-control-1",
+        "k3s-aws-control-2",
+        "k3s-aws-cpu-lt",
+        "k3s-aws-l4-lt",
+    ]
+    for name, value in user_data.items():
+        document = yaml.safe_load(user_data_text(value))
+        paths = {f["path"]: f for f in document["write_files"]}
+        enable = ["systemctl", "enable", "--now", "--no-block", "gpukit-spot-notice.service"]
+        if name == "k3s-aws-l4-lt":
+            unit = paths["/etc/systemd/system/gpukit-spot-notice.service"]
+            script = paths["/usr/local/lib/gpukit/spot-notice.sh"]
+            assert "ExecStart=/usr/local/lib/gpukit/spot-notice.sh" in unit["content"]
+            assert "WantedBy=multi-user.target" in unit["content"]  # enabled: it runs at every boot
+            assert (unit["permissions"], script["permissions"]) == ("0644", "0700")
+            assert enable in document["runcmd"]
+            # Sized to the kubelet's window that this very machine's install writes.
+            kubelet = yaml.safe_load(script_input(user_data_files(value)["install.sh"], "KUBELET_CONFIG"))
+            assert (
+                f"SHUTDOWN_GRACE_SECONDS={kubelet['shutdownGracePeriod'].removesuffix('s')}\n"
+                in (script["content"])
+            )
+        else:
+            assert not any("spot-notice" in path for path in paths), name
+            assert enable not in document["runcmd"], name

@@ -20,14 +20,21 @@ from gpukit.components.k3s.cloud_init import (
     node_scripts,
 )
 from gpukit.components.k3s.host_scripts import agent_join, k3s_download, render_script, server_join
-from gpukit.components.spec import DriverMode, NodeRole
+from gpukit.components.spec import DriverMode, NodePoolSpec, NodeRole
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script as aws_fetch_secrets_script
 from gpukit.providers.aws.k3s.iam import provider_id_script as aws_provider_id_script
 from gpukit.providers.aws.k3s.iam import release_identity_script
+from gpukit.providers.aws.k3s.spot_notice import (
+    SCRIPT_PATH,
+    UNIT_NAME,
+    spot_notice_script,
+    spot_notice_services,
+)
 from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data, node_user_data
 from gpukit.providers.gcp.k3s.iam import fetch_secrets_script as gcp_fetch_secrets_script
 from gpukit.providers.gcp.k3s.iam import provider_id_script as gcp_provider_id_script
 from gpukit.providers.gcp.k3s.startup_script import gce_startup_script
+from harness import substrate
 from tools import cloud_init_schema_problems, script_input, shellcheck_problems
 
 VERSION = "v1.36.4+k3s1"
@@ -68,11 +75,22 @@ JOINING_SERVER = CloudNode(
     tls_sans=("k3s-aws-api-0123456789abcdef.elb.us-east-1.amazonaws.com", *(u[8:-5] for u in AWS_SERVERS)),
 )
 AWS_FETCH = aws_fetch_secrets_script("us-east-1", SECRET_ARN, SECRET_VERSION_ID)
+RELEASE = release_identity_script("us-east-1")
+_SPOT_SPEC = {"name": "l4", "instance_type": "g6.xlarge", "min_nodes": 0, "max_nodes": 4, "capacity": "spot"}
+SPOT_POOL: NodePoolSpec = _SPOT_SPEC  # type: ignore[assignment]
+SPOT_L4 = substrate("k3s-aws").pool_facts(SPOT_POOL)
 GCP_FETCH = gcp_fetch_secrets_script(SECRET_VERSION)
 
 USER_DATA: dict[str, Callable[[], str]] = {
     "aws-agent-l4-operator": lambda: node_user_data(
         L4_AGENT, AWS_FETCH, provider_id=aws_provider_id_script()
+    ),
+    "aws-agent-l4-spot": lambda: node_user_data(
+        L4_AGENT,
+        AWS_FETCH,
+        RELEASE,
+        aws_provider_id_script(),
+        spot_notice_services(SPOT_L4, L4_AGENT.shutdown),
     ),
     "aws-server-first": lambda: node_user_data(
         CloudNode(
@@ -126,6 +144,7 @@ SCRIPTS: dict[str, Callable[[], str]] = {
     "fetch-secrets-gcp": lambda: GCP_FETCH,
     "provider-id-aws": aws_provider_id_script,
     "provider-id-gcp": gcp_provider_id_script,
+    "spot-notice-aws": spot_notice_script,
     "wait-for-api": lambda: api_wait_script("https://k3s.example.com:6443"),
 }
 
@@ -157,7 +176,16 @@ def test_every_file_in_user_data_is_shellcheck_clean(name: str, tmp_path: Path) 
     assert (unit["path"], unit["permissions"]) == ("/etc/systemd/system/gpukit-bootstrap.service", "0644")
     scripts = ["bootstrap.sh", "fetch-secrets.sh", "install.sh", "preflight.sh"]
     # Agents register under their provider ID (the Cluster Autoscaler's key for their group).
-    assert sorted(written) == sorted(scripts + (["provider-id.sh"] if "agent" in name else []))
+    scripts += ["provider-id.sh"] if "agent" in name else []
+    enabled = ["gpukit-bootstrap.service"]
+    if "spot" in name:  # the spot-notice backstop: its script and its unit, enabled at first boot
+        spot_unit = written.pop(UNIT_NAME)
+        assert (spot_unit["path"], spot_unit["permissions"]) == (f"/etc/systemd/system/{UNIT_NAME}", "0644")
+        assert f"ExecStart={SCRIPT_PATH}" in spot_unit["content"]
+        assert written["spot-notice.sh"]["path"] == SCRIPT_PATH
+        scripts += ["release-identity.sh", "spot-notice.sh"]
+        enabled.append(UNIT_NAME)
+    assert sorted(written) == sorted(scripts)
     for file in written.values():
         assert (file["owner"], file["permissions"]) == ("root:root", "0700")
         path = tmp_path / Path(file["path"]).name
@@ -166,7 +194,7 @@ def test_every_file_in_user_data_is_shellcheck_clean(name: str, tmp_path: Path) 
     # systemd runs the bootstrap until it succeeds once (a failure retries a minute later).
     assert document["runcmd"] == [
         ["systemctl", "daemon-reload"],
-        ["systemctl", "enable", "--now", "--no-block", "gpukit-bootstrap.service"],
+        *(["systemctl", "enable", "--now", "--no-block", unit] for unit in enabled),
     ]
     assert "Restart=on-failure" in unit["content"] and "RestartPreventExitStatus=3" in unit["content"]
     assert f"ExecStart={BOOTSTRAP_DIR}/bootstrap.sh" in unit["content"]
@@ -322,7 +350,6 @@ case "$*" in
   *) exit 22 ;;
 esac
 """
-RELEASE = release_identity_script("us-east-1")
 
 
 def test_an_ec2_machine_detaches_its_instance_profile_once_joined(host: FakeHost) -> None:

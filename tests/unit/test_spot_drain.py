@@ -121,6 +121,8 @@ def test_the_plan_names_what_drains_each_spot_pool() -> None:
         "gpukit:nodePools[3].capacity",
     ]
     assert "spot pool 'l4' drains: aws-node-termination-handler v1.25.6 (IMDS mode" in findings[0]
+    # The node-local backstop: power-off the kubelet's 60 s + 10 s before EC2's deadline.
+    assert "gpukit-spot-notice.service on the node powers it off 70 s before EC2's deadline" in findings[0]
     assert spot_drain_findings([AWS_POOLS[0], AWS_POOLS[2]]) == []
 
 

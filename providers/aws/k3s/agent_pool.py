@@ -21,6 +21,7 @@ from gpukit.providers.aws.k3s.autoscaler import group_name_prefix
 from gpukit.providers.aws.k3s.iam import fetch_secrets_script, provider_id_script, release_identity_script
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template
+from gpukit.providers.aws.k3s.spot_notice import spot_notice_services
 from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
 
 TYPE_TOKEN = "gpukit:index:K3sEc2AgentPool"
@@ -80,6 +81,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
                     fetch_secrets_script(region, a[1], a[2]),
                     release_identity_script(region),
                     provider_id_script(),
+                    spot_notice_services(pool, node.shutdown),
                 )
             )
         )

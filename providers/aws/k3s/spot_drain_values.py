@@ -32,6 +32,7 @@ from gpukit.components.findings import Finding, Severity
 from gpukit.components.k3s.shutdown import DEFAULT_SHUTDOWN
 from gpukit.components.pools import POOL_LABEL, PoolFacts
 from gpukit.components.spec import Capacity
+from gpukit.providers.aws.k3s.spot_notice import MARGIN_SECONDS
 
 # Chart 0.27.6 / app 1.25.6 is the newest release (aws/aws-node-termination-handler tag v1.25.6,
 # config/helm/aws-node-termination-handler/Chart.yaml); published only to public ECR as an OCI chart
@@ -107,8 +108,10 @@ def spot_drain_findings(pools: Sequence[PoolFacts]) -> list[Finding]:
             f"gpukit:nodePools[{i}].capacity",
             f"spot pool {pool.name!r} drains: aws-node-termination-handler {IMAGE_TAG} (IMDS mode, on this "
             "pool's nodes only) cordons and drains a node on its spot interruption notice (2 minutes ahead) "
-            "or rebalance recommendation; the kubelet's graceful shutdown "
-            f"({DEFAULT_SHUTDOWN.grace_period_s} s) covers a machine powered off without notice",
+            "or rebalance recommendation; on the notice, gpukit-spot-notice.service on the node powers it "
+            f"off {DEFAULT_SHUTDOWN.grace_period_s + MARGIN_SECONDS} s before EC2's deadline, so the "
+            f"kubelet's graceful shutdown ({DEFAULT_SHUTDOWN.grace_period_s} s) stops its pods even if the "
+            "drain has not finished; the same shutdown covers a machine powered off without notice",
         )
         for i, pool in enumerate(pools)
         if pool.capacity == Capacity.SPOT

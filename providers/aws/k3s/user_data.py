@@ -5,6 +5,8 @@ EC2 takes it. Pure: golden-tested and checked with `cloud-init schema`; provider
 
 import base64
 import gzip
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import yaml
 
@@ -19,6 +21,18 @@ from gpukit.components.k3s.cloud_init import (
 
 # EC2 takes at most 16 KiB of user data (before base64).
 EC2_USER_DATA_LIMIT = 16 * 1024
+
+
+@dataclass(frozen=True)
+class BootService:
+    """A systemd service the user data installs and starts besides the bootstrap: its unit and the
+    script it runs (both written by cloud-init at first boot; the unit is enabled, so it runs at every
+    boot after)."""
+
+    unit_name: str
+    unit: str
+    script_path: str
+    script: str
 
 
 class _Literal(str):
@@ -39,8 +53,10 @@ def node_user_data(
     fetch_secrets: str,
     release_identity: str | None = None,
     provider_id: str | None = None,
+    services: Sequence[BootService] = (),
 ) -> str:
-    """`#cloud-config` user data that writes the scripts and starts gpukit-bootstrap.service.
+    """`#cloud-config` user data that writes the scripts and starts gpukit-bootstrap.service, and
+    each of `services` (spot_notice.py) from the same boot.
 
     The service runs bootstrap.sh until it succeeds once (a failure retries a minute later, also
     across reboots); k3s itself starts on boot as a systemd service. `journalctl -u
@@ -64,8 +80,27 @@ def node_user_data(
                 "permissions": "0644",
                 "content": BOOTSTRAP_UNIT,
             }
+        ]
+        + [
+            file
+            for service in services
+            for file in (
+                {
+                    "path": service.script_path,
+                    "owner": "root:root",
+                    "permissions": "0700",
+                    "content": _Literal(service.script),
+                },
+                {
+                    "path": f"/etc/systemd/system/{service.unit_name}",
+                    "owner": "root:root",
+                    "permissions": "0644",
+                    "content": service.unit,
+                },
+            )
         ],
-        "runcmd": [command.split() for command in START_BOOTSTRAP],
+        "runcmd": [command.split() for command in START_BOOTSTRAP]
+        + [["systemctl", "enable", "--now", "--no-block", service.unit_name] for service in services],
     }
     body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
     return "#cloud-config\n# Rendered by gpukit (providers/aws/k3s/user_data.py).\n" + body
