@@ -650,3 +650,11 @@ def test_spot_agents_install_and_enable_the_spot_notice_backstop_and_no_other_ma
         else:
             assert not any("spot-notice" in path for path in paths), name
             assert enable not in document["runcmd"], name
+
+
+def test_a_spot_machine_that_powers_itself_off_is_terminated_not_stopped(ha: Run) -> None:
+    """The backstop powers a spot machine off ahead of EC2: EC2's default for an OS power-off is to
+    stop the instance; the spot pool's template says terminate, so the group replaces it at once."""
+    templates = {r.name: r.inputs for r in ha.rec.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    assert templates["k3s-aws-l4-lt"]["instanceInitiatedShutdownBehavior"] == "terminate"
+    assert "instanceInitiatedShutdownBehavior" not in templates["k3s-aws-cpu-lt"]

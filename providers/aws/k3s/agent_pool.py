@@ -96,6 +96,9 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
             security_group_ids=[args["security_group_id"]],
             user_data=user_data,
             tags=args["tags"],
+            # A spot machine powers itself off ahead of its interruption (spot_notice.py): terminate
+            # it then, rather than EC2's default of stopping it, so the group replaces it at once.
+            shutdown_behavior="terminate" if pool.capacity == Capacity.SPOT else None,
             opts=pulumi.ResourceOptions(parent=self),
         )
         version = template.latest_version.apply(str)

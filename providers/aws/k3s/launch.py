@@ -19,6 +19,7 @@ def node_launch_template(
     instance_type: Optional[str] = None,
     security_group_ids: Optional[list[pulumi.Input[str]]] = None,
     user_data: Optional[pulumi.Input[str]] = None,
+    shutdown_behavior: Optional[str] = None,
     opts: Optional[pulumi.ResourceOptions] = None,
 ) -> aws.ec2.LaunchTemplate:
     """`security_group_ids` None where the instance brings its own network interface (servers)."""
@@ -49,6 +50,7 @@ def node_launch_template(
         iam_instance_profile={"arn": instance_profile_arn},
         vpc_security_group_ids=security_group_ids,
         user_data=user_data,
+        instance_initiated_shutdown_behavior=shutdown_behavior,
         # The provider's default tags reach the template, not what it launches: tag those here.
         tag_specifications=[
             {"resource_type": "instance", "tags": tags},
