@@ -27,6 +27,9 @@ class PoolCost:
 
     @property
     def idle(self) -> float | None:
+        """No node at idle costs nothing, priced or not (an unpriced pool at `minNodes: 0` idles at $0)."""
+        if self.pool.min_nodes == 0:
+            return 0.0
         return None if self.per_node is None else self.per_node * self.pool.min_nodes
 
     @property

@@ -43,7 +43,7 @@ def resource_tree(resources: list[Recorded]) -> list[str]:
 
 def _cost_cell(pc: PoolCost, value: float | None, region: str) -> str:
     """A pool's $/h: the amount, or "no price for <region>" (the cost section says why)."""
-    return f"no price for {region}" if pc.missing_price else _money(value)
+    return f"no price for {region}" if pc.missing_price and value is None else _money(value)
 
 
 def _pool_rows(pools: list[PoolCost], gpu: bool, region: str) -> list[list[str]]:

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from gpukit.components.config.resolve import resolve_config
-from gpukit.components.costs import estimate, pool_quote
+from gpukit.components.costs import PoolCost, estimate, pool_quote
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from harness import eks_config, example_config
 
@@ -178,3 +178,12 @@ def test_a_pool_with_an_alternative_gpukit_cannot_price_is_unpriced() -> None:
     assert quote.per_node is None
     assert quote.note.startswith("alternative p5e.48xlarge: ")
     assert pool_quote(AWS_CATALOG, l4, "us-east-1").per_node == pytest.approx(0.9776)  # g6.2xlarge
+
+
+def test_an_unpriced_pool_at_zero_idle_nodes_idles_at_zero():
+    """No node costs nothing whatever its price: the idle cell and total stay exact."""
+    l4 = next(p for p in _estimate().pools if p.pool.name == "l4").pool
+    assert l4.min_nodes == 0
+    assert PoolCost(l4, None).idle == 0.0
+    assert PoolCost(l4, None).at_max is None
+    assert PoolCost(replace(l4, min_nodes=1), None).idle is None
