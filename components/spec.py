@@ -207,11 +207,30 @@ class ClusterSpec(TypedDict):
     """EKS: what scales the GPU pools (default `karpenter`)."""
 
 
+class GpuArchitecture(str, Enum):
+    """How a stack names the architecture of a GPU model gpukit's catalog does not hold."""
+
+    VOLTA = "volta"
+    TURING = "turing"
+    AMPERE = "ampere"
+    ADA = "ada"
+    HOPPER = "hopper"
+    BLACKWELL = "blackwell"
+
+
 class GpuSpec(TypedDict):
     model: str
-    """A GPU model from the catalog (components/catalog/gpus.py)."""
+    """A GPU model from the catalog (components/catalog/gpus.py), spelled as nvidia-smi or people
+    write it ("NVIDIA GeForce RTX 4090", "rtx4090", "4090"); over SSH also a model it does not hold,
+    with `memory_gb` and `architecture`."""
     count: int
     """GPUs per node."""
+    memory_gb: NotRequired[int]
+    """SSH hosts, a model the catalog does not hold: memory per GPU in GB."""
+    architecture: NotRequired[GpuArchitecture]
+    """SSH hosts, a model the catalog does not hold: its architecture."""
+    compute_capability: NotRequired[str]
+    """SSH hosts, a model the catalog does not hold: `major.minor` (optional, shown in the plan)."""
 
 
 class MigSpec(TypedDict):

@@ -12,6 +12,13 @@ Sources:
   profile below against that file).
 - Memory per GPU: the EC2 API as tabulated by aws/karpenter-provider-aws
   `website/content/en/docs/reference/instance-types.md` @1d927085 (marketing GB shown here).
+- Models people run on their own hosts (k3s over SSH), each fact sourced in a comment at the model:
+  compute capability from NVIDIA's "CUDA GPU Compute Capability" list (https://developer.nvidia.com/cuda-gpus,
+  read 2026-12), which also places each GPU in its architecture (8.6 Ampere, 8.9 Ada, 12.0 Blackwell);
+  memory, MIG support and instance counts of MIG GPUs from the MIG User Guide, "Supported GPUs"; memory
+  of the others from public spec tables and `nvidia-smi` outputs cited at each model. A model without
+  a sourced memory size is not in the catalog: declare it in the stack with `gpu.memoryGb` and
+  `gpu.architecture` (docs/gpus.md).
 """
 
 from dataclasses import dataclass
@@ -19,6 +26,7 @@ from enum import Enum
 
 from gpukit.components.catalog.lookup import UnknownNameError, lookup
 from gpukit.components.catalog.mig import (
+    A30_GEOMETRY,
     RTX_PRO_6000_GEOMETRY,
     Layout,
     MigGeometry,
@@ -47,12 +55,16 @@ class GpuModel:
     """Catalog name users write in config (`gpu: {model: L40S}`); also the node label value."""
     architecture: Architecture
     compute_capability: str
+    """`major.minor`; empty for a declared model whose stack gives none."""
     memory_gb: int
     """Memory per GPU in GB, as NVIDIA markets it (the MIG profile names use the same unit)."""
     mig: MigGeometry | None = None
     """MIG geometry (profiles, slices, placements); None when MIG is unsupported."""
     min_driver_branch: int | None = None
     """Oldest driver branch that drives this model at all, where newer than the CUDA minimum."""
+    declared: bool = False
+    """Declared in the stack (`gpu.memoryGb`, `gpu.architecture`), not from gpukit's catalog: gpukit
+    knows no driver minimum, MIG geometry or nvidia-smi name for it."""
 
     @property
     def mig_profiles(self) -> tuple[str, ...]:
@@ -107,6 +119,46 @@ GPU_MODELS: dict[str, GpuModel] = {
             RTX_PRO_6000_GEOMETRY,
             # GPU Operator platform support: the Server Edition needs >= 575.57.08.
             min_driver_branch=575,
+        ),
+        # --- GPUs people own (k3s over SSH). CC: developer.nvidia.com/cuda-gpus. ---
+        # 24 GB: nvidia-smi reports 24564 MiB (public nvidia-smi outputs, e.g. GitHub code search
+        # "NVIDIA GeForce RTX 4090 ... 24564MiB"); GeForce RTX 4090 is CC 8.9 (Ada).
+        GpuModel("RTX-4090", Architecture.ADA, "8.9", 24),
+        # 32 GB: nvidia-smi reports 32607 MiB ("NVIDIA GeForce RTX 5090, 32607 MiB, 12.0" in public
+        # test fixtures); huggingface.js hardware.ts (techpowerup) lists 32 GB. CC 12.0 (Blackwell).
+        GpuModel("RTX-5090", Architecture.BLACKWELL, "12.0", 32),
+        # 24 GB: Lambda LLM calculator gpu_specs.csv (techpowerup: "24 GB, GDDR6X"). CC 8.6 (Ampere).
+        GpuModel("RTX-3090", Architecture.AMPERE, "8.6", 24),
+        # 48 GB: Lambda gpu_specs.csv ("48 GB, GDDR6"); nvidia-smi reports 49140 MiB. CC 8.6 (Ampere).
+        GpuModel("RTX-A6000", Architecture.AMPERE, "8.6", 48),
+        # 48 GB: "NVIDIA RTX 6000 Ada Generation,48" (huggingface ohdoking/gpu_spec nvidia_gpu.csv).
+        # CC 8.9 ("NVIDIA RTX 6000 Ada").
+        GpuModel("RTX-6000-Ada", Architecture.ADA, "8.9", 48),
+        # 48 GB: Lambda gpu_specs.csv ("A40 PCIe ... 48 GB, GDDR6"). CC 8.6 (Ampere).
+        GpuModel("A40", Architecture.AMPERE, "8.6", 48),
+        # MIG User Guide, "Supported GPUs": A30, Ampere, CC 8.0, 24GB, 4 instances at most;
+        # "Supported MIG Profiles", A30-24GB: 1g.6gb (4), 2g.12gb (2), 4g.24gb (1), the same counts as
+        # the mig-parted config's all-1g.6gb / all-2g.12gb / all-4g.24gb.
+        GpuModel("A30", Architecture.AMPERE, "8.0", 24, A30_GEOMETRY),
+        # MIG User Guide, "Supported GPUs": "H100-PCIE, Hopper, 9.0, 94GB, 7" is the H100 NVL (the
+        # mig-parted config's all-balanced entry for "H100 NVL" uses 1g.12gb, 2g.24gb, 3g.47gb); its
+        # six profiles and counts are the config's all-1g.12gb (7), all-1g.24gb (4), all-2g.24gb (3),
+        # all-3g.47gb (2), all-4g.47gb (1), all-7g.94gb (1).
+        GpuModel(
+            "H100-NVL",
+            Architecture.HOPPER,
+            "9.0",
+            94,
+            seven_slice_geometry("1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"),
+        ),
+        # MIG User Guide, "Supported GPUs": "H200 NVL, Hopper, 9.0, 141GB, 7"; the mig-parted config
+        # gives "H200 141GB, H200 NVL" the same entries (H200's profiles).
+        GpuModel(
+            "H200-NVL",
+            Architecture.HOPPER,
+            "9.0",
+            141,
+            seven_slice_geometry("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
         ),
     )
 }

@@ -40,6 +40,8 @@ class InstanceType:
     """Google Cloud: the family boots from and attaches Hyperdisk only (no Persistent Disk)."""
     price_note: str = ""
     """Why `price_per_hour` is None, for plans."""
+    declared_gpu: GpuModel | None = None
+    """SSH hosts: a GPU model the stack declares (memory, architecture) that the catalog does not hold."""
 
     @property
     def family(self) -> str:
@@ -47,6 +49,8 @@ class InstanceType:
 
     @property
     def gpu(self) -> GpuModel | None:
+        if self.declared_gpu is not None:
+            return self.declared_gpu
         return GPU_MODELS[self.gpu_model] if self.gpu_model else None
 
     @property

@@ -92,6 +92,19 @@ RTX_PRO_6000_GEOMETRY = MigGeometry(
     ),
 )
 
+# A30: 4 compute and 4 memory slices (MIG User Guide, "Supported MIG Profiles": 1g.6gb is 1/4 of the
+# memory and SMs, 2g.12gb 2/4, 4g.24gb all); counts 4, 2, 1 there and in the mig-parted config. No
+# placements are modelled (as for RTX PRO 6000: slice counts only).
+A30_GEOMETRY = MigGeometry(
+    compute_slices=4,
+    memory_slices=4,
+    profiles=(
+        MigProfile("1g.6gb", 1, 1, None, 4),
+        MigProfile("2g.12gb", 2, 2, None, 2),
+        MigProfile("4g.24gb", 4, 4, None, 1),
+    ),
+)
+
 Layout = Mapping[str, int]
 """Profile name -> instances of it on one GPU."""
 

@@ -21,6 +21,7 @@ from gpukit.components.spec import (
     Capacity,
     DriverMode,
     GkeDriverVersion,
+    GpuArchitecture,
     MigStrategy,
     NatGateways,
     NodeImage,
@@ -490,8 +491,45 @@ SHARING_FIELDS = (
 )
 
 GPU_FIELDS = (
-    Field("model", "str", "GPU model from the catalog", required=True, doc="A GPU model from the catalog."),
+    Field(
+        "model",
+        "str",
+        "GPU model from the catalog",
+        required=True,
+        doc="A GPU model from the catalog, written as `nvidia-smi` or people write it: case, spaces, "
+        "hyphens and the words NVIDIA, GeForce, Tesla and Generation do not matter (`NVIDIA GeForce RTX "
+        "4090`, `rtx4090` and `4090` are all `RTX-4090`). A short name that fits several models (`A100`, "
+        "`6000`) is refused with the candidates. Over SSH, a model gpukit does not know is accepted with "
+        "`memoryGb` and `architecture` (see docs/gpus.md).",
+    ),
     Field("count", "int", "GPUs per node", required=True, doc="GPUs per node."),
+    Field(
+        "memoryGb",
+        "int",
+        "SSH: memory per GPU in GB, for a model gpukit does not know",
+        specific=True,
+        doc="k3s over SSH, a model the catalog does not hold: memory per GPU in GB (1 to 1024). Needs "
+        "`architecture`. Refused for a catalog model (the catalog already has it).",
+    ),
+    Field(
+        "architecture",
+        "str",
+        "SSH: architecture, for a model gpukit does not know",
+        choices=GpuArchitecture,
+        specific=True,
+        doc="k3s over SSH, a model the catalog does not hold: `volta`, `turing`, `ampere`, `ada`, "
+        "`hopper` or `blackwell` (the CUDA compute capability list says which). Needs `memoryGb`. The "
+        "plan checks CUDA and driver support by architecture and says what it cannot check (no "
+        "driver minimum of the model, no MIG).",
+    ),
+    Field(
+        "computeCapability",
+        "str",
+        "SSH: compute capability, for a model gpukit does not know (optional)",
+        specific=True,
+        doc="k3s over SSH, a model the catalog does not hold: its CUDA compute capability "
+        "(`8.9`), shown in the plan; optional.",
+    ),
 )
 
 POOL_FIELDS = (

@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from gpukit.components.catalog.gpu_names import NAME_INDEX, normalise, spellings_of
+from gpukit.components.catalog.gpus import GPU_MODELS
 from gpukit.components.catalog.k3s import (
     ARCHES,
     INSTALLER_SHA256,
@@ -77,9 +79,21 @@ def render_script(*templates: str | Path, **inputs: str | int) -> str:
 
 
 def gpu_pattern(model: str) -> str:
-    """An extended regex matching nvidia-smi's name for a catalog model ("A100-80GB" matches
-    "NVIDIA A100-SXM4-80GB", "RTX-PRO-6000" matches "NVIDIA RTX PRO 6000 Blackwell ...")."""
-    return ".*".join(re.escape(part) for part in model.split("-")) if model else ".*"
+    """An extended regex over the normalised nvidia-smi name (components/catalog/gpu_names.py) for a
+    model, part by part ("A100-80GB" matches `a100sxm480gb`, "RTX-4080-SUPER" `rtx4080super`): how a
+    host's GPU is checked against a name no catalog spelling lists."""
+    parts = [normalise(p) for p in re.split(r"[-\s_]+", model)]
+    return ".*".join(re.escape(p) for p in parts if p) if model else ".*"
+
+
+def gpu_spellings(model: str) -> tuple[str, str]:
+    """(this model's normalised spellings, every other catalog model's), space-separated: the host's
+    normalised nvidia-smi name must be one of the first, or unlike all of the second and match
+    `gpu_pattern` (a variant no catalog spelling lists)."""
+    if model not in GPU_MODELS:
+        return "", " ".join(sorted(NAME_INDEX))
+    own = spellings_of(model)
+    return " ".join(own), " ".join(sorted(k for k in NAME_INDEX if k not in own))
 
 
 def preflight_script(
@@ -90,6 +104,8 @@ def preflight_script(
         EXPECT_GPUS=expect_gpus,
         GPU_MODEL=gpu_model,
         GPU_PATTERN=gpu_pattern(gpu_model),
+        GPU_NAMES=gpu_spellings(gpu_model)[0] if gpu_model else "",
+        OTHER_GPU_NAMES=gpu_spellings(gpu_model)[1] if gpu_model else "",
         DRIVER_MODE=driver.value,
         MIN_DRIVER_BRANCH=min_driver_branch,
         CUDA_VERSION=cuda_version,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from gpukit.components.api_access import public_cidrs
 from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
-from gpukit.components.catalog.gpus import GpuModel, UnknownGpuModelError, gpu_model
+from gpukit.components.catalog.gpu_names import pool_gpu_model
+from gpukit.components.catalog.gpus import GpuModel, UnknownGpuModelError
 from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceTypeError
 from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 from gpukit.components.errors import Problem
@@ -229,7 +230,7 @@ def _pool_gpu(pool: NodePoolSpec, catalog: MachineCatalog) -> tuple[bool, GpuMod
             instance = catalog.pool_instance(pool["instance_type"], pool.get("gpu"))
             return True, instance.gpu if instance.has_gpu else None
         gpu = pool.get("gpu")
-        return True, gpu_model(gpu["model"]) if gpu else None
+        return True, pool_gpu_model(gpu) if gpu else None
     except (UnknownInstanceTypeError, UnknownGpuModelError, KeyError):
         return False, None
 

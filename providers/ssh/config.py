@@ -7,6 +7,9 @@ K3S_SSH_KEYS = K3S_KEYS | {
     "cluster.apiAddress",
     "cluster.insecureIgnoreHostKeys",
     "nodePools.hosts",
+    "nodePools.gpu.memoryGb",
+    "nodePools.gpu.architecture",
+    "nodePools.gpu.computeCapability",
     "sshPrivateKey",
 }
 REQUIRED_KEYS: frozenset[str] = frozenset()

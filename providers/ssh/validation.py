@@ -4,7 +4,6 @@ their host keys."""
 import re
 from typing import TYPE_CHECKING
 
-from gpukit.components.catalog.gpus import UnknownGpuModelError, gpu_model
 from gpukit.components.config.schema import SSH_KEY
 from gpukit.components.errors import Problem
 from gpukit.components.k3s.names import node_name
@@ -12,13 +11,13 @@ from gpukit.components.spec import BastionSpec, ClusterSpec, HostSpec, NodePoolS
 from gpukit.components.validate.common import CLUSTER, POOLS
 from gpukit.components.validate.k3s import validate_k3s_versions, validate_schedulable
 from gpukit.providers.ssh.addresses import address_ok, same_host, unusable
+from gpukit.providers.ssh.gpus import MAX_GPUS_PER_HOST, validate_pool_gpu
 from gpukit.providers.ssh.host_keys import parse_host_key
 
 if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
 
 _USER_RE = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
-MAX_GPUS_PER_HOST = 16
 INSECURE_KEY = f"{CLUSTER}.insecureIgnoreHostKeys"
 
 
@@ -128,11 +127,7 @@ def _validate_hosts(pools: list[NodePoolSpec], problems: list[Problem], insecure
             servers += len(hosts)
         gpu = pool.get("gpu")
         if gpu is not None:
-            try:
-                gpu_model(gpu["model"])
-            except UnknownGpuModelError as err:
-                hint = f"; did you mean {', '.join(err.suggestions)}?" if err.suggestions else ""
-                problems.append(Problem(f"{key}.gpu.model", f"unknown GPU model {gpu['model']!r}{hint}"))
+            validate_pool_gpu(f"{key}.gpu", gpu, problems)
             if not 1 <= gpu["count"] <= MAX_GPUS_PER_HOST:
                 problems.append(
                     Problem(f"{key}.gpu.count", f"must be 1 to {MAX_GPUS_PER_HOST}; got {gpu['count']}")

@@ -113,6 +113,43 @@ def test_model_patterns_match_nvidia_smi_names(host: FakeHost) -> None:
     assert facts(result.stdout)["mig"] == "capable"
 
 
+@pytest.mark.parametrize(
+    ("row", "model"),
+    [
+        ("NVIDIA GeForce RTX 4090, 24564, 580.95.05, [N/A]", "RTX-4090"),
+        ("NVIDIA RTX 6000 Ada Generation, 49140, 580.95.05, [N/A]", "RTX-6000-Ada"),
+        ("NVIDIA H100 80GB HBM3, 81559, 580.95.05, Disabled", "H100"),
+        ("NVIDIA H100 PCIe, 81559, 580.95.05, Disabled", "H100"),
+        ("Tesla T4, 15360, 580.95.05, [N/A]", "T4"),
+        # A declared model (not in the catalog) is checked part by part against the normalised name.
+        ("NVIDIA GeForce RTX 4080 SUPER, 16376, 580.95.05, [N/A]", "RTX-4080-SUPER"),
+    ],
+)
+def test_a_host_reporting_any_spelling_of_the_pools_model_joins(host: FakeHost, row: str, model: str) -> None:
+    host.gpus(row, driver="580.95.05")
+    result = host.run(preflight_script(1, model, DriverMode.PREINSTALLED))
+    assert result.code == 0, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("row", "model"),
+    [
+        # "H100" would match "H100 NVL" part by part: the NVL is another catalog model (94 GB).
+        ("NVIDIA H100 NVL, 95830, 580.95.05, Disabled", "H100"),
+        ("NVIDIA GeForce RTX 3090, 24576, 580.95.05, [N/A]", "RTX-4090"),
+        ("NVIDIA RTX A6000, 49140, 580.95.05, [N/A]", "RTX-6000-Ada"),
+    ],
+)
+def test_a_host_with_another_catalog_model_is_refused(host: FakeHost, row: str, model: str) -> None:
+    host.gpus(row, driver="580.95.05")
+    result = host.run(preflight_script(1, model, DriverMode.PREINSTALLED))
+    assert result.code == 1
+    name = row.split(",")[0]
+    assert ("fail", f"the GPU is '{name}', but the pool declares {model}: fix gpu.model or move the host") in (
+        checks(result.stdout)
+    )
+
+
 def test_an_old_driver_for_the_cuda_version_is_a_warning_not_a_refusal(host: FakeHost) -> None:
     host.gpus(L40S, driver="580.95.05")
     result = host.run(preflight_script(1, "L40S", DriverMode.PREINSTALLED, 590, "13.1"))
@@ -124,7 +161,12 @@ def test_a_cpu_pool_host_with_gpus_gets_a_warning(host: FakeHost) -> None:
     host.gpus(L40S, driver="580.95.05")
     result = host.run(preflight_script(0, "", DriverMode.PREINSTALLED))
     assert result.code == 0
-    assert checks(result.stdout)[0][0] == "warn"
+    assert checks(result.stdout)[0] == (
+        "warn",
+        "this host has 1 NVIDIA GPUs (NVIDIA L40S) but its pool declares no gpu: pods cannot use them "
+        "(gpukit installs no device plugin or GPU Operator for them); declare them with gpu: {model, count} "
+        "in the pool",
+    )
 
 
 # --- install
