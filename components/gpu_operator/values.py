@@ -141,8 +141,18 @@ def sharing_values(sharing: Sequence[PoolSharing]) -> dict[str, Any]:
     return values
 
 
-def operands(software: GpuNodeSoftware) -> list[Operand]:
-    """What runs on the GPU nodes, for the plan report."""
+def operands(software: GpuNodeSoftware, has_gpu_pools: bool = True) -> list[Operand]:
+    """What runs on the GPU nodes, for the plan report. Without a GPU pool gpukit installs no GPU
+    Operator (components/cluster.py), so nothing is claimed."""
+    if not has_gpu_pools:
+        return [
+            Operand(
+                "none",
+                False,
+                "no pool declares GPUs, so gpukit installs no GPU Operator, device plugin or driver; "
+                "GPUs on any node stay unused by pods",
+            )
+        ]
     if not software.runs_gpu_operator:
         return list(software.platform_operands)
     return [

@@ -133,7 +133,7 @@ def cluster_plan(
         findings=findings,
         resources=resources,
         costs=estimate(cluster),
-        operands=operands(component.gpu_node_software),
+        operands=operands(component.gpu_node_software, bool(cluster.gpu_pools)),
         storage=component.storage,
         hosts=cluster.substrate.planned_hosts(cluster),
     )

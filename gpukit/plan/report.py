@@ -5,6 +5,7 @@ from collections import defaultdict
 from gpukit.components.costs import CostEstimate, PoolCost
 from gpukit.plan.engine import PlanResult, ProgramPlan
 from gpukit.plan.fakes import Recorded
+from gpukit.plan.gpu_models import gpu_model_lines
 
 
 def _money(value: float | None) -> str:
@@ -173,6 +174,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         if gpu_rows
         else ["  (none)"]
     )
+    out += gpu_model_lines(pc.pool.gpu for pc in plan.costs.pools if pc.pool.is_gpu)
     sharing_rows = _sharing_rows(plan.costs.pools)
     if sharing_rows:
         out += ["", "GPU units (what a pod requests):"]

@@ -144,10 +144,11 @@ def test_a_host_with_another_catalog_model_is_refused(host: FakeHost, row: str, 
     host.gpus(row, driver="580.95.05")
     result = host.run(preflight_script(1, model, DriverMode.PREINSTALLED))
     assert result.code == 1
-    name = row.split(",")[0]
-    assert ("fail", f"the GPU is '{name}', but the pool declares {model}: fix gpu.model or move the host") in (
-        checks(result.stdout)
-    )
+    name = row.split(",", maxsplit=1)[0]
+    assert (
+        "fail",
+        f"the GPU is '{name}', but the pool declares {model}: fix gpu.model or move the host",
+    ) in (checks(result.stdout))
 
 
 def test_an_old_driver_for_the_cuda_version_is_a_warning_not_a_refusal(host: FakeHost) -> None:

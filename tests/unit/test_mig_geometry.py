@@ -24,6 +24,11 @@ PCI_IDS = {
     "H200": {"0x233510DE"},
     "B200": {"0x290110DE"},
     "RTX-PRO-6000": {"0x2BB510DE"},
+    # The config's own comments: "A30-24GB" 0x20B7; "H100 NVL, H800 NVL" 0x2321, 0x233A; "H200 141GB,
+    # H200 NVL" 0x2335, 0x233B.
+    "A30": {"0x20B710DE"},
+    "H100-NVL": {"0x232110DE", "0x233A10DE"},
+    "H200-NVL": {"0x233510DE", "0x233B10DE"},
 }
 
 

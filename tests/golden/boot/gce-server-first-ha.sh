@@ -14,11 +14,14 @@ set -euo pipefail
 EXPECT_GPUS=0
 GPU_MODEL=''
 GPU_PATTERN='.*'
+GPU_NAMES=''
+OTHER_GPU_NAMES=''
 DRIVER_MODE=preinstalled
 MIN_DRIVER_BRANCH=0
 CUDA_VERSION=''
 # --- gpukit host preflight: what this host has, and whether it can join its pool.
 # Inputs (set above by the renderer): EXPECT_GPUS (0: a CPU host, -1: any number of GPUs), GPU_PATTERN,
+# GPU_NAMES, OTHER_GPU_NAMES,
 # GPU_MODEL, DRIVER_MODE, MIN_DRIVER_BRANCH, CUDA_VERSION
 # Output: one line per fact ("fact<TAB>key<TAB>value") and check ("check<TAB>ok|warn|fail<TAB>message").
 # Exit status: 0 when the host is ready, 1 when a check failed.
@@ -66,6 +69,18 @@ if [ -r "$ROOT/proc/driver/nvidia/version" ]; then
 fi
 fact driver_loaded "$driver_loaded"
 
+# The name nvidia-smi reports, normalised as gpukit normalises model names
+# (components/catalog/gpu_names.py): lower case, without NVIDIA/GeForce/Tesla/Generation, letters and
+# digits only. It matches a pool's model when it is one of the model's spellings (GPU_NAMES), or when
+# it is no other catalog model's (OTHER_GPU_NAMES) and matches GPU_PATTERN part by part.
+gpu_name_matches() {
+  local n
+  n=$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/nvidia|geforce|tesla|generation//g' | LC_ALL=C tr -cd 'a-z0-9')
+  case " $GPU_NAMES " in *" $n "*) return 0 ;; esac
+  case " $OTHER_GPU_NAMES " in *" $n "*) return 1 ;; esac
+  printf '%s' "$n" | grep -q -E "$GPU_PATTERN"
+}
+
 smi_gpus=0
 driver_version=none
 gpu_name=none
@@ -106,7 +121,7 @@ if [ "$EXPECT_GPUS" -ne 0 ]; then
   else
     check ok "$gpus NVIDIA GPUs found"
   fi
-  if [ "$gpu_name" != none ] && ! printf '%s' "$gpu_name" | grep -q -i -E "$GPU_PATTERN"; then
+  if [ "$gpu_name" != none ] && ! gpu_name_matches "$gpu_name"; then
     check fail "the GPU is '$gpu_name', but the pool declares $GPU_MODEL: fix gpu.model or move the host"
   fi
   if [ "$DRIVER_MODE" = preinstalled ]; then
@@ -125,7 +140,7 @@ if [ "$EXPECT_GPUS" -ne 0 ]; then
     fi
   fi
 elif [ "$gpus" -gt 0 ]; then
-  check warn "this host has $gpus NVIDIA GPUs but joins a pool without GPUs: declare them with gpu: {model, count}"
+  check warn "this host has $gpus NVIDIA GPUs ($gpu_name) but its pool declares no gpu: pods cannot use them (gpukit installs no device plugin or GPU Operator for them); declare them with gpu: {model, count} in the pool"
 fi
 
 if [ "$failed" -eq 0 ]; then

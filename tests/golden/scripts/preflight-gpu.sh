@@ -3,12 +3,15 @@
 set -euo pipefail
 EXPECT_GPUS=2
 GPU_MODEL=L40S
-GPU_PATTERN=L40S
+GPU_PATTERN=l40s
+GPU_NAMES=l40s
+OTHER_GPU_NAMES='3090 4090 5090 6000ada a10040gb a10040gbpcie a10080gb a10080gbpcie a100pcie40gb a100pcie80gb a100sxm440gb a100sxm480gb a10g a30 a40 a6000 b200 h100 h10080gb h10080gbhbm3 h100nvl h100pcie h100sxm h100sxm5 h200 h200nvl h200sxm l4 pro6000 rtx3090 rtx4090 rtx5090 rtx6000ada rtxa6000 rtxpro6000 rtxpro6000blackwell rtxpro6000blackwellmaxqworkstationedition rtxpro6000blackwellserveredition rtxpro6000blackwellworkstationedition t4 v100 v10016gb v100pcie16gb v100sxm216gb'
 DRIVER_MODE=preinstalled
 MIN_DRIVER_BRANCH=570
 CUDA_VERSION=12.8
 # --- gpukit host preflight: what this host has, and whether it can join its pool.
 # Inputs (set above by the renderer): EXPECT_GPUS (0: a CPU host, -1: any number of GPUs), GPU_PATTERN,
+# GPU_NAMES, OTHER_GPU_NAMES,
 # GPU_MODEL, DRIVER_MODE, MIN_DRIVER_BRANCH, CUDA_VERSION
 # Output: one line per fact ("fact<TAB>key<TAB>value") and check ("check<TAB>ok|warn|fail<TAB>message").
 # Exit status: 0 when the host is ready, 1 when a check failed.
@@ -56,6 +59,18 @@ if [ -r "$ROOT/proc/driver/nvidia/version" ]; then
 fi
 fact driver_loaded "$driver_loaded"
 
+# The name nvidia-smi reports, normalised as gpukit normalises model names
+# (components/catalog/gpu_names.py): lower case, without NVIDIA/GeForce/Tesla/Generation, letters and
+# digits only. It matches a pool's model when it is one of the model's spellings (GPU_NAMES), or when
+# it is no other catalog model's (OTHER_GPU_NAMES) and matches GPU_PATTERN part by part.
+gpu_name_matches() {
+  local n
+  n=$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]' | sed -E 's/nvidia|geforce|tesla|generation//g' | LC_ALL=C tr -cd 'a-z0-9')
+  case " $GPU_NAMES " in *" $n "*) return 0 ;; esac
+  case " $OTHER_GPU_NAMES " in *" $n "*) return 1 ;; esac
+  printf '%s' "$n" | grep -q -E "$GPU_PATTERN"
+}
+
 smi_gpus=0
 driver_version=none
 gpu_name=none
@@ -96,7 +111,7 @@ if [ "$EXPECT_GPUS" -ne 0 ]; then
   else
     check ok "$gpus NVIDIA GPUs found"
   fi
-  if [ "$gpu_name" != none ] && ! printf '%s' "$gpu_name" | grep -q -i -E "$GPU_PATTERN"; then
+  if [ "$gpu_name" != none ] && ! gpu_name_matches "$gpu_name"; then
     check fail "the GPU is '$gpu_name', but the pool declares $GPU_MODEL: fix gpu.model or move the host"
   fi
   if [ "$DRIVER_MODE" = preinstalled ]; then
@@ -115,7 +130,7 @@ if [ "$EXPECT_GPUS" -ne 0 ]; then
     fi
   fi
 elif [ "$gpus" -gt 0 ]; then
-  check warn "this host has $gpus NVIDIA GPUs but joins a pool without GPUs: declare them with gpu: {model, count}"
+  check warn "this host has $gpus NVIDIA GPUs ($gpu_name) but its pool declares no gpu: pods cannot use them (gpukit installs no device plugin or GPU Operator for them); declare them with gpu: {model, count} in the pool"
 fi
 
 if [ "$failed" -eq 0 ]; then

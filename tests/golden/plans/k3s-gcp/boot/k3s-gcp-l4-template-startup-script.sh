@@ -13,7 +13,9 @@ cat > /opt/gpukit/preflight.sh <<'GPUKIT_PREFLIGHT_EOF'
 set -euo pipefail
 EXPECT_GPUS=1
 GPU_MODEL=L4
-GPU_PATTERN=L4
+GPU_PATTERN=l4
+GPU_NAMES=l4
+OTHER_GPU_NAMES='3090 4090 5090 6000ada a10040gb a10040gbpcie a10080gb a10080gbpcie a100pcie40gb a100pcie80gb a100sxm440gb a100sxm480gb a10g a30 a40 a6000 b200 h100 h10080gb h10080gbhbm3 h100nvl h100pcie h100sxm h100sxm5 h200 h200nvl h200sxm l40s pro6000 rtx3090 rtx4090 rtx5090 rtx6000ada rtxa6000 rtxpro6000 rtxpro6000blackwell rtxpro6000blackwellmaxqworkstationedition rtxpro6000blackwellserveredition rtxpro6000blackwellworkstationedition t4 v100 v10016gb v100pcie16gb v100sxm216gb'
 DRIVER_MODE=preinstalled
 MIN_DRIVER_BRANCH=570
 CUDA_VERSION=12.8
