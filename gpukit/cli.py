@@ -196,14 +196,16 @@ def size_command(args: argparse.Namespace) -> int:
 def doctor_command(args: argparse.Namespace) -> int:
     from gpukit import doctor
     from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
+    from gpukit.components.catalog.gpu_names import NAME_INDEX, normalise
     from gpukit.components.catalog.gpus import GPU_MODELS
 
     expect, model = doctor.ANY_GPUS, ""
     if args.cpu:
         expect = 0
     elif args.gpu:
-        model, _, count = args.gpu.partition(":")
-        if model not in GPU_MODELS or not count.isdigit() or int(count) < 1:
+        spelled, _, count = args.gpu.partition(":")
+        model = NAME_INDEX.get(normalise(spelled), "")  # any spelling of a catalog model (4090, rtx4090)
+        if not model or not count.isdigit() or int(count) < 1:
             print(
                 f"gpukit: --gpu must be MODEL:COUNT with MODEL one of {', '.join(GPU_MODELS)}; "
                 f"got {args.gpu!r}",
