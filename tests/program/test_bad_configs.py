@@ -287,8 +287,8 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "sharing-mig-on-l4",
         pool_set(1, sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}}),
         f"{POOLS}[1].sharing.mode",
-        "mig needs a MIG-capable GPU (A100-40GB, A100-80GB, B200, H100, H200, RTX-PRO-6000); "
-        "this pool has L4",
+        "mig needs a MIG-capable GPU (A100-40GB, A100-80GB, A30, B200, H100, H100-NVL, H200, H200-NVL, "
+        "RTX-PRO-6000); this pool has L4",
     ),
     (
         "sharing-on-cpu-pool",
