@@ -233,7 +233,9 @@ def plan_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(plan_document(plan), indent=2, sort_keys=True, default=str))
     else:
-        sys.stdout.write(text)
+        from gpukit.colour import write
+
+        write(text, sys.stdout)
         # On stderr, outside the report: the report of a stack stays the same from run to run.
         print(f"gpukit: planned in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     if args.out is not None:

@@ -15,6 +15,7 @@ from gpukit.catalog.listing import (
     table_rows,
 )
 from gpukit.cli_errors import CliProblem, report_error
+from gpukit.colour import write
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.catalog.lookup import suggest
 from gpukit.components.substrate import registry
@@ -62,5 +63,5 @@ def catalog_command(args: Namespace) -> int:
         return EXIT_OK
     out = [basis_line(args.cloud, basis), ""]
     out += text_table(HEADERS, table_rows(rows)) if rows else ["no machine matches these filters"]
-    sys.stdout.write("\n".join(out) + "\n")
+    write("\n".join(out) + "\n", sys.stdout)
     return EXIT_OK

@@ -2,8 +2,12 @@
 leads with its verdict and summary, says how long it took, shows each pool's zones and each finding's
 fix, and never points at gpukit's source files."""
 
+import io
 import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from importlib import metadata
 
@@ -196,3 +200,57 @@ def test_budget_refusal_exits_1_with_the_plan_as_json(tmp_path, capsys: pytest.C
     assert main(["plan", "--config", str(over)]) == EXIT_PREFLIGHT
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "Result: 1 preflight error(s)"
+
+
+class _Terminal(io.StringIO):
+    """What the CLI writes to when stdout is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_plan_is_coloured_on_a_terminal_and_the_same_text_underneath(
+    planned_stack: Callable[[str], PlannedStack], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpukit.colour import write
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("TERM", raising=False)
+    plain = planned_stack("gke-train").report
+    terminal = _Terminal()
+    write(plain, terminal)
+    coloured = terminal.getvalue()
+    assert ANSI.sub("", coloured) == plain  # same characters, same lines: tables stay aligned
+    assert "\x1b[1;32mResult: ready to `pulumi up`\x1b[0m" in coloured
+    assert "\x1b[33m  warning: \x1b[0m" in coloured and "\x1b[32m      fix: \x1b[0m" in coloured
+    header = next(line for line in coloured.splitlines() if "GPUs/node" in line)
+    assert header.startswith("\x1b[1;36mpool")  # a table's header stands out
+
+
+@pytest.mark.parametrize("no_color", ["1", "true"])
+def test_no_color_turns_colour_off_on_a_terminal(
+    no_color: str, planned_stack: Callable[[str], PlannedStack], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpukit.colour import write
+
+    monkeypatch.setenv("NO_COLOR", no_color)
+    terminal = _Terminal()
+    write(planned_stack("gke-dev").report, terminal)
+    assert terminal.getvalue() == planned_stack("gke-dev").report
+
+
+def test_piped_output_is_plain_and_never_imports_rich() -> None:
+    probe = (
+        "import sys\nfrom gpukit.cli import main\n"
+        "code = main(['catalog', '--cloud', 'gcp', '--gpu', 'L4'])\n"
+        "print('rich imported' if 'rich' in sys.modules else 'rich not imported', code, file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stderr.strip() == "rich not imported 0"
+    assert "\x1b[" not in done.stdout and "g2-standard-4" in done.stdout
