@@ -59,8 +59,8 @@ def budget_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Findi
                 Severity.ERROR,
                 LIMIT_KEY,
                 f"the stack costs {cost_text} at max nodes {where}, over the limit of {_usd(limit)}; "
-                f"largest first: {drivers}{missing}. Lower maxNodes or pick cheaper instance types "
-                "(nothing is created)",
+                f"largest first: {drivers}{missing} (nothing is created)",
+                fix=f"lower maxNodes or pick cheaper instance types, or raise {LIMIT_KEY}",
             )
         ]
     if lower and not budget.get("allow_unpriced", False):
@@ -69,8 +69,8 @@ def budget_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Findi
                 Severity.ERROR,
                 LIMIT_KEY,
                 f"cannot prove the stack stays within {_usd(limit)}: pool(s) {_unpriced_names(unpriced)} "
-                f"have no price, so the cost at max nodes is only known to be {cost_text} {where}. Pick "
-                f"priced instance types, or set {ALLOW_KEY}: true to accept the lower bound",
+                f"have no price, so the cost at max nodes is only known to be {cost_text} {where}",
+                fix=f"pick priced instance types, or set {ALLOW_KEY}: true to accept the lower bound",
             )
         ]
     if lower:

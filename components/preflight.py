@@ -39,7 +39,8 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 Severity.ERROR,
                 f"{key}.instanceType",
                 f"{where} is not driven by driver branch R{branch}: R590 and newer dropped "
-                "Maxwell, Pascal and Volta; pick a Turing or newer GPU or an R580 image",
+                "Maxwell, Pascal and Volta",
+                fix=f"set {key}.instanceType to a Turing or newer GPU, or use an R580 node image",
             )
         )
     needed = max(
@@ -52,6 +53,8 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 Severity.ERROR,
                 f"{key}.instanceType",
                 f"{where} needs driver R{needed} or newer, but the node image ships R{branch}",
+                fix=f"use a node image with driver R{needed} or newer, or set gpukit:gpuOperator.driver "
+                "to operator where the platform allows it",
             )
         )
     if cuda is None:
@@ -63,6 +66,7 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 "gpukit:workloads.cudaVersion",
                 f"CUDA {cuda} cannot build for {gpu.architecture.value} GPUs ({where} in pool "
                 f"{pool.name!r}); CUDA 12.x is the last to support them",
+                fix="set gpukit:workloads.cudaVersion to a 12.x version, or pick a newer GPU for the pool",
             )
         )
     support = cuda_support(cuda, branch)
@@ -74,6 +78,7 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 "gpukit:workloads.cudaVersion",
                 f"CUDA {cuda} does not run on driver R{branch} of pool {pool.name!r}; "
                 f"the newest CUDA it runs is {newest}",
+                fix=f"set gpukit:workloads.cudaVersion to {newest} or older, or use a newer driver",
             )
         )
     elif support == CudaSupport.MINOR_VERSION_COMPAT:
@@ -83,6 +88,7 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 "gpukit:workloads.cudaVersion",
                 f"CUDA {cuda} runs on driver R{branch} of pool {pool.name!r} only through minor-version "
                 f"compatibility (no JIT of newer PTX); images built for CUDA {newest} or older run fully",
+                fix=f"set gpukit:workloads.cudaVersion to {newest} if your images are built for it",
             )
         )
     return findings
@@ -102,8 +108,8 @@ def api_access_findings(cidrs: list[str]) -> list[Finding]:
         Finding(
             Severity.WARNING,
             f"{API_ACCESS_KEY}[{i}]",
-            f"{cidr} is a documentation range (RFC 5737), a placeholder no client has: replace it with your "
-            "office/VPN CIDR",
+            f"{cidr} is a documentation range (RFC 5737), a placeholder no client has",
+            fix=f"replace {API_ACCESS_KEY}[{i}] with your office/VPN CIDR",
         )
         for i, cidr in enumerate(cidrs)
         if is_documentation_range(cidr)
@@ -118,7 +124,8 @@ def _whole_internet_findings(cidrs: list[str]) -> list[Finding]:
             Finding(
                 Severity.WARNING,
                 f"{API_ACCESS_KEY}[{i}]",
-                f"{_WHOLE_INTERNET} ({cidrs[i]}); list your office/VPN CIDRs",
+                f"{_WHOLE_INTERNET} ({cidrs[i]})",
+                fix=f"list your office/VPN CIDRs in {API_ACCESS_KEY}",
             )
             for i in alone
         ]
@@ -127,8 +134,8 @@ def _whole_internet_findings(cidrs: list[str]) -> list[Finding]:
             Finding(
                 Severity.WARNING,
                 API_ACCESS_KEY,
-                f"{_WHOLE_INTERNET}: together, {', '.join(cidrs)} cover every public IPv4 address; list "
-                "your office/VPN CIDRs",
+                f"{_WHOLE_INTERNET}: together, {', '.join(cidrs)} cover every public IPv4 address",
+                fix=f"list your office/VPN CIDRs in {API_ACCESS_KEY}",
             )
         ]
     return []
@@ -161,6 +168,8 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
                 Severity.INFO,
                 "gpukit:workloads.cudaVersion",
                 "not set: the CUDA version of your images is not checked against the pools' drivers",
+                fix="set gpukit:workloads.cudaVersion to the CUDA version your images are built for "
+                '(e.g. "12.8")',
             )
         )
     findings.extend(price_findings(cluster))

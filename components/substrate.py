@@ -146,6 +146,11 @@ class Substrate(Protocol):
         each host's own preflight reads it)."""
         ...
 
+    def pool_zones(self, cluster: "ResolvedCluster", pool: "PoolFacts") -> list[str]:
+        """The zones a pool's nodes go to, for the plan report: the configured ones by default (empty:
+        wherever the cluster's network reaches, the cloud's choice)."""
+        return list(pool.zones)
+
     def charges(self, cluster: "ResolvedCluster") -> list["Charge"]:
         """What the cluster costs beyond its pools' machines, per hour."""
         return []

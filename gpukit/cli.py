@@ -3,12 +3,14 @@
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
+from gpukit.cli_errors import EXIT_INVALID, EXIT_PREFLIGHT, CliProblem, report_error
 from gpukit.components.config.schema import NAMESPACE
 from gpukit.components.errors import ConfigError, MissingExtraError
 from gpukit.components.spec import DriverMode
-from gpukit.config_errors import EXIT_INVALID, report_invalid_config
+from gpukit.config_errors import report_invalid_config
 from gpukit.plan.stack_file import (
     LoadedStack,
     Project,
@@ -21,14 +23,17 @@ from gpukit.plan.stack_file import (
 )
 
 DEFAULT_STACK = "eks-dev"
-EXIT_OK, EXIT_PREFLIGHT = 0, 1
+EXIT_OK = 0
+__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_PREFLIGHT", "main"]
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpukit", description="GPU-ready Kubernetes clusters, planned offline."
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"gpukit {version()}")
+    # Not required: bare `gpukit` prints this help and exits 0 (main), as `pulumi` and `kubectl` do.
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     plan = sub.add_parser(
         "plan",
         help="show what `pulumi up` would build, what it costs and what is wrong (no cloud account needed)",
@@ -78,6 +83,34 @@ def _parser() -> argparse.ArgumentParser:
         "--project", type=Path, default=None, help="gpukit's project folder (default: found from cwd)"
     )
 
+    listing = sub.add_parser(
+        "catalog",
+        help="the GPU machine types of a cloud with their GPUs, memory and $/h in a region",
+        description="List the instance / machine types gpukit's pools can use on a cloud, with GPU model, "
+        "count and memory, vCPUs, host memory and the on-demand list price in the region (or 'no price "
+        "for REGION' where gpukit has none), sorted by GPU model, count, then price. No cloud account "
+        "needed. Exit status: 0 listed, 2 invalid query.",
+    )
+    from gpukit.catalog.command import clouds
+
+    names = sorted(clouds())
+    listing.add_argument("--cloud", choices=names, default=names[0], help=f"default {names[0]}")
+    listing.add_argument(
+        "--region", help="price in this region (default: the catalog's home region, us-east-1 / us-central1)"
+    )
+    listing.add_argument("--gpu", metavar="MODEL", help="only machines with this GPU model, e.g. L4, h100")
+    listing.add_argument(
+        "--min-gpu-memory", type=float, metavar="GB", help="only GPUs with at least this much memory each"
+    )
+    listing.add_argument(
+        "--max-price",
+        type=float,
+        metavar="USD",
+        help="only machines at most this $/h in the region (unpriced ones are left out)",
+    )
+    listing.add_argument("--all", action="store_true", help="also list machine types without GPUs")
+    listing.add_argument("--json", action="store_true", help="print the listing as JSON")
+
     doctor = sub.add_parser(
         "doctor",
         help="check whether this machine can join a gpukit k3s cluster (the preflight hosts run)",
@@ -98,6 +131,18 @@ def _parser() -> argparse.ArgumentParser:
     doctor.add_argument("--cuda", help="CUDA version your images use, checked against the driver")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
+
+
+def version() -> str:
+    """The installed distribution's version (what pip installed), else the package's own."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("gpukit")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        from gpukit import __version__
+
+        return __version__
 
 
 def _gpukit_project(args: argparse.Namespace) -> Project:
@@ -129,10 +174,25 @@ def _stack(args: argparse.Namespace, project: Project, default: str | None) -> L
     name = args.stack or default
     if name is None:
         raise StackFileError("--program needs --stack NAME or --config FILE")
-    return load_stack_file(stack_file_path(project, name), project, name)
+    path = stack_file_path(project, name)
+    if not path.is_file():
+        raise StackFileError(unknown_stack(name, path.parent))
+    return load_stack_file(path, project, name)
+
+
+def unknown_stack(name: str, folder: Path) -> str:
+    """No Pulumi.<name>.yaml: which stacks there are (the Pulumi.*.yaml files beside it)."""
+    stacks = sorted(
+        p.name.removeprefix("Pulumi.").removesuffix(".yaml")
+        for p in folder.glob("Pulumi.*.yaml")
+        if p.is_file()
+    )
+    there = f"the stacks there are: {', '.join(stacks)}" if stacks else "there is no stack file there"
+    return f"no stack {name!r} (no {folder / f'Pulumi.{name}.yaml'}); {there}"
 
 
 def plan_command(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     # Imported here so `gpukit --help` stays instant.
     import pulumi
 
@@ -157,28 +217,27 @@ def plan_command(args: argparse.Namespace) -> int:
             where = str(stack.path)
             plan = run_plan(stack)
             text = render_text(plan)
-    except StackFileError as err:
-        print(f"gpukit: {err}", file=sys.stderr)
-        return EXIT_INVALID
     except ConfigError as err:
-        return report_invalid_config(where, err)
-    except (MissingExtraError, ProgramError) as err:
-        print(f"gpukit: {err}", file=sys.stderr)
-        return EXIT_INVALID
-    except ResourceNameError as err:  # a name the cloud would refuse: `pulumi up` would fail on it too
-        print(f"gpukit: {err}", file=sys.stderr)
-        return EXIT_INVALID
+        return report_invalid_config(where, err, args.json)
+    # A stack file that cannot be read, a missing SDK extra, a program that is not there, or a name the
+    # cloud would refuse (`pulumi up` would fail on it too).
+    except (StackFileError, MissingExtraError, ProgramError, ResourceNameError) as err:
+        return report_error(str(err), as_json=args.json)
     except pulumi.RunError as err:
         # gpukit's program stopped as `pulumi up` would, before creating anything (a pinned zone the
         # VPC has no subnet in, or that does not offer the pool's type): the message names the key.
-        print(f"gpukit: `pulumi up` would stop on {where}:", file=sys.stderr)
-        print(f"  {err}", file=sys.stderr)
-        return EXIT_INVALID
+        return report_error(
+            f"`pulumi up` would stop on {where}", as_json=args.json, problems=[CliProblem("", str(err))]
+        )
 
     if args.json:
         print(json.dumps(plan_document(plan), indent=2, sort_keys=True, default=str))
     else:
-        sys.stdout.write(text)
+        from gpukit.colour import write
+
+        write(text, sys.stdout)
+        # On stderr, outside the report: the report of a stack stays the same from run to run.
+        print(f"gpukit: planned in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     if args.out is not None:
         files = write_artifacts(plan, args.out)
         print(f"wrote {len(files)} files to {args.out}", file=sys.stderr)
@@ -206,18 +265,15 @@ def doctor_command(args: argparse.Namespace) -> int:
         spelled, _, count = args.gpu.partition(":")
         model = NAME_INDEX.get(normalise(spelled), "")  # any spelling of a catalog model (4090, rtx4090)
         if not model or not count.isdigit() or int(count) < 1:
-            print(
-                f"gpukit: --gpu must be MODEL:COUNT with MODEL one of {', '.join(GPU_MODELS)}; "
-                f"got {args.gpu!r}",
-                file=sys.stderr,
+            return report_error(
+                f"--gpu must be MODEL:COUNT with MODEL one of {', '.join(GPU_MODELS)}; got {args.gpu!r}",
+                as_json=args.json,
             )
-            return EXIT_INVALID
         expect = int(count)
     if args.cuda and args.cuda not in CUDA_MIN_DRIVER:
-        print(
-            f"gpukit: --cuda must be one of {', '.join(CUDA_MIN_DRIVER)}; got {args.cuda!r}", file=sys.stderr
+        return report_error(
+            f"--cuda must be one of {', '.join(CUDA_MIN_DRIVER)}; got {args.cuda!r}", as_json=args.json
         )
-        return EXIT_INVALID
     driver = DriverMode(args.driver)
     report = doctor.run(expect, model, driver, args.cuda)
     if args.json:
@@ -228,11 +284,21 @@ def doctor_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        # Bare `gpukit`: the help on stdout and exit 0, as `pulumi`, `kubectl` and `docker` do; nothing
+        # was asked that could fail (argparse's exit 2 stays for an unknown command or a bad flag).
+        parser.print_help()
+        return EXIT_OK
     if args.command == "plan":
         return plan_command(args)
     if args.command == "doctor":
         return doctor_command(args)
+    if args.command == "catalog":
+        from gpukit.catalog.command import catalog_command
+
+        return catalog_command(args)
     if args.command == "size":
         return size_command(args)
     return EXIT_INVALID  # argparse rejects unknown commands before this

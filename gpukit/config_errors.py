@@ -1,15 +1,15 @@
 """How the CLI's commands report a config that cannot be used: one message per problem, exit 2."""
 
-import sys
-
+from gpukit.cli_errors import EXIT_INVALID, CliProblem, report_error
 from gpukit.components.errors import ConfigError
 
-EXIT_INVALID = 2
+__all__ = ["EXIT_INVALID", "report_invalid_config"]
 
 
-def report_invalid_config(where: str, err: ConfigError) -> int:
-    """Print every problem of `err` under the file it came from (stderr); the exit status to return."""
-    print(f"gpukit: invalid configuration in {where}:", file=sys.stderr)
-    for problem in err.problems:
-        print(f"  {problem}", file=sys.stderr)
-    return EXIT_INVALID
+def report_invalid_config(where: str, err: ConfigError, as_json: bool = False) -> int:
+    """Every problem of `err` under the file it came from (stderr, or JSON on stdout); the exit status."""
+    return report_error(
+        f"invalid configuration in {where}",
+        as_json=as_json,
+        problems=[CliProblem(p.key, p.message) for p in err.problems],
+    )

@@ -31,9 +31,38 @@ class DoctorReport:
     def as_json(self) -> dict[str, Any]:
         return {
             "ready": self.ready,
-            "facts": self.facts,
+            "exitCode": 0 if self.ready else 1,
+            "facts": typed_facts(self.facts),
             "checks": [{"status": s, "message": m} for s, m in self.checks],
         }
+
+
+def _count(text: str | None) -> int | None:
+    return int(text) if text is not None and text.isdigit() else None
+
+
+def _known(text: str | None) -> str | None:
+    return None if text in (None, "", "none", "unknown") else text
+
+
+def typed_facts(f: dict[str, str]) -> dict[str, Any]:
+    """The script's facts (all text on the wire) as JSON types: counts as numbers, yes/no as booleans,
+    "none"/"unknown" as null, keys in camelCase like plan.json's."""
+    has_gpu = _known(f.get("gpu_model")) is not None
+    mig = f.get("mig")
+    return {
+        "os": _known(f.get("os")),
+        "kernel": _known(f.get("kernel")),
+        "arch": _known(f.get("arch")),
+        "nvidiaPciDevices": _count(f.get("nvidia_pci_devices")),
+        "driverLoaded": f.get("driver_loaded") == "yes",
+        "driverVersion": _known(f.get("driver_version")),
+        "gpuCount": _count(f.get("gpu_count")),
+        "gpuModel": _known(f.get("gpu_model")),
+        "gpuMemoryMib": _count(f.get("gpu_memory_mib")) if has_gpu else None,
+        "migCapable": {"capable": True, "not-capable": False}.get(mig or ""),
+        "containerToolkit": f.get("container_toolkit") == "yes",
+    }
 
 
 def parse(output: str, exit_code: int) -> DoctorReport:

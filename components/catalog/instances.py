@@ -135,6 +135,8 @@ class MachineCatalog:
     """GPU model -> (accelerator type, price per GPU-hour), for machines that take GPUs attached."""
     attach_families: frozenset[str] = frozenset()
     """Machine families that take attached GPUs (Google Cloud N1)."""
+    attach_counts: tuple[int, ...] = ()
+    """How many GPUs such a machine takes (Google Cloud N1: 1, 2 or 4 T4s)."""
     regional: Callable[[], RegionalPrices] | None = None
     """Loads the prices of the other regions (imported only when a stack is outside the home region)."""
 

@@ -133,7 +133,7 @@ def _validate_pool(i: int, pool: NodePoolSpec, catalog: MachineCatalog, problems
         hint = (
             f"did you mean {', '.join(err.suggestions)}?"
             if err.suggestions
-            else f"see {catalog.source} for the {catalog.cloud} types gpukit knows"
+            else f"`gpukit catalog --cloud {catalog.cloud}` lists the types gpukit knows"
         )
         problems.append(
             Problem(

@@ -54,6 +54,7 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
                 "minNodes": pc.pool.min_nodes,
                 "maxNodes": pc.pool.max_nodes,
                 "capacity": pc.pool.capacity.value,
+                "zones": plan.zones.get(pc.pool.name, []),
                 "gpusAtMax": pc.pool.gpus_at_max,
                 "sharing": pc.pool.sharing.description(),
                 "unitsPerNode": pc.pool.units_per_node,
@@ -85,7 +86,8 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
         "gpuSoftware": [{"component": o.name, "runs": o.runs, "note": o.note} for o in plan.operands],
         "storage": plan.storage,
         "findings": [
-            {"severity": f.severity.value, "key": f.key, "message": f.message} for f in plan.findings
+            {"severity": f.severity.value, "key": f.key, "message": f.message, "fix": f.fix or None}
+            for f in plan.findings
         ],
     }
 

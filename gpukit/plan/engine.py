@@ -35,6 +35,8 @@ class PlanResult:
     storage: str = ""
     hosts: list[PlannedHost] = field(default_factory=list)
     """k3s over SSH: every host and what it joins as."""
+    zones: dict[str, list[str]] = field(default_factory=dict)
+    """Pool name -> the zones its nodes go to (empty: wherever the cluster's network reaches)."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -136,6 +138,7 @@ def cluster_plan(
         operands=operands(component.gpu_node_software, bool(cluster.gpu_pools)),
         storage=component.storage,
         hosts=cluster.substrate.planned_hosts(cluster),
+        zones={pool.name: cluster.substrate.pool_zones(cluster, pool) for pool in cluster.pools},
     )
 
 

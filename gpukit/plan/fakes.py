@@ -110,8 +110,8 @@ class PlanMocks(pulumi.runtime.Mocks):
         result = fakes.invoke(args.token, dict(args.args)) if fakes is not None else None
         if result is None:
             raise UnmockedInvokeError(
-                f"gpukit plan has no fake result for invoke {args.token!r}; add one to the fakes of its "
-                "substrate (providers/<cloud>/fakes.py)"
+                f"gpukit plan has no fake result for invoke {args.token!r}: a resource or data source "
+                "gpukit's plan does not know; plan without it, or report it to gpukit"
             )
         return result, []
 

@@ -1,11 +1,18 @@
-"""The text report of a plan: resource tree, pools, GPU software, preflight, cost."""
+"""The text report of a plan: the verdict and a one-line summary first, then the resource tree, pools,
+GPU software, preflight and cost.
+
+Plain text only: the CLI colours it on a terminal (gpukit/plan/colour.py). How long the plan took is not
+part of the report (the CLI prints it on stderr), so the same stack always renders the same text.
+"""
 
 from collections import defaultdict
 
 from gpukit.components.costs import CostEstimate, PoolCost
+from gpukit.components.findings import Finding
 from gpukit.plan.engine import PlanResult, ProgramPlan
 from gpukit.plan.fakes import Recorded
 from gpukit.plan.gpu_models import gpu_model_lines
+from gpukit.text_table import text_table
 
 
 def _money(value: float | None) -> str:
@@ -14,12 +21,7 @@ def _money(value: float | None) -> str:
     return f"${value:,.3f}" if 0 < value < 1 else f"${value:,.2f}"
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
-    out = [line.rstrip(), "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return out
+_table = text_table
 
 
 def resource_tree(resources: list[Recorded]) -> list[str]:
@@ -47,13 +49,28 @@ def _cost_cell(pc: PoolCost, value: float | None, region: str) -> str:
     return f"no price for {region}" if pc.missing_price and value is None else _money(value)
 
 
-def _pool_rows(pools: list[PoolCost], gpu: bool, region: str) -> list[list[str]]:
+def _zones_cell(zones: list[str]) -> str:
+    """A pool's zones: pinned or derived ones, "cluster's" where the cloud picks among the cluster's."""
+    if not zones:
+        return "cluster's"
+    # Zones of one region share its name: us-central1-a,b,c reads faster than the names in full.
+    prefix = zones[0].rpartition("-")[0] + "-"
+    if len(zones) > 1 and all(z.startswith(prefix) for z in zones):
+        return zones[0] + "," + ",".join(z.removeprefix(prefix) for z in zones[1:])
+    return ",".join(zones)
+
+
+def _pool_rows(
+    pools: list[PoolCost], gpu: bool, region: str, zones: dict[str, list[str]] | None
+) -> list[list[str]]:
+    """The rows of the GPU pools' or the other pools' table; a zones column unless `zones` is None."""
     rows = []
     for pc in pools:
         p = pc.pool
         if p.is_gpu != gpu:
             continue
         own = p.instance.own_host
+        zones_cell = [] if zones is None else ["-" if own else _zones_cell(zones.get(p.name, []))]
         capacity = "own" if own else p.capacity.value + ("*" if pc.spot_upper_bound else "")
         if gpu:
             assert p.gpu is not None
@@ -65,6 +82,7 @@ def _pool_rows(pools: list[PoolCost], gpu: bool, region: str) -> list[list[str]]
                     f"{p.gpu_memory_gb_per_node} GB",
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
+                    *zones_cell,
                     str(p.gpus_at_max),
                     _cost_cell(pc, pc.idle, region),
                     _cost_cell(pc, pc.at_max, region),
@@ -78,6 +96,7 @@ def _pool_rows(pools: list[PoolCost], gpu: bool, region: str) -> list[list[str]]
                     "own host" if own else f"{p.instance.vcpu} vCPU / {p.instance.memory_gib} GiB",
                     f"{p.min_nodes}..{p.max_nodes}",
                     capacity,
+                    *zones_cell,
                     _cost_cell(pc, pc.idle, region),
                     _cost_cell(pc, pc.at_max, region),
                 ]
@@ -119,14 +138,51 @@ def _sharing_rows(pools: list[PoolCost]) -> list[list[str]]:
 
 
 def _describe(plan: PlanResult) -> str:
+    """Platform, region (none for own hosts) and Kubernetes version."""
     spec = plan.cluster.spec
-    return f"{spec['platform'].value}, {spec['region']}, Kubernetes {spec['kubernetes_version']}"
+    parts = [spec["platform"].value, spec["region"], f"Kubernetes {spec['kubernetes_version']}"]
+    return ", ".join(part for part in parts if part)
+
+
+def verdict(errors: int) -> str:
+    """The plan's verdict: the line it opens and closes with."""
+    return f"Result: {errors} preflight error(s)" if errors else "Result: ready to `pulumi up`"
+
+
+def _per_hour(value: float, lower_bound: bool) -> str:
+    return f"{'at least ' if lower_bound else ''}{_money(value)}/h"
+
+
+def summary_line(resources: int, clusters: list[PlanResult]) -> str:
+    """`N resources, M GPU pools, idle $x/h, max $y/h`, with "at least" where a total is a lower bound
+    (a pool with no price); own hosts, which gpukit knows no price for, say so instead of a total."""
+    gpu_pools = sum(1 for c in clusters for pc in c.costs.pools if pc.pool.is_gpu)
+    parts = [f"{resources} resources", f"{gpu_pools} GPU pool{'' if gpu_pools == 1 else 's'}"]
+    priced = [c.costs for c in clusters if c.costs.basis.listed]
+    if priced:
+        parts += [
+            "idle "
+            + _per_hour(sum(c.idle_total for c in priced), any(c.idle_is_lower_bound for c in priced)),
+            "max " + _per_hour(sum(c.max_total for c in priced), any(c.max_is_lower_bound for c in priced)),
+        ]
+    if len(priced) < len(clusters):
+        parts.append("own hosts: no $/h")
+    return ", ".join(parts)
+
+
+def _opening(title: str, resources: int, clusters: list[PlanResult], errors: int) -> list[str]:
+    return [title, verdict(errors), summary_line(resources, clusters)]
 
 
 def render_text(plan: PlanResult) -> str:
     """The report of a stack's plan."""
     out = [
-        f"gpukit plan: stack {plan.stack} ({_describe(plan)})",
+        *_opening(
+            f"gpukit plan: stack {plan.stack} ({_describe(plan)})",
+            len(plan.resources),
+            [plan],
+            len(plan.errors),
+        ),
         "",
         f"Resources ({len(plan.resources)}):",
         *resource_tree(plan.resources),
@@ -138,7 +194,12 @@ def render_text(plan: PlanResult) -> str:
 def render_program(plan: ProgramPlan, project: str) -> str:
     """The report of one's own program's plan: everything it creates, then each GpuCluster in it."""
     out = [
-        f"gpukit plan: program {project}, stack {plan.stack}",
+        *_opening(
+            f"gpukit plan: program {project}, stack {plan.stack}",
+            len(plan.resources),
+            plan.clusters,
+            len(plan.errors),
+        ),
         "",
         f"Resources ({len(plan.resources)}):",
         *resource_tree(plan.resources),
@@ -155,7 +216,10 @@ def render_program(plan: ProgramPlan, project: str) -> str:
 def cluster_sections(plan: PlanResult) -> list[str]:
     """Pools, GPU software, storage, preflight, hosts and cost of one cluster."""
     out = ["", "GPU pools:"]
-    gpu_rows = _pool_rows(plan.costs.pools, gpu=True, region=plan.costs.basis.region)
+    # Machines gpukit makes have zones; own hosts (k3s over SSH) have none to show.
+    own_hosts_only = all(pc.pool.instance.own_host for pc in plan.costs.pools)
+    zones_header, zones = ([], None) if own_hosts_only else (["zones"], plan.zones)
+    gpu_rows = _pool_rows(plan.costs.pools, gpu=True, region=plan.costs.basis.region, zones=zones)
     out += (
         _table(
             [
@@ -165,6 +229,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
                 "GPU mem/node",
                 "nodes",
                 "capacity",
+                *zones_header,
                 "GPUs@max",
                 "$/h idle",
                 "$/h max",
@@ -183,8 +248,8 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         )
     out += ["", "Other pools:"]
     out += _table(
-        ["pool", "instance", "size", "nodes", "capacity", "$/h idle", "$/h max"],
-        _pool_rows(plan.costs.pools, gpu=False, region=plan.costs.basis.region),
+        ["pool", "instance", "size", "nodes", "capacity", *zones_header, "$/h idle", "$/h max"],
+        _pool_rows(plan.costs.pools, gpu=False, region=plan.costs.basis.region, zones=zones),
     )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
     if gpu_pools:
@@ -197,7 +262,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     out += [f"  {o.name}: {o.note}" for o in plan.operands]
     out += ["", f"Storage: {plan.storage}"]
     out += ["", "Preflight:"]
-    out += [f"  {f}" for f in plan.findings] or ["  no findings"]
+    out += [line for f in plan.findings for line in finding_lines(f)] or ["  no findings"]
     if plan.hosts:
         out += ["", "Hosts:"]
         out += _table(
@@ -216,6 +281,11 @@ def cluster_sections(plan: PlanResult) -> list[str]:
             ],
         )
     return out + cost_lines(plan.costs, plan.cluster.args.get("budget", {}).get("max_hourly_cost"))
+
+
+def finding_lines(finding: Finding) -> list[str]:
+    """A preflight finding, and under it its fix where it has one."""
+    return [f"  {finding}", *([f"      fix: {finding.fix}"] if finding.fix else [])]
 
 
 def _total(value: float, lower_bound: bool) -> str:
@@ -266,5 +336,5 @@ def cost_lines(costs: CostEstimate, limit: float | None = None) -> list[str]:
 
 
 def _closing(out: list[str], errors: int) -> str:
-    out += ["", f"Result: {errors} preflight error(s)" if errors else "Result: ready to `pulumi up`"]
+    out += ["", verdict(errors)]
     return "\n".join(out) + "\n"

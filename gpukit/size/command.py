@@ -8,12 +8,13 @@ from pathlib import Path
 
 import yaml
 
+from gpukit.cli_errors import report_error
 from gpukit.components.errors import ConfigError
 from gpukit.components.sizing.render import render_text, sizing_document
 from gpukit.components.sizing.sizing import size
 from gpukit.components.sizing.target import Target
 from gpukit.components.sizing.workloads import parse_workloads
-from gpukit.config_errors import EXIT_INVALID, report_invalid_config
+from gpukit.config_errors import report_invalid_config
 from gpukit.plan.stack_file import LoadedStack, StackFileError, load_yaml
 from gpukit.size.targets import DEFAULT_TARGETS_NOTE, default_targets, stack_targets
 
@@ -51,13 +52,11 @@ def size_command(args: Namespace, load_stack: Callable[[], LoadedStack] | None) 
             targets = stack_targets(stack.config, stack.secret_keys)
             note = f"GPU pools of stack {stack.name} ({_shown(stack.path)})"
     except StackFileError as err:
-        print(f"gpukit: {err}", file=sys.stderr)
-        return EXIT_INVALID
+        return report_error(str(err), as_json=args.json)
     except ConfigError as err:
-        return report_invalid_config(where, err)
+        return report_invalid_config(where, err, args.json)
     if not targets:
-        print(f"gpukit: {where} has no GPU pools to size on", file=sys.stderr)
-        return EXIT_INVALID
+        return report_error(f"{where} has no GPU pools to size on", as_json=args.json)
     result = size(workloads, targets)
     if args.json:
         print(json.dumps(sizing_document(result), indent=2, sort_keys=True))

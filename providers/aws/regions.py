@@ -10,7 +10,7 @@ To update: take the newest botocore's endpoints.json, list `partitions[partition
 and keep those under `services.eks.endpoints`; update the commit and date above.
 """
 
-AWS_REGIONS_SOURCE = "botocore endpoints.json @0e6e2404, 2026-08-07 (providers/aws/regions.py)"
+AWS_REGIONS_SOURCE = "botocore endpoints.json @0e6e2404, 2026-08-07"
 
 AWS_REGIONS: frozenset[str] = frozenset(
     {

@@ -37,7 +37,7 @@ CLOUD_NAT_MAX_BILLED_VMS = 32
 # "IP address pricing"); k3s servers get one each when apiAccessCidrs has public ranges.
 EXTERNAL_IP_PER_HOUR = 0.005
 
-_INCONSISTENT = "public price data for it contradicts itself across regions; see providers/gcp/catalog.py"
+_INCONSISTENT = "public price data for it contradicts itself across regions"
 
 
 def _gpu(  # noqa: PLR0917 (one positional row per table line keeps the table scannable)
@@ -194,6 +194,7 @@ GCP_CATALOG = MachineCatalog(
     machines=GCP_MACHINE_TYPES,
     attachable_gpus=ATTACHABLE_GPUS,
     attach_families=GPU_ATTACH_FAMILIES,
+    attach_counts=ATTACHABLE_COUNTS,
     regional=_regional_prices,
 )
 

@@ -12,7 +12,7 @@ To update: list the (Region, AvailabilityZone) pairs of e2-standard-32 in the ne
 with did-you-mean, never guessed at.
 """
 
-GCP_REGIONS_SOURCE = "skypilot-catalog catalogs/v8/gcp/vms.csv @006059e0 (providers/gcp/regions.py)"
+GCP_REGIONS_SOURCE = "skypilot-catalog catalogs/v8/gcp/vms.csv @006059e0"
 
 # Region -> the letters of its zones.
 _ZONE_LETTERS: dict[str, str] = {

@@ -41,7 +41,7 @@ from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
 from gpukit.providers.gcp.k3s.preemption import preemption_findings
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
-from gpukit.providers.gcp.placement import cluster_location
+from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.validation import (
     validate_gcp_project,
     validate_gke_cluster,
@@ -78,6 +78,9 @@ class GkeSubstrate(Substrate):
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
     limits = GKE_LIMITS
+
+    def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
+        return pool_zones(cluster.spec, pool)
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
@@ -135,6 +138,11 @@ class K3sGceSubstrate(K3sCloudSubstrate):
     accepts = K3S_GCE_KEYS
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
+
+    def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
+        from gpukit.providers.gcp.k3s.servers import server_zones
+
+        return server_zones(cluster.spec, pool)
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []

@@ -98,7 +98,11 @@ def test_doctor_as_a_cpu_node_and_as_json(
     assert main(["doctor", "--gpu", "L40S:2", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ready"] is False
-    assert report["facts"]["gpu_count"] == "0"
+    facts = report["facts"]
+    assert facts["gpuCount"] == 0 and facts["nvidiaPciDevices"] == 0  # numbers, not strings
+    assert facts["driverLoaded"] is False and facts["containerToolkit"] in (True, False)
+    assert facts["gpuModel"] is None and facts["gpuMemoryMib"] is None and facts["migCapable"] is None
+    assert report["exitCode"] == 1
     assert {"status": "fail", "message": "no NVIDIA GPU found: this host cannot join a GPU pool"} in report[
         "checks"
     ]

@@ -187,7 +187,7 @@ def test_text_report_shows_pools_costs_and_findings(capsys: pytest.CaptureFixtur
     assert main(["plan", "--project", str(ROOT), "--stack", "eks-train"]) == 0
     text = capsys.readouterr().out
     assert "gpukit:index:GpuCluster  eks-train" in text
-    assert "h100  p5.48xlarge  H100 x8    640 GB        0..2   on-demand  16" in text
+    assert "h100  p5.48xlarge  H100 x8    640 GB        0..2   on-demand  use1-az4      16" in text
     assert "EKS control plane (standard support): $0.100" in text
     assert "NAT gateway x3: $0.135" in text
     assert "total at idle (min nodes): $0.638" in text  # 0.10 + 3 x 0.045 + 2 x m7i.xlarge 0.2016
@@ -260,7 +260,8 @@ def test_a_stack_imports_only_its_own_cloud_sdk(stack: str, sdk_imports: dict[st
 def test_missing_stack_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "--project", str(ROOT), "--stack", "no-such-stack"]) == 2
     err = capsys.readouterr().err
-    assert "stack file not found" in err
+    assert "no stack 'no-such-stack'" in err
+    assert "the stacks there are: eks-dev, eks-train, gke-dev" in err  # the stack files that exist
     assert "Traceback" not in err
 
 

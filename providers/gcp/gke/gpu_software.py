@@ -60,8 +60,6 @@ def gke_gpu_node_software(driver: DriverMode, version: GkeDriverVersion) -> GpuN
                 True,
                 "GKE managed DCGM into Cloud Monitoring and Managed Service for Prometheus",
             ),
-            Operand(
-                "GPU Operator", False, "not installed: GKE manages these GPU nodes (see gpu_software.py)"
-            ),
+            Operand("GPU Operator", False, "not installed: GKE manages these GPU nodes"),
         ),
     )

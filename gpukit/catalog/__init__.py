@@ -1,0 +1,1 @@
+"""`gpukit catalog`: the GPU machines a cloud offers gpukit's pools, with their prices in a region."""
