@@ -16,6 +16,7 @@ from gpukit.catalog.listing import (
 )
 from gpukit.cli_errors import CliProblem, report_error
 from gpukit.colour import write
+from gpukit.components.catalog.gpu_names import NAME_INDEX, normalise
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.catalog.lookup import suggest
 from gpukit.components.substrate import registry
@@ -45,7 +46,9 @@ def catalog_command(args: Namespace) -> int:
         hint = f"did you mean {', '.join(close)}?" if close else f"one of {', '.join(sorted(regions))}"
         problems.append(CliProblem("--region", f"unknown {args.cloud} region {region!r}; {hint}"))
     models = gpu_models(catalog)
-    if args.gpu is not None and args.gpu.casefold() not in {m.casefold() for m in models}:
+    # Any spelling of a catalog model (h100, "NVIDIA L4", rtx4090), as pools take them.
+    gpu = NAME_INDEX.get(normalise(args.gpu), args.gpu) if args.gpu is not None else None
+    if gpu is not None and gpu.casefold() not in {m.casefold() for m in models}:
         problems.append(
             CliProblem("--gpu", f"no {args.cloud} machine has GPU {args.gpu!r}; known: {', '.join(models)}")
         )
@@ -55,7 +58,7 @@ def catalog_command(args: Namespace) -> int:
     if problems:
         return report_error("invalid catalog query", as_json=args.json, problems=problems)
 
-    filters = Filters(args.gpu, args.min_gpu_memory, args.max_price, include_cpu=args.all)
+    filters = Filters(gpu, args.min_gpu_memory, args.max_price, include_cpu=args.all)
     rows = catalog_rows(catalog, region, filters)
     basis = catalog.price_basis_in(region)
     if args.json:

@@ -149,6 +149,12 @@ def test_catalog_filters_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert big and all(m["gpuMemoryGb"] >= 100 for m in big)
 
 
+def test_catalog_takes_a_gpu_as_nvidia_smi_spells_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalog", "--cloud", "aws", "--gpu", "NVIDIA H100 80GB HBM3", "--json"]) == EXIT_OK
+    machines = json.loads(capsys.readouterr().out)["machines"]
+    assert machines and {m["gpuModel"] for m in machines} == {"H100"}
+
+
 def test_catalog_lists_attachable_t4s_as_a_pool_names_them(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["catalog", "--cloud", "gcp", "--gpu", "T4"]) == EXIT_OK
     out = capsys.readouterr().out
