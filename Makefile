@@ -27,5 +27,5 @@ bench: $(PY)  ## gpukit plan vs. importing the same provider SDKs (target ratio 
 golden: $(PY)  ## rewrite tests/golden/* (whole plans included) after an intended change; review the diff
 	$(PY) -m pytest --update-golden
 
-docs: $(PY)  ## regenerate Pulumi.yaml's config block and the README's reference from the config schema
+docs: $(PY)  ## regenerate Pulumi.yaml's config block and docs/configuration.md from the config schema
 	$(PY) -m gpukit.docs

@@ -159,7 +159,7 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
                     f"the pool's GPUs are cut into MIG instances by the MIG manager "
                     f"({pool.sharing.mig_config}); changing this later reconfigures every node of the pool: "
                     "the MIG manager stops its GPU pods and may reboot the node. Drain, relabel, verify "
-                    '(README, "GPU sharing")',
+                    "(docs/gpu-sharing.md)",
                 )
             )
     if cuda is None:

@@ -4,11 +4,11 @@ whether it is substrate-specific.
 Everything else is derived from this table: the parser (components/config/parse.py) checks structure
 against it; the substrates declare which substrate-specific keys they take and require (their
 `accepts` and `requires`, as the paths `schema_paths()` gives: `cluster.network.vpcId`,
-`nodePools.nodeImage`); and `make docs` writes `Pulumi.yaml`'s `config:` block and the README's
+`nodePools.nodeImage`); and `make docs` writes `Pulumi.yaml`'s `config:` block and the
 configuration reference from it (gpukit/docs.py), which a test keeps in sync.
 
 `description` is the short form a message uses ("required key is missing (cluster name)"); `doc` is
-the meaning as the README's reference gives it.
+the meaning as the reference (docs/configuration.md) gives it.
 """
 
 import re
@@ -53,7 +53,7 @@ class Field:
     specific: bool = False
     """Taken by the substrates that declare it only (Substrate.accepts), refused elsewhere."""
     doc: str = ""
-    """What the key means, for the README's reference (Markdown)."""
+    """What the key means, for the reference, docs/configuration.md (Markdown)."""
     default_doc: str = ""
     """The default in words, where it is not a plain value the parser fills in ("derived", "3")."""
 
@@ -327,7 +327,7 @@ CLUSTER_FIELDS = (
         specific=True,
         default_doc="`karpenter`",
         doc="What scales the GPU pools from zero and back. `karpenter` (AWS's recommended autoscaler for "
-        'GPU nodes on EKS, see "Autoscaling on EKS" in this README): each GPU pool becomes a Karpenter '
+        "GPU nodes on EKS, see docs/eks-autoscaling.md): each GPU pool becomes a Karpenter "
         "NodePool (no node group), spot pools fall back to on-demand, GPU pools must have `minNodes: 0`, "
         "and the other pools are managed node groups of fixed size (`minNodes` = `maxNodes`). "
         "`cluster-autoscaler`: every pool is managed node groups scaled by the Kubernetes Cluster "
@@ -638,7 +638,7 @@ POOL_FIELDS = (
         fields=SHARING_FIELDS,
         specific=True,
         default_doc="whole GPUs",
-        doc='GPU pools only: how pods share the pool\'s GPUs (see "GPU sharing" in this README). '
+        doc="GPU pools only: how pods share the pool's GPUs (see docs/gpu-sharing.md). "
         "`time-slicing`: `replicas` pods take turns on each GPU, with no memory or fault isolation. "
         "`mps`: `replicas` pods run at once on each GPU, each limited to 1/`replicas` of its memory and "
         "compute. `mig`: each GPU is cut into hardware-isolated instances of `mig.profile` (MIG-capable "

@@ -140,8 +140,8 @@ def test_the_readme_examples_size(example, capsys):
         "examples/sizing/chat-7b.yaml --stack gke-dev --json",
     ],
 )
-def test_the_readmes_size_examples_show_what_the_command_prints(command: str, capsys) -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_sizing_docs_examples_show_what_the_command_prints(command: str, capsys) -> None:
+    readme = (ROOT / "docs" / "sizing.md").read_text()
     start = readme.index(f"$ gpukit size {command}\n") + len(f"$ gpukit size {command}\n")
     shown = readme[start : readme.index("```", start)]
     args = command.split()
