@@ -53,6 +53,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "RTX-A6000": ("NVIDIA RTX A6000", "A6000"),
     "RTX-6000-Ada": ("NVIDIA RTX 6000 Ada Generation", "6000 Ada"),
     "A40": ("NVIDIA A40",),
+    "L40": ("NVIDIA L40",),
+    "A10": ("NVIDIA A10",),
     "A30": ("NVIDIA A30",),
 }
 
@@ -107,7 +109,8 @@ class UnknownGpuNameError(UnknownGpuModelError):
 
 def suggest_models(name: str, n: int = 3) -> list[str]:
     """Catalog models whose spellings are close to `name` after normalisation (difflib, cutoff 0.75:
-    "rtx4900" -> RTX-4090; "l40" -> L40S), so a misspelling is never answered with an unrelated model."""
+    "rtx4900" -> RTX-4090; "l40x" -> L40, L40S), so a misspelling is never answered with an unrelated
+    model."""
     key = normalise(name)
     if not key:
         return []

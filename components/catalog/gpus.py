@@ -136,6 +136,13 @@ GPU_MODELS: dict[str, GpuModel] = {
         GpuModel("RTX-6000-Ada", Architecture.ADA, "8.9", 48),
         # 48 GB: Lambda gpu_specs.csv ("A40 PCIe ... 48 GB, GDDR6"). CC 8.6 (Ampere).
         GpuModel("A40", Architecture.AMPERE, "8.6", 48),
+        # 48 GB: NVIDIA's L40/L40S specification table ("GPU Memory 48 GB GDDR6 with ECC", as resellers
+        # reproduce it, e.g. mullet.se product 355414); CC 8.9 (Ada, "NVIDIA L40"). No MIG (L40S's
+        # table says the same of the shared silicon).
+        GpuModel("L40", Architecture.ADA, "8.9", 48),
+        # 24 GB: "The A10 and A10G share the same GPU memory stats: 24 gigabytes of GDDR6"
+        # (baseten.co, "NVIDIA A10 vs A10G for ML model inference"); CC 8.6 (Ampere, "NVIDIA A10").
+        GpuModel("A10", Architecture.AMPERE, "8.6", 24),
         # MIG User Guide, "Supported GPUs": A30, Ampere, CC 8.0, 24GB, 4 instances at most;
         # "Supported MIG Profiles", A30-24GB: 1g.6gb (4), 2g.12gb (2), 4g.24gb (1), the same counts as
         # the mig-parted config's all-1g.6gb / all-2g.12gb / all-4g.24gb.

@@ -200,8 +200,8 @@ def test_blackwell_models_need_their_minimum_drivers():
 
 def test_unknown_gpu_model_suggests_close_matches():
     with pytest.raises(UnknownGpuModelError) as raised:
-        gpu_model("L40")
-    assert raised.value.name == "L40"
+        gpu_model("L40X")
+    assert raised.value.name == "L40X"
     assert "L40S" in raised.value.suggestions
     assert isinstance(raised.value, KeyError)
 

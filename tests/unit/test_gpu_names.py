@@ -29,6 +29,8 @@ NVIDIA_SMI_NAMES = [
     ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX-PRO-6000"),
     ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "RTX-PRO-6000"),
     ("NVIDIA L40S", "L40S"),
+    ("NVIDIA L40", "L40"),
+    ("NVIDIA A10", "A10"),
 ]
 
 PEOPLES_NAMES = [
@@ -80,7 +82,13 @@ def test_ambiguous_short_names_are_refused_with_candidates(name: str, candidates
 
 @pytest.mark.parametrize(
     ("name", "suggestions"),
-    [("rtx4900", ["RTX-4090"]), ("L40", ["L40S", "L4"]), ("RTX 4080 SUPER", []), ("GTX 1080", []), ("x", [])],
+    [
+        ("rtx4900", ["RTX-4090"]),
+        ("L40x", ["L40", "L40S"]),
+        ("RTX 4080 SUPER", []),
+        ("GTX 1080", []),
+        ("x", []),
+    ],
 )
 def test_unknown_names_suggest_only_close_models(name: str, suggestions: list[str]) -> None:
     with pytest.raises(UnknownGpuNameError) as err:
