@@ -274,9 +274,9 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
     (
         "gpu-model-not-in-catalog",
         k3s_config,
-        pool_set(1, gpu={"model": "L40", "count": 2}),
+        pool_set(1, gpu={"model": "L40X", "count": 2}),
         f"{POOLS}[1].gpu.model",
-        "unknown GPU model 'L40'; did you mean L40S",
+        "unknown GPU model 'L40X'; did you mean L40",
     ),
     (
         "gpu-count-zero",
@@ -566,14 +566,14 @@ def test_every_k3s_problem_is_reported_in_one_run(tmp_path: Path, capsys: pytest
             cluster_set(k3sVersion="v1.34.11+k3s1"),
             host_set(1, 0, user="Ubuntu User"),
             host_set(1, 1, address="192.0.2.10"),
-            pool_set(1, gpu={"model": "L40", "count": 2}),
+            pool_set(1, gpu={"model": "L40X", "count": 2}),
         ),
     )()
     expected = [
         (f"{CLUSTER}.k3sVersion", "is k3s 1.34, but kubernetesVersion is '1.36'"),
         (f"{HOST}.user", "must be a Unix user name"),
         (f"{POOLS}[1].hosts[1].address", f"'192.0.2.10' is the host {POOLS}[0].hosts[0].address lists"),
-        (f"{POOLS}[1].gpu.model", "did you mean L40S"),
+        (f"{POOLS}[1].gpu.model", "did you mean L40, L40S"),
     ]
     stderr = plan_stderr(config, tmp_path, capsys)
     for key, fragment in expected:

@@ -109,6 +109,6 @@ def test_doctor_as_a_cpu_node_and_as_json(
 
 
 def test_doctor_rejects_unknown_models_without_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["doctor", "--gpu", "L40:2"]) == 2
+    assert main(["doctor", "--gpu", "L40X:2"]) == 2
     err = capsys.readouterr().err
     assert "--gpu must be MODEL:COUNT" in err and "Traceback" not in err
