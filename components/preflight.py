@@ -160,6 +160,8 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
                     f"({pool.sharing.mig_config}); changing this later reconfigures every node of the pool: "
                     "the MIG manager stops its GPU pods and may reboot the node. Drain, relabel, verify "
                     "(docs/gpu-sharing.md)",
+                    fix="nothing to do now; before changing this pool's sharing.mig, drain the pool as "
+                    "docs/gpu-sharing.md describes",
                 )
             )
     if cuda is None:

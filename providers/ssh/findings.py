@@ -41,6 +41,9 @@ def host_key_findings(cluster: ResolvedCluster) -> list[Finding]:
                     f"an ssh-rsa key: pulumi-command then asks {what} for SHA-1 `ssh-rsa` signatures, which "
                     "OpenSSH 8.8 and newer refuse by default, so the connection fails there; use the "
                     f"host's ed25519 key (`ssh-keyscan -t ed25519 {endpoint['address']}`)",
+                    fix=f"set {key}.hostKey to the host's ed25519 key: the `ssh-ed25519 AAAA...` part of "
+                    f"`ssh-keyscan -t ed25519 {endpoint['address']}`, checked against the host's own "
+                    "/etc/ssh/ssh_host_ed25519_key.pub",
                 )
             )
     if unchecked:
@@ -51,6 +54,8 @@ def host_key_findings(cluster: ResolvedCluster) -> list[Finding]:
                 f"SSH HOST KEYS ARE NOT CHECKED for {', '.join(unchecked)}: whoever answers at those "
                 "addresses is sent the cluster's CA keys and join token; give each a hostKey and remove "
                 f"{INSECURE_KEY}",
+                fix=f"give each of {', '.join(unchecked)} a hostKey (`ssh-keyscan -t ed25519 <address>`, "
+                f"checked against the host), then remove {INSECURE_KEY}",
             )
         )
     elif cluster.spec.get("insecure_ignore_host_keys"):

@@ -316,6 +316,10 @@ def test_opt_out_plans_and_says_loudly_which_hosts_are_unchecked(
         f"warning: {INSECURE}: SSH HOST KEYS ARE NOT CHECKED for 192.0.2.12, bastion 198.51.100.5: whoever "
         "answers at those addresses is sent the cluster's CA keys and join token"
     ) in report
+    assert (
+        "fix: give each of 192.0.2.12, bastion 198.51.100.5 a hostKey (`ssh-keyscan -t ed25519 <address>`, "
+        f"checked against the host), then remove {INSECURE}"
+    ) in report
     hosts = {line.split()[0]: line for line in report.splitlines() if line.startswith(("control-", "l40s-"))}
     assert "NOT CHECKED" in hosts["l40s-192-0-2-12"]
     assert "ssh-ed25519 SHA256:WFiBJDzgcbg03si9DtmFwQRvHzY2qPBKOg5ec0u1bU0" in hosts["l40s-192-0-2-11"]
@@ -349,3 +353,4 @@ def test_rsa_host_key_plans_with_a_warning_that_modern_openssh_refuses_it(
         "an ssh-rsa key: pulumi-command then asks 192.0.2.11 for SHA-1 `ssh-rsa` signatures, which OpenSSH "
         "8.8 and newer refuse by default",
     ), report
+    assert "fix: set gpukit:nodePools[1].hosts[0].hostKey to the host's ed25519 key" in report
