@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -283,7 +284,23 @@ def doctor_command(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ready else EXIT_PREFLIGHT
 
 
+# 128 + SIGPIPE, what a shell reports for a command whose reader went away (`gpukit plan --json | head`);
+# not 1, which would read as a preflight error.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        # The reader closed the pipe: stop quietly. Point stdout at /dev/null so that Python's own
+        # flush at exit does not raise again (docs.python.org, "Note on SIGPIPE" in the signal module).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: list[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:

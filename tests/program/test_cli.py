@@ -260,3 +260,23 @@ def test_piped_output_is_plain_and_never_imports_rich() -> None:
     )
     assert done.stderr.strip() == "rich not imported 0"
     assert "\x1b[" not in done.stdout and "g2-standard-4" in done.stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    # `gpukit plan --json | head -1`: the reader closes the pipe; gpukit stops quietly with 141
+    # (128 + SIGPIPE), never exit 1 (a preflight error) with a BrokenPipeError traceback.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    gpukit = subprocess.Popen(
+        [sys.executable, "-m", "gpukit.cli", "plan", "--stack", "eks-train", "--json"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert gpukit.stdout is not None and gpukit.stderr is not None
+    gpukit.stdout.readline()
+    gpukit.stdout.close()
+    with gpukit.stderr:
+        stderr = gpukit.stderr.read().decode()
+    assert gpukit.wait(timeout=120) == 141
+    assert "Traceback" not in stderr
