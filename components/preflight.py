@@ -27,7 +27,22 @@ def driver_branch_for(cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
     return cluster.substrate.preinstalled_driver_branch(cluster, pool)
 
 
-def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -> list[Finding]:
+def newer_driver_fix(cluster: ResolvedCluster, branch: int) -> str:
+    """What gives a pool on driver R`branch` a newer one: the substrate's own setting (GKE's
+    gkeDriverVersion), else the GPU Operator's driver where it is newer, else a newer node image."""
+    setting = cluster.substrate.newer_driver_setting(cluster)
+    if setting is not None:
+        return setting
+    chart = cluster.operator.get("chart_version")
+    operator_branch = GPU_OPERATOR_DRIVER_BRANCH.get(chart) if chart is not None else None
+    if cluster.driver == DriverMode.PREINSTALLED and operator_branch is not None and operator_branch > branch:
+        return f"set gpukit:gpuOperator.driver to operator (the GPU Operator's driver is R{operator_branch})"
+    return "use node images with a newer driver"
+
+
+def _pool_findings(
+    index: int, pool: PoolFacts, branch: int, cuda: str | None, driver_fix: str
+) -> list[Finding]:
     key = f"gpukit:nodePools[{index}]"
     gpu = pool.gpu
     assert gpu is not None
@@ -53,8 +68,7 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 Severity.ERROR,
                 f"{key}.instanceType",
                 f"{where} needs driver R{needed} or newer, but the node image ships R{branch}",
-                fix=f"use a node image with driver R{needed} or newer, or set gpukit:gpuOperator.driver "
-                "to operator where the platform allows it",
+                fix=f"a driver R{needed} or newer: {driver_fix}",
             )
         )
     if cuda is None:
@@ -78,7 +92,7 @@ def _pool_findings(index: int, pool: PoolFacts, branch: int, cuda: str | None) -
                 "gpukit:workloads.cudaVersion",
                 f"CUDA {cuda} does not run on driver R{branch} of pool {pool.name!r}; "
                 f"the newest CUDA it runs is {newest}",
-                fix=f"set gpukit:workloads.cudaVersion to {newest} or older, or use a newer driver",
+                fix=f"set gpukit:workloads.cudaVersion to {newest} or older, or {driver_fix}",
             )
         )
     elif support == CudaSupport.MINOR_VERSION_COMPAT:
@@ -150,7 +164,7 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
             continue
         branch = driver_branch_for(cluster, pool)
         if branch is not None:
-            findings.extend(_pool_findings(i, pool, branch, cuda))
+            findings.extend(_pool_findings(i, pool, branch, cuda, newer_driver_fix(cluster, branch)))
         if pool.sharing.mig_config is not None:
             findings.append(
                 Finding(

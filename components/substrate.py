@@ -146,6 +146,11 @@ class Substrate(Protocol):
         each host's own preflight reads it)."""
         ...
 
+    def newer_driver_setting(self, cluster: "ResolvedCluster") -> str | None:
+        """The config change that gives this substrate's GPU nodes a newer driver, for the fixes
+        preflight names (None: none beyond `driver: operator`, which preflight weighs itself)."""
+        return None
+
     def pool_zones(self, cluster: "ResolvedCluster", pool: "PoolFacts") -> list[str]:
         """The zones a pool's nodes go to, for the plan report: the configured ones by default (empty:
         wherever the cluster's network reaches, the cloud's choice)."""

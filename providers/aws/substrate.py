@@ -99,6 +99,13 @@ class EksSubstrate(Substrate):
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         return eks_image(pool.node_image, pool.instance.arch, pool.is_gpu).driver_branch
 
+    def newer_driver_setting(self, cluster: ResolvedCluster) -> str | None:
+        # validate_eks_operator: `driver: operator` needs an Ubuntu EKS image gpukit does not build.
+        return (
+            "wait for an EKS NVIDIA image with a newer driver (EKS ships the driver; gpukit has no "
+            "driver: operator on EKS yet)"
+        )
+
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return eks_charges(cluster)
 

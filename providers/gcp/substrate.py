@@ -16,7 +16,14 @@ from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import DriverMode, GpuOperatorSpec, NodePoolSpec, Platform, Provider
+from gpukit.components.spec import (
+    DriverMode,
+    GkeDriverVersion,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    Platform,
+    Provider,
+)
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.gcp.catalog import GCP_CATALOG
@@ -107,6 +114,14 @@ class GkeSubstrate(Substrate):
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         return GKE_DRIVER_BRANCH_FLOOR[gke_driver_version(cluster.operator)]
+
+    def newer_driver_setting(self, cluster: ResolvedCluster) -> str | None:
+        if (
+            cluster.driver == DriverMode.PREINSTALLED
+            and gke_driver_version(cluster.operator) != GkeDriverVersion.LATEST
+        ):
+            return "set gpukit:gpuOperator.gkeDriverVersion to latest (the newest driver GKE offers)"
+        return None
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return gke_charges(cluster)

@@ -4,7 +4,7 @@ import pytest
 
 from gpukit.components.config.resolve import resolve_config
 from gpukit.components.pools import PoolFacts
-from gpukit.components.preflight import Finding, Severity, _pool_findings, preflight
+from gpukit.components.preflight import Finding, Severity, _pool_findings, newer_driver_fix, preflight
 from gpukit.components.spec import Capacity, NodeImage
 from gpukit.providers.aws.catalog import InstanceType
 from harness import eks_config, example_config
@@ -199,7 +199,7 @@ def _volta_pool() -> PoolFacts:
 
 
 def test_r590_does_not_drive_volta():
-    findings = _pool_findings(0, _volta_pool(), 590, "12.8")
+    findings = _pool_findings(0, _volta_pool(), 590, "12.8", "use node images with a newer driver")
     assert len(findings) == 1
     assert findings[0].severity == Severity.ERROR
     assert findings[0].key == "gpukit:nodePools[0].instanceType"
@@ -208,7 +208,7 @@ def test_r590_does_not_drive_volta():
 
 
 def test_cuda_13_cannot_build_for_volta():
-    findings = _pool_findings(0, _volta_pool(), 580, "13.0")
+    findings = _pool_findings(0, _volta_pool(), 580, "13.0", "use node images with a newer driver")
     assert len(findings) == 1
     assert findings[0].severity == Severity.ERROR
     assert findings[0].key == CUDA_KEY
@@ -216,11 +216,11 @@ def test_cuda_13_cannot_build_for_volta():
 
 
 def test_volta_on_r580_with_cuda_12_8_is_clean():
-    assert _pool_findings(3, _volta_pool(), 580, "12.8") == []
+    assert _pool_findings(3, _volta_pool(), 580, "12.8", "use node images with a newer driver") == []
 
 
 def test_unsupported_cuda_is_an_error_naming_the_newest_runnable_release():
-    findings = _pool_findings(0, _volta_pool(), 570, "13.0")
+    findings = _pool_findings(0, _volta_pool(), 570, "13.0", "use node images with a newer driver")
     cuda_errors = [f for f in findings if f.key == CUDA_KEY and "does not run" in f.message]
     assert len(cuda_errors) == 1
     assert cuda_errors[0].severity == Severity.ERROR
@@ -256,3 +256,15 @@ def test_k3s_cloud_pools_say_the_autoscaler_owns_their_size(stack: str, provider
         note.message
     )
     assert note.message.endswith("so it costs nothing while idle")
+
+
+def test_a_driver_fix_names_the_setting_that_gives_a_newer_driver_on_each_substrate() -> None:
+    """The fix names the config key that clears a driver finding, where one exists."""
+    gke = example_config("gke-dev")
+    gke["gpukit:gpuOperator"] = {**gke["gpukit:gpuOperator"], "gkeDriverVersion": "default"}
+    gke["gpukit:workloads"] = {"cudaVersion": "13.0"}  # R535 (GKE's default) runs 12.2 at most
+    errors = [f for f in _of(preflight(resolve_config(gke)), Severity.ERROR) if f.key == CUDA_KEY]
+    assert errors and "set gpukit:gpuOperator.gkeDriverVersion to latest" in errors[0].fix
+    k3s_gcp = resolve_config(_k3s_stack("k3s-gcp"))  # the Deep Learning VM's R580; the Operator's is newer
+    assert newer_driver_fix(k3s_gcp, 580).startswith("set gpukit:gpuOperator.driver to operator")
+    assert "no driver: operator on EKS" in newer_driver_fix(resolve_config(example_config("eks-dev")), 580)
