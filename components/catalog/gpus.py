@@ -126,7 +126,9 @@ GPU_MODELS: dict[str, GpuModel] = {
         GpuModel("RTX-4090", Architecture.ADA, "8.9", 24),
         # 32 GB: nvidia-smi reports 32607 MiB ("NVIDIA GeForce RTX 5090, 32607 MiB, 12.0" in public
         # test fixtures); huggingface.js hardware.ts (techpowerup) lists 32 GB. CC 12.0 (Blackwell).
-        GpuModel("RTX-5090", Architecture.BLACKWELL, "12.0", 32),
+        # Driver: GeForce RTX 50 (Blackwell) runs on R570 and newer, open kernel modules only (user
+        # reports: github oddmario/NVIDIA-Ubuntu-Driver-Guide#10, getsolus/packages#5575).
+        GpuModel("RTX-5090", Architecture.BLACKWELL, "12.0", 32, min_driver_branch=570),
         # 24 GB: Lambda LLM calculator gpu_specs.csv (techpowerup: "24 GB, GDDR6X"). CC 8.6 (Ampere).
         GpuModel("RTX-3090", Architecture.AMPERE, "8.6", 24),
         # 48 GB: Lambda gpu_specs.csv ("48 GB, GDDR6"); nvidia-smi reports 49140 MiB. CC 8.6 (Ampere).
