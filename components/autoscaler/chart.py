@@ -2,6 +2,7 @@
 EC2 and on Compute Engine). Pure: the per-cloud values (providers/aws/eks/autoscaler_values.py,
 components/autoscaler/k3s_values.py) start from these."""
 
+from collections.abc import Sequence
 from typing import Any
 
 CHART = "cluster-autoscaler"
@@ -49,3 +50,24 @@ def scaling_args(expander: str = "least-waste") -> dict[str, Any]:
         "skip-nodes-with-system-pods": False,
         "scale-down-unneeded-time": "10m",
     }
+
+
+def priority_ranking(spot_patterns: Sequence[Any], others: int) -> dict[str, list[Any]]:
+    """The priority expander's ranking: the spot groups' patterns above every other group, so a
+    pending pod that fits both starts a spot machine, and an on-demand one once the spot group fails to
+    get capacity (the autoscaler backs a group off after a failed scale-up: FAQ, "How does scale-up
+    work?"). Empty unless there are spot groups and `others` groups besides (nothing to fall back to,
+    or nothing to prefer). Patterns may be Pulumi inputs (EKS names its groups itself). Keys are strings
+    (Helm values are JSON); the chart writes them as integers
+    (templates/priority-expander-configmap.yaml: `{{ $k | int }}`)."""
+    if not spot_patterns or not others:
+        return {}
+    return {str(SPOT_PRIORITY): list(spot_patterns), str(OTHER_PRIORITY): [".*"]}
+
+
+def expander_values(ranking: dict[str, list[Any]]) -> dict[str, Any]:
+    """The chart's `extraArgs`, with the priority expander and its `expanderPriorities` where there is
+    a ranking (least waste then breaks ties within a rank), least waste alone otherwise."""
+    if not ranking:
+        return {"extraArgs": scaling_args()}
+    return {"extraArgs": scaling_args(PRIORITY_EXPANDER), "expanderPriorities": ranking}

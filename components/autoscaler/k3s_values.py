@@ -15,14 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpukit.components.autoscaler.chart import (
-    OTHER_PRIORITY,
-    PRIORITY_EXPANDER,
-    SERVICE_ACCOUNT,
-    SPOT_PRIORITY,
-    image_tag,
-    scaling_args,
-)
+from gpukit.components.autoscaler.chart import SERVICE_ACCOUNT, expander_values, image_tag, priority_ranking
 from gpukit.components.pools import SERVER_TAINT
 
 # k3s labels its servers `node-role.kubernetes.io/control-plane=true` (k3s-io/k3s
@@ -52,16 +45,8 @@ class ScalingGroup:
 
 
 def expander_priorities(groups: Sequence[ScalingGroup]) -> dict[str, list[str]]:
-    """The priority expander's ranking: spot groups above every other group, so a pending pod that fits
-    both starts a spot machine, and an on-demand one once the spot group fails to get capacity (the
-    autoscaler backs a group off after a failed scale-up: FAQ, "How does scale-up work?"). Empty
-    unless the cluster has both spot and other groups (least-waste alone then: nothing to fall back
-    to, or nothing to prefer). Keys are strings (Helm values are JSON); the
-    chart writes them as integers (templates/priority-expander-configmap.yaml: `{{ $k | int }}`)."""
-    spot = [g.name_pattern for g in groups if g.spot]
-    if not spot or len(spot) == len(groups):
-        return {}
-    return {str(SPOT_PRIORITY): spot, str(OTHER_PRIORITY): [".*"]}
+    """The priority expander's ranking of these groups (chart.py priority_ranking): spot groups first."""
+    return priority_ranking([g.name_pattern for g in groups if g.spot], sum(1 for g in groups if not g.spot))
 
 
 def exact(name: str) -> str:
@@ -76,8 +61,7 @@ def k3s_autoscaler_values(
     cloud_values: dict[str, Any], kubernetes_version: str, groups: Sequence[ScalingGroup]
 ) -> dict[str, Any]:
     """Chart values: the cloud's part (cloudProvider, its groups) plus what every k3s cluster shares."""
-    priorities = expander_priorities(groups)
-    values: dict[str, Any] = {
+    return {
         **cloud_values,
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
         "image": {"tag": image_tag(kubernetes_version)},
@@ -86,8 +70,5 @@ def k3s_autoscaler_values(
         "hostNetwork": True,
         "dnsPolicy": "Default",
         **server_placement(),
-        "extraArgs": scaling_args(PRIORITY_EXPANDER if priorities else "least-waste"),
+        **expander_values(expander_priorities(groups)),
     }
-    if priorities:
-        values["expanderPriorities"] = priorities
-    return values

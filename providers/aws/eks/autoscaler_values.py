@@ -9,13 +9,11 @@ from gpukit.components.autoscaler.chart import (
     CHART_REPOSITORY,
     CHART_VERSION,
     NAMESPACE,
-    OTHER_PRIORITY,
-    PRIORITY_EXPANDER,
     RELEASE_NAME,
     SERVICE_ACCOUNT,
-    SPOT_PRIORITY,
+    expander_values,
     image_tag,
-    scaling_args,
+    priority_ranking,
 )
 
 # Chart, image tags and shared flags live in components/autoscaler/chart.py (k3s runs the same chart).
@@ -51,18 +49,12 @@ def cluster_autoscaler_values(
 
     Spot GPU pools fall back to on-demand GPU pools: with both, the priority expander ranks the spot
     groups' patterns (`spot_groups`, from asg_pattern; Pulumi inputs, since EKS names the groups) above
-    every other group, so a pending GPU pod that fits both starts a spot node, and an on-demand one
-    once the spot group fails to get capacity and the autoscaler backs it off (FAQ, "How does
-    scale-up work?"). Least waste breaks ties within a rank."""
-    values: dict[str, Any] = {
+    every other group (chart.py priority_ranking)."""
+    return {
         "cloudProvider": "aws",
         "awsRegion": region,  # empty by default since kubernetes/autoscaler#7972: AWS_REGION unset
         "autoDiscovery": {"clusterName": cluster_name},
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT}},
         "image": {"tag": image_tag(kubernetes_version)},
-        "extraArgs": scaling_args(),
+        **expander_values(priority_ranking(spot_groups, other_gpu_groups)),
     }
-    if spot_groups and other_gpu_groups:
-        values["extraArgs"] = scaling_args(PRIORITY_EXPANDER)
-        values["expanderPriorities"] = {str(SPOT_PRIORITY): list(spot_groups), str(OTHER_PRIORITY): [".*"]}
-    return values
