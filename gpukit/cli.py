@@ -256,7 +256,7 @@ def size_command(args: argparse.Namespace) -> int:
 def doctor_command(args: argparse.Namespace) -> int:
     from gpukit import doctor
     from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
-    from gpukit.components.catalog.gpu_names import NAME_INDEX, normalise
+    from gpukit.components.catalog.gpu_names import known_gpu_name
     from gpukit.components.catalog.gpus import GPU_MODELS
 
     expect, model = doctor.ANY_GPUS, ""
@@ -264,7 +264,7 @@ def doctor_command(args: argparse.Namespace) -> int:
         expect = 0
     elif args.gpu:
         spelled, _, count = args.gpu.partition(":")
-        model = NAME_INDEX.get(normalise(spelled), "")  # any spelling of a catalog model (4090, rtx4090)
+        model = known_gpu_name(spelled) or ""  # any spelling of a catalog model (4090, rtx4090)
         if not model or not count.isdigit() or int(count) < 1:
             return report_error(
                 f"--gpu must be MODEL:COUNT with MODEL one of {', '.join(GPU_MODELS)}; got {args.gpu!r}",

@@ -118,6 +118,12 @@ def suggest_models(name: str, n: int = 3) -> list[str]:
     return list(dict.fromkeys(NAME_INDEX[c] for c in close))[:n]
 
 
+def known_gpu_name(name: str) -> str | None:
+    """The catalog model `name` spells (4090, rtx4090, "NVIDIA GeForce RTX 4090"); None for an unknown
+    or ambiguous name (canonical_gpu_name says which)."""
+    return NAME_INDEX.get(normalise(name))
+
+
 def canonical_gpu_name(name: str) -> str:
     """The catalog name `name` stands for; AmbiguousGpuModelError or UnknownGpuNameError otherwise."""
     key = normalise(name)

@@ -16,7 +16,7 @@ from gpukit.catalog.listing import (
 )
 from gpukit.cli_errors import CliProblem, report_error
 from gpukit.colour import write
-from gpukit.components.catalog.gpu_names import NAME_INDEX, normalise
+from gpukit.components.catalog.gpu_names import known_gpu_name
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.catalog.lookup import suggest
 from gpukit.components.substrate import registry
@@ -47,7 +47,7 @@ def catalog_command(args: Namespace) -> int:
         problems.append(CliProblem("--region", f"unknown {args.cloud} region {region!r}; {hint}"))
     models = gpu_models(catalog)
     # Any spelling of a catalog model (h100, "NVIDIA L4", rtx4090), as pools take them.
-    gpu = NAME_INDEX.get(normalise(args.gpu), args.gpu) if args.gpu is not None else None
+    gpu = (known_gpu_name(args.gpu) or args.gpu) if args.gpu is not None else None
     if gpu is not None and gpu.casefold() not in {m.casefold() for m in models}:
         problems.append(
             CliProblem("--gpu", f"no {args.cloud} machine has GPU {args.gpu!r}; known: {', '.join(models)}")
