@@ -14,6 +14,23 @@ from gpukit.components.autoscaler.chart import CHART, CHART_REPOSITORY, CHART_VE
 TYPE_TOKEN = "gpukit:index:K3sClusterAutoscaler"
 
 
+def autoscaler_release(
+    name: str, values: pulumi.Input[dict[str, Any]], opts: pulumi.ResourceOptions
+) -> k8s.helm.v3.Release:
+    """The pinned Cluster Autoscaler chart with `values`: every gpukit cluster installs it so (the EKS
+    component adds its Pod Identity role around it)."""
+    return k8s.helm.v3.Release(
+        name,
+        name=RELEASE_NAME,
+        chart=CHART,
+        version=CHART_VERSION,
+        repository_opts={"repo": CHART_REPOSITORY},
+        namespace=NAMESPACE,
+        values=values,
+        opts=opts,
+    )
+
+
 class K3sClusterAutoscalerArgs(TypedDict):
     values: pulumi.Input[dict[str, Any]]
     """Chart values (components/autoscaler/k3s_values.py k3s_autoscaler_values)."""
@@ -28,15 +45,6 @@ class K3sClusterAutoscaler(pulumi.ComponentResource):
         self, name: str, args: K3sClusterAutoscalerArgs, opts: Optional[pulumi.ResourceOptions] = None
     ):
         super().__init__(TYPE_TOKEN, name, {}, opts)
-        release = k8s.helm.v3.Release(
-            f"{name}-release",
-            name=RELEASE_NAME,
-            chart=CHART,
-            version=CHART_VERSION,
-            repository_opts={"repo": CHART_REPOSITORY},
-            namespace=NAMESPACE,
-            values=args["values"],
-            opts=pulumi.ResourceOptions(parent=self),
-        )
+        release = autoscaler_release(f"{name}-release", args["values"], pulumi.ResourceOptions(parent=self))
         self.release_name = release.name
         self.register_outputs({"release_name": self.release_name})

@@ -4,14 +4,10 @@ from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
-import pulumi_kubernetes as k8s
 
+from gpukit.components.autoscaler.k3s_release import autoscaler_release
 from gpukit.providers.aws.eks.autoscaler_values import (
-    CHART,
-    CHART_REPOSITORY,
-    CHART_VERSION,
     NAMESPACE,
-    RELEASE_NAME,
     SERVICE_ACCOUNT,
     asg_pattern,
     cluster_autoscaler_values,
@@ -54,21 +50,16 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             role_arn=role.arn,
             opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
         )
-        release = k8s.helm.v3.Release(
+        release = autoscaler_release(
             f"{name}-release",
-            name=RELEASE_NAME,
-            chart=CHART,
-            version=CHART_VERSION,
-            repository_opts={"repo": CHART_REPOSITORY},
-            namespace=NAMESPACE,
-            values=cluster_autoscaler_values(
+            cluster_autoscaler_values(
                 args["cluster_name"],
                 args["region"],
                 args["kubernetes_version"],
                 [pulumi.Output.from_input(group).apply(asg_pattern) for group in args["spot_gpu_groups"]],
                 args["other_gpu_groups"],
             ),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[association]),
+            pulumi.ResourceOptions(parent=self, depends_on=[association]),
         )
         self.release_name = release.name
         self.register_outputs({"release_name": self.release_name})
