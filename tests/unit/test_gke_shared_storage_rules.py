@@ -16,9 +16,9 @@ from gpukit.providers.gcp.gke.shared_storage.tables import (
 from gpukit.providers.gcp.gke.shared_storage.validation import validate_gke_shared
 
 
-def problems(volume: dict[str, Any], region: str = "us-central1") -> list[Problem]:
+def problems(volume: dict[str, Any]) -> list[Problem]:
     found: list[Problem] = []
-    validate_gke_shared([volume], region, found)
+    validate_gke_shared([volume], found)
     return found
 
 
@@ -71,75 +71,32 @@ def test_bucket_names(name: str, ok: bool) -> None:
 
 BAD = [
     (
-        {"name": "c", "kind": "filestore", "role": "checkpoints", "size_gb": 512, "tier": "zonal"},
-        "gpukit:storage.shared[0].sizeGb",
-        "filestore zonal holds 1024 to 9984 GiB in steps of 256; got 512",
-    ),
-    (
-        {"name": "c", "kind": "filestore", "role": "checkpoints", "size_gb": 1024, "tier": "premium-plus"},
-        "gpukit:storage.shared[0].tier",
-        "filestore has tiers basic-hdd, basic-ssd, zonal",
-    ),
-    (
-        {"name": "c", "kind": "filestore", "role": "checkpoints", "size_gb": 70000},
-        "gpukit:storage.shared[0].sizeGb",
-        "no Filestore tier holds 70000 GiB",
-    ),
-    (
-        {
-            "name": "c",
-            "kind": "filestore",
-            "role": "checkpoints",
-            "size_gb": 1024,
-            "tier": "basic-hdd",
-            "throughput_mbps": 500,
-        },
-        "gpukit:storage.shared[0].throughputMbps",
-        "filestore basic-hdd reads about 100 MiB/s at 1024 GiB",
-    ),
-    (
         {"name": "d", "kind": "gcs-fuse", "role": "datasets", "size_gb": 100, "bucket": "goog-datasets"},
         "gpukit:storage.shared[0].bucket",
         "not starting with 'goog'",
+    ),
+    (
+        {"name": "d", "kind": "gcs-fuse", "role": "datasets", "size_gb": 100, "bucket": "my-google-data"},
+        "gpukit:storage.shared[0].bucket",
+        "not containing 'google'",
     ),
     (
         {"name": "d", "kind": "gcs-fuse", "role": "checkpoints", "size_gb": 100, "bucket": "ckpts"},
         "gpukit:storage.shared[0].role",
         "gcs-fuse cannot hold checkpoints",
     ),
-    (
-        {"name": "l", "kind": "managed-lustre", "role": "checkpoints", "size_gb": 18000, "tier": "750"},
-        "gpukit:storage.shared[0].tier",
-        "managed-lustre has tiers 125, 250, 500, 1000",
-    ),
-    (
-        {"name": "l", "kind": "managed-lustre", "role": "checkpoints", "size_gb": 20000, "tier": "1000"},
-        "gpukit:storage.shared[0].sizeGb",
-        "managed-lustre 1000 holds 9000 to 1530000 GiB in steps of 9000; got 20000",
-    ),
 ]
 
 
 @pytest.mark.parametrize("volume,key,words", BAD)
 def test_bad_volume_is_refused_naming_its_key(volume: dict[str, Any], key: str, words: str) -> None:
-    (problem,) = problems({**volume, "size_gb": volume["size_gb"]} if False else volume)
+    (problem,) = problems(volume)
     assert problem.key == key
     assert words in problem.message
 
 
-def test_lustre_outside_its_regions_is_refused_naming_the_region() -> None:
-    found = problems({"name": "l", "kind": "managed-lustre", "role": "datasets", "size_gb": 9000}, "us-west3")
-    (problem,) = found
-    assert problem.key == "gcp:region"
-    assert (
-        "got 'us-west3'" in problem.message
-        and "cloud.google.com/managed-lustre/docs/locations" in problem.message
-    )
-
-
 def test_good_volumes_pass() -> None:
     assert problems({"name": "c", "kind": "filestore", "role": "checkpoints", "size_gb": 2048}) == []
-    assert problems({"name": "l", "kind": "managed-lustre", "role": "datasets", "size_gb": 9000}) == []
     assert (
         problems({"name": "d", "kind": "gcs-fuse", "role": "datasets", "size_gb": 10, "bucket": "my-data"})
         == []

@@ -185,8 +185,9 @@ class GkeCluster(pulumi.ComponentResource):
             ),
         )
 
+        built_volumes = []
         if shared:
-            GkeSharedStorage(
+            shared_storage = GkeSharedStorage(
                 f"{name}-shared",
                 {
                     "cluster_name": cluster_name,
@@ -201,6 +202,7 @@ class GkeCluster(pulumi.ComponentResource):
                     parent=self, providers={"gcp": provider, "kubernetes": kubernetes}
                 ),
             )
+            built_volumes = shared_storage.built
 
         self.cluster_name = cluster.name
         self.endpoint = cluster.endpoint
@@ -211,6 +213,7 @@ class GkeCluster(pulumi.ComponentResource):
             kubernetes=kubernetes,
             system_ready=system_pools,
             storage_summary=storage.summary,
+            built_volumes=built_volumes,
         )
         self.register_outputs(
             {

@@ -1,14 +1,15 @@
 """GkeSharedStorage: every shared volume of a GKE cluster, the private services access its Filestore and
 Managed Lustre volumes share, and what the plan says of each."""
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Optional, TypedDict, cast
+from typing import Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.storage.built import BuiltVolume
+from gpukit.components.storage.plan import planned_volumes
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name
 from gpukit.providers.gcp.gke.shared_storage.filestore import FilestoreClass
 from gpukit.providers.gcp.gke.shared_storage.gcs_fuse import GcsFuseVolume
@@ -88,8 +89,10 @@ class GkeSharedStorage(pulumi.ComponentResource):
             project_number = gcp.organizations.get_project_output(
                 project_id=args["project"], opts=pulumi.InvokeOutputOptions(parent=self)
             ).number
+        self.built: list[BuiltVolume] = []
         for volume in volumes:
             child = f"{name}-{volume.name}"
+            built: pulumi.Resource | None = None
             opts = pulumi.ResourceOptions(parent=self, depends_on=waits)
             if volume.kind == FILESTORE and reserved_range is not None:
                 tier = (
@@ -98,7 +101,7 @@ class GkeSharedStorage(pulumi.ComponentResource):
                     else choose_filestore_tier(volume.size_gb, volume.throughput_mbps)
                 )
                 assert tier is not None  # validation.py refused sizes no tier holds
-                FilestoreClass(
+                built = FilestoreClass(
                     child,
                     {
                         "volume": volume.name,
@@ -116,7 +119,7 @@ class GkeSharedStorage(pulumi.ComponentResource):
                     else choose_lustre_tier(volume.size_gb, volume.throughput_mbps)
                 )
                 assert lustre is not None
-                ManagedLustreClass(
+                built = ManagedLustreClass(
                     child,
                     {
                         "volume": volume.name,
@@ -127,7 +130,7 @@ class GkeSharedStorage(pulumi.ComponentResource):
                     opts=opts,
                 )
             elif volume.kind == GCS_FUSE and project_number is not None:
-                GcsFuseVolume(
+                built = GcsFuseVolume(
                     child,
                     {
                         "cluster_name": args["cluster_name"],
@@ -141,28 +144,24 @@ class GkeSharedStorage(pulumi.ComponentResource):
                     },
                     opts=after,
                 )
+            if built is not None:
+                self.built.append(BuiltVolume(volume.name, class_name(volume.name), [built]))
         self.storage_classes = {v.name: class_name(v.name) for v in volumes}
         self.register_outputs({})
 
 
 def gke_shared_volumes(cluster: ResolvedCluster) -> list[GkeSharedVolume]:
-    """The GKE volumes of `storage.shared` (validated specs, snake_case keys, `kind` already a GKE
-    backend)."""
-    args = cast(Mapping[str, Any], cluster.args)
-    found = []
-    for spec in args.get("storage", {}).get("shared", []):
-        kind = getattr(spec["kind"], "value", spec["kind"])
-        if kind not in (FILESTORE, GCS_FUSE, MANAGED_LUSTRE):
-            continue
-        found.append(
-            GkeSharedVolume(
-                name=spec["name"],
-                kind=kind,
-                role=getattr(spec["role"], "value", spec["role"]),
-                size_gb=spec["size_gb"],
-                tier=spec.get("tier"),
-                throughput_mbps=spec.get("throughput_mbps"),
-                bucket=spec.get("bucket"),
-            )
+    """The cluster's planned shared volumes (kind and tier chosen: components/storage/plan.py)."""
+    return [
+        GkeSharedVolume(
+            name=v.name,
+            kind=v.kind.value,
+            role=v.role.value,
+            size_gb=v.size_gb,
+            tier=v.tier.name,
+            throughput_mbps=v.spec.get("throughput_mbps"),
+            bucket=v.spec.get("bucket"),
         )
-    return found
+        for v in planned_volumes(cluster)
+        if v.kind.value in (FILESTORE, GCS_FUSE, MANAGED_LUSTRE)
+    ]
