@@ -8,6 +8,7 @@ import pulumi_kubernetes as k8s
 
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name, example_claim
 from gpukit.providers.gcp.gke.shared_storage.tables import FILESTORE_DRIVER, FilestoreTier
+from gpukit.providers.gcp.gke.storage import DEFAULT_CLASS_ANNOTATION
 
 TYPE_TOKEN = "gpukit:index:FilestoreClass"
 RWX = "ReadWriteMany"
@@ -46,7 +47,8 @@ class FilestoreClass(pulumi.ComponentResource):
         )
         storage_class = k8s.storage.v1.StorageClass(
             f"{name}-class",
-            metadata={"name": class_name(args["volume"])},
+            # Never a default: a claim without a class must not get a billed shared instance.
+            metadata={"name": class_name(args["volume"]), "annotations": {DEFAULT_CLASS_ANNOTATION: "false"}},
             provisioner=FILESTORE_DRIVER,
             parameters=parameters,
             # Retain: deleting a claim never deletes the checkpoints on it (the instance stays, and is

@@ -8,6 +8,7 @@ import pulumi_kubernetes as k8s
 
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name, example_claim
 from gpukit.providers.gcp.gke.shared_storage.tables import LUSTRE_DRIVER, LustreTier
+from gpukit.providers.gcp.gke.storage import DEFAULT_CLASS_ANNOTATION
 
 TYPE_TOKEN = "gpukit:index:ManagedLustreClass"
 RWX = "ReadWriteMany"
@@ -37,7 +38,8 @@ class ManagedLustreClass(pulumi.ComponentResource):
         tier = args["tier"]
         storage_class = k8s.storage.v1.StorageClass(
             f"{name}-class",
-            metadata={"name": class_name(args["volume"])},
+            # Never a default: a claim without a class must not get a billed shared instance.
+            metadata={"name": class_name(args["volume"]), "annotations": {DEFAULT_CLASS_ANNOTATION: "false"}},
             provisioner=LUSTRE_DRIVER,
             parameters=pulumi.Output.from_input(args["network"]).apply(lambda n: lustre_parameters(tier, n)),
             reclaim_policy="Retain",
