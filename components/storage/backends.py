@@ -159,8 +159,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             # sources: sizes from the Filestore CSI driver's ranges (kubernetes-sigs/gcp-filestore-csi-driver
             # controller.go) and Filestore "Service tiers" steps; read throughput per Filestore
             # "Performance" (https://cloud.google.com/filestore/docs/performance) in MiB/s, which gives at
-            # least as many MB/s. Prices: not sourced (the pricing page renders them per region in the
-            # browser), so Filestore volumes are listed unpriced.
+            # least as many MB/s. Prices: per region, in rates.py (REGIONAL_RATES), priced only where sourced.
             (
                 Tier("basic-hdd", 100, 65433, max_mbps=100),
                 Tier("basic-ssd", 2560, 65433, max_mbps=1200),
@@ -196,6 +195,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             (Tier("standard", 1, None, highly_available=True),),
             (RWX, ROX),
             # GoogleCloudPlatform/gcs-fuse-csi-driver: driver gcsfuse.csi.storage.gke.io (static volumes).
+            # Price: Standard storage per stored GiB-month, per region in rates.py.
             "gcsfuse.csi.storage.gke.io",
             None,
             encrypted_at_rest=True,
@@ -222,6 +222,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             encrypted_at_rest=True,
             encrypted_in_transit=None,
             # Managed Lustre "Locations" (providers/gcp/gke/shared_storage/tables.py LUSTRE_REGIONS).
+            # Price: per region in rates.py (none sourced yet).
             regions=frozenset(
                 {
                     "africa-south1",
