@@ -129,7 +129,10 @@ def estimate(cluster: ResolvedCluster) -> CostEstimate:
     return CostEstimate(
         pools=pools,
         charges=[*cluster.substrate.charges(cluster), *storage],
-        unpriced_volumes=tuple(v.name for v in volumes if v.usd_per_hour is None),
+        # A bucket bills its stored bytes (the plan shows its rate), not an hourly charge: not "unpriced".
+        unpriced_volumes=tuple(
+            v.name for v in volumes if v.usd_per_hour is None and not v.bills_stored_bytes
+        ),
         basis=catalog.price_basis_in(region),
         charges_region=catalog.price_basis.region,
     )

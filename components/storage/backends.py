@@ -155,22 +155,35 @@ BACKENDS: dict[StorageKind, Backend] = {
             "Filestore",
             frozenset({"gke"}),
             frozenset({StorageRole.DATASETS, StorageRole.CHECKPOINTS, StorageRole.MODEL_CACHE}),
+            # The GKE backend's table (providers/gcp/gke/shared_storage/tables.py FILESTORE_TIERS) with its
+            # sources: sizes from the Filestore CSI driver's ranges (kubernetes-sigs/gcp-filestore-csi-driver
+            # controller.go) and Filestore "Service tiers" steps; read throughput per Filestore
+            # "Performance" (https://cloud.google.com/filestore/docs/performance) in MiB/s, which gives at
+            # least as many MB/s. Prices: per region, in rates.py (REGIONAL_RATES), priced only where sourced.
             (
-                # Basic HDD 1-63.9 TiB, basic SSD 2.5-63.9 TiB (Filestore API Instance.Tier); zonal 1-100
-                # TiB, regional 100 GiB-100 TiB (docs.cloud.google.com/filestore/docs/service-tiers-zonal,
-                # service-tiers-regional). Regional replicates across zones. Steps, throughput and
-                # prices: not sourced yet.
-                Tier("basic-hdd", 1024, 65433),
-                Tier("basic-ssd", 2560, 65433),
-                Tier("zonal", 1024, 102400),
-                Tier("regional", 100, 102400, highly_available=True),
+                Tier("basic-hdd", 100, 65433, max_mbps=100),
+                Tier("basic-ssd", 2560, 65433, max_mbps=1200),
+                Tier("zonal", 1024, 9984, 256, mbps_per_tib=260, max_mbps=2535),
+                Tier("zonal-large", 10240, 102400, 2560, mbps_per_tib=260, max_mbps=26000),
+                Tier("regional", 1024, 9984, 256, mbps_per_tib=120, max_mbps=1170, highly_available=True),
+                Tier(
+                    "regional-large",
+                    10240,
+                    102400,
+                    2560,
+                    mbps_per_tib=260,
+                    max_mbps=26000,
+                    highly_available=True,
+                ),
+                Tier("enterprise", 1024, 10240, 256, mbps_per_tib=120, max_mbps=1200, highly_available=True),
             ),
             (RWX,),
             # GKE Filestore CSI driver (GoogleCloudPlatform/gcp-filestore-csi-driver)
             "filestore.csi.storage.gke.io",
             "filestore.csi.storage.gke.io",
             # Google encrypts data at rest by default (Google Cloud default encryption); NFSv3 carries
-            # no in-transit encryption.
+            # no in-transit encryption (Filestore "Supported protocols": only NFSv4.1 with Kerberos krb5p
+            # encrypts in transit, which needs Managed Microsoft AD; gpukit mounts NFSv3).
             encrypted_at_rest=True,
             encrypted_in_transit=False,
         ),
@@ -182,6 +195,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             (Tier("standard", 1, None, highly_available=True),),
             (RWX, ROX),
             # GoogleCloudPlatform/gcs-fuse-csi-driver: driver gcsfuse.csi.storage.gke.io (static volumes).
+            # Price: Standard storage per stored GiB-month, per region in rates.py.
             "gcsfuse.csi.storage.gke.io",
             None,
             encrypted_at_rest=True,
@@ -207,6 +221,32 @@ BACKENDS: dict[StorageKind, Backend] = {
             "lustre.csi.storage.gke.io",
             encrypted_at_rest=True,
             encrypted_in_transit=None,
+            # Managed Lustre "Locations" (providers/gcp/gke/shared_storage/tables.py LUSTRE_REGIONS).
+            # Price: per region in rates.py (none sourced yet).
+            regions=frozenset(
+                {
+                    "africa-south1",
+                    "asia-east1",
+                    "asia-east2",
+                    "asia-northeast1",
+                    "asia-northeast2",
+                    "asia-northeast3",
+                    "asia-south1",
+                    "asia-south2",
+                    "asia-southeast1",
+                    "asia-southeast2",
+                    "australia-southeast1",
+                    "europe-west1",
+                    "europe-west2",
+                    "europe-west3",
+                    "europe-west4",
+                    "europe-west9",
+                    "me-central2",
+                    "me-west1",
+                    "northamerica-northeast1",
+                    "us-central1",
+                }
+            ),
         ),
         Backend(
             StorageKind.NFS,

@@ -9,14 +9,13 @@ from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageRole
 from gpukit.components.storage.backends import BACKENDS, Backend, Tier
 from gpukit.components.storage.choice import Choice, choose_backend, pick_tier
 from gpukit.components.storage.naming import storage_class_name
+from gpukit.components.storage.rates import HOURS_PER_MONTH, is_regional, regional_rate
 
 if TYPE_CHECKING:
     from gpukit.components.resolved import ResolvedCluster
     from gpukit.components.substrate import Substrate
 
-HOURS_PER_MONTH = 730
-"""The month AWS and Google Cloud price monthly storage over (AWS pricing pages: "730 hours in a month";
-Google Cloud pricing calculator likewise)."""
+__all__ = ["HOURS_PER_MONTH", "PlannedVolume", "planned_volumes", "volume_choice"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +27,8 @@ class PlannedVolume:
     """Why `kind: auto` chose this backend; "" where the config names the kind."""
     zones: tuple[str, ...] = ()
     """The zones it serves (Substrate.shared_volume_zones); empty: every zone of the cluster."""
+    region: str = ""
+    """The cluster's region: backends priced per region (rates.py) are priced only where sourced."""
 
     @property
     def name(self) -> str:
@@ -59,13 +60,30 @@ class PlannedVolume:
         return self.tier.highly_available
 
     @property
+    def priced_per_region(self) -> bool:
+        """Whether the price comes from rates.py's per-region table (else from the tier's row)."""
+        return is_regional(self.kind, self.tier.name)
+
+    @property
     def usd_per_gb_month(self) -> float | None:
+        if self.priced_per_region:
+            rate = regional_rate(self.kind, self.tier.name, self.region)
+            return None if rate is None else rate.usd_per_gb_month
         return self.tier.usd_per_gb_month
 
     @property
+    def bills_stored_bytes(self) -> bool:
+        """A bucket the config names (it exists already): it bills the bytes it holds, in its own location
+        and storage class, whatever gpukit does; sizeGb is only the claim's nominal capacity. Its rate is
+        shown per GiB-month of stored data, never as an hourly charge in the totals."""
+        return self.backend.needs_bucket
+
+    @property
     def usd_per_hour(self) -> float | None:
-        rate = self.tier.usd_per_gb_month
-        return None if rate is None else rate * self.size_gb / HOURS_PER_MONTH
+        rate = self.usd_per_gb_month
+        if rate is None or self.bills_stored_bytes:
+            return None
+        return rate * self.size_gb / HOURS_PER_MONTH
 
 
 def volume_choice(volume: SharedVolumeSpec, substrate: "Substrate", region: str) -> Choice:
@@ -102,5 +120,5 @@ def planned_volumes(cluster: "ResolvedCluster") -> list[PlannedVolume]:
         reason = choice.reason if volume["kind"] is StorageKind.AUTO else ""
         planned = PlannedVolume(volume, choice.backend, choice.tier, reason)
         zones = tuple(substrate.shared_volume_zones(cluster, planned))
-        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones))
+        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones, region))
     return found

@@ -6,8 +6,11 @@ from gpukit.components.storage.plan import PlannedVolume
 from gpukit.text_table import text_table
 
 
-def _rate(value: float | None, unit: str) -> str:
-    return "no sourced price" if value is None else f"${value:,.4f}{unit}"
+def _rate(volume: PlannedVolume, value: float | None, unit: str) -> str:
+    if value is not None:
+        return f"${value:,.4f}{unit}"
+    # Backends priced per region say which region lacks a sourced price (never another region's price).
+    return f"no sourced price in {volume.region}" if volume.priced_per_region else "no sourced price"
 
 
 def _throughput(volume: PlannedVolume) -> str:
@@ -30,8 +33,8 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
             _throughput(v),
             ",".join(v.zones) or "cluster's zones",
             "yes" if v.highly_available else "NO",
-            _rate(v.usd_per_hour, "/h"),
-            _rate(v.usd_per_gb_month, "/GiB-month"),
+            "per stored GiB" if v.bills_stored_bytes else _rate(v, v.usd_per_hour, "/h"),
+            _rate(v, v.usd_per_gb_month, "/GiB-month"),
             v.storage_class,
         ]
         for v in volumes
@@ -54,6 +57,14 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
         rows,
     )
     out += [f"  {v.name}: auto chose {v.reason}" for v in volumes if v.reason]
+    out += [
+        f"  {v.name}: bucket {v.spec.get('bucket', '')} bills the bytes it stores, not sizeGb: "
+        f"{_rate(v, v.usd_per_gb_month, '/GiB-month')} for Standard storage in {v.region or 'its region'}"
+        " (another location or storage class bills its own rate), plus operations and data transfer;"
+        " not in the totals"
+        for v in volumes
+        if v.bills_stored_bytes
+    ]
     out += [
         f"  {v.name}: not highly available: the volume is down while its {v.backend.title} server or zone is"
         for v in volumes

@@ -59,6 +59,11 @@ class GcpFakes:
             "gcp:container/cluster:Cluster": f"{project}/locations/{state.get('location')}/clusters/{resource}",  # noqa: E501
             "gcp:serviceaccount/account:Account": f"{project}/serviceAccounts/{self._sa_email(state)}",
             "gcp:compute/address:Address": f"{regional}/addresses/{resource}",
+            "gcp:compute/globalAddress:GlobalAddress": f"{project}/global/addresses/{resource}",
+            # A bucket's id is its name; a connection's is `<network>:<service>` (pulumi-gcp
+            # servicenetworking.Connection import id).
+            "gcp:storage/bucket:Bucket": str(resource),
+            "gcp:servicenetworking/connection:Connection": f"{state.get('network')}:{state.get('service')}",
             "gcp:compute/firewall:Firewall": f"{project}/global/firewalls/{resource}",
             "gcp:compute/instanceTemplate:InstanceTemplate": f"{project}/global/instanceTemplates/{resource}",
             "gcp:compute/instance:Instance": f"{project}/zones/{state.get('zone')}/instances/{resource}",
@@ -98,6 +103,19 @@ class GcpFakes:
                 f"10.40.0.{octet}" if internal else f"34.120.{octet}.{octet % 97 + 1}"
             )
             return {"address": address, "selfLink": f"https://www.googleapis.com/compute/v1/{rid}"}
+        if token == "gcp:compute/globalAddress:GlobalAddress":
+            # Google picks a free block of the prefix length in the VPC when no address is given.
+            third = int(_hex(name, length=2), 16) % 16 * 16
+            return {
+                "address": state.get("address") or f"10.{200 + third % 50}.{third}.0",
+                "selfLink": f"https://www.googleapis.com/compute/v1/{rid}",
+            }
+        if token == "gcp:storage/bucket:Bucket":
+            return {
+                "selfLink": f"https://www.googleapis.com/storage/v1/b/{rid}",
+                "url": f"gs://{rid}",
+                "projectNumber": PROJECT_NUMBER,
+            }
         if token == "gcp:secretmanager/secret:Secret":
             return {"name": f"projects/{PROJECT_NUMBER}/secrets/{state.get('secretId') or name}"}
         if token == "gcp:secretmanager/secretVersion:SecretVersion":

@@ -8,6 +8,7 @@ enabled services have none.
 import re
 
 from gpukit.components.name_rules import NameRule
+from gpukit.providers.gcp.gke.shared_storage.tables import BUCKET_NAME
 
 # Compute Engine names: RFC 1035, `[a-z]([-a-z0-9]*[a-z0-9])?`, 1-63 characters (Compute Engine API
 # reference, `name` of every resource; pulumi-gcp compute docs, e.g. compute.Address.name). Pulumi
@@ -42,6 +43,7 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
     "gcp:compute/routerNat:RouterNat": _compute("Compute Engine API routers nats[].name"),
     "gcp:compute/firewall:Firewall": _compute("Compute Engine API firewalls.insert name"),
     "gcp:compute/address:Address": _compute("Compute Engine API addresses.insert name"),
+    "gcp:compute/globalAddress:GlobalAddress": _compute("Compute Engine API globalAddresses.insert name"),
     "gcp:compute/instance:Instance": _compute("Compute Engine API instances.insert name"),
     # name_prefix: at most 54; up to 37 the provider appends a 26-character id, beyond that a 9-character
     # one (pulumi-gcp compute.InstanceTemplate.name_prefix).
@@ -124,6 +126,22 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             "letters, digits, '-' and '_'",
             "Cloud KMS API cryptoKeys.create cryptoKeyId",
             lowercase=True,
+        ),
+    ),
+    # Bucket names gpukit creates: no dots (a dotted name needs a verified domain), 3-63 characters,
+    # lowercase letters, digits, '-' and '_', starting and ending with a letter or digit, not starting
+    # with "goog", not containing "google" (Cloud Storage "Bucket naming",
+    # https://cloud.google.com/storage/docs/buckets#naming; shared_storage/tables.py BUCKET_NAME).
+    "gcp:storage/bucket:Bucket": (
+        NameRule(
+            "name",
+            63,
+            BUCKET_NAME,
+            "lowercase letters, digits, '-' and '_', starting and ending with a letter or digit, not "
+            "starting with 'goog', not containing 'google'",
+            "Cloud Storage bucket naming",
+            min_length=3,
+            auto_named=False,
         ),
     ),
     "gcp:secretmanager/secret:Secret": (

@@ -23,6 +23,7 @@ from gpukit.components.spec import (
     NodePoolSpec,
     Platform,
     Provider,
+    StorageKind,
 )
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
@@ -42,6 +43,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
+from gpukit.providers.gcp.gke.shared_storage.validation import validate_gke_shared
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
@@ -64,6 +66,8 @@ if TYPE_CHECKING:
 
     from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
+    from gpukit.components.storage.built import BuiltVolume
+    from gpukit.components.storage.plan import PlannedVolume
 
 # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; declaring the same value keeps the
 # node pool free of drift. k3s on Compute Engine uses the same value, so GPU nodes on Google Cloud
@@ -85,6 +89,21 @@ class GkeSubstrate(Substrate):
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
     limits = GKE_LIMITS
+    shared_storage_kinds = frozenset(
+        {StorageKind.FILESTORE, StorageKind.GCS_FUSE, StorageKind.MANAGED_LUSTRE}
+    )
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """Built with the cluster (providers/gcp/gke/cluster.py): its CSI add-ons, network and node service
+        account are the cluster's own."""
+        return handle.built_volumes
 
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)
@@ -99,6 +118,7 @@ class GkeSubstrate(Substrate):
         driver = args["gpu_operator"]["driver"] if "gpu_operator" in args else DriverMode.PREINSTALLED
         validate_gvnic_image(pools, driver, problems)
         validate_gke_sharing(pools, driver, problems)
+        validate_gke_shared(args.get("storage", {}).get("shared", []), problems)
         return problems
 
     def operator_shares_gpus(self, args: "GpuClusterArgs") -> bool:

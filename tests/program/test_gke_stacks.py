@@ -234,3 +234,36 @@ def test_a3_nodes_get_gvnic(planned_stack: Callable[[str], PlannedStack]) -> Non
     pools = node_pools(doc)
     assert pools["h100"]["nodeConfig"]["gvnic"] == {"enabled": True}
     assert "gvnic" not in pools["l4"]["nodeConfig"]
+
+
+def test_a_bucket_volume_shows_its_sourced_rate_and_leaves_the_totals_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gke-train (us-central1) plus a datasets bucket: the plan shows Cloud Storage Standard's sourced
+    $0.020/GiB-month for it, but the existing bucket bills the bytes it stores, so the totals stay as
+    they were and it is not reported unpriced."""
+    base = example_config("gke-train")
+    config = {**base, "gpukit:storage": {"shared": [*base["gpukit:storage"]["shared"]]}}
+    config["gpukit:storage"]["shared"].append(
+        {
+            "name": "datasets",
+            "kind": "gcs-fuse",
+            "role": "datasets",
+            "sizeGb": 1000,
+            "bucket": "acme-datasets",
+        }
+    )
+    docs, reports = [], []
+    for name, cfg in (("base", base), ("bucket", config)):
+        path, out = tmp_path / f"Pulumi.{name}.yaml", tmp_path / name
+        path.write_text(yaml.safe_dump({"config": cfg}))
+        assert main(["plan", "--config", str(path), "--out", str(out)]) == 0, capsys.readouterr().err
+        docs.append(json.loads((out / "plan.json").read_text()))
+        reports.append(capsys.readouterr().out)
+    without, with_bucket = docs
+    volumes = {v["name"]: v for v in with_bucket["sharedStorage"]}
+    assert volumes["datasets"]["pricePerGbMonth"] == pytest.approx(0.020)
+    assert volumes["datasets"]["costPerHour"] is None
+    assert volumes["checkpoints"]["pricePerGbMonth"] is None  # zonal Filestore: no sourced us-central1 price
+    assert with_bucket["costs"]["perHourIdle"] == pytest.approx(without["costs"]["perHourIdle"])
+    assert "NO PRICE for shared volume(s) checkpoints:" in reports[1]

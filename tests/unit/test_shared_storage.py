@@ -9,8 +9,10 @@ from gpukit.components.storage.backends import BACKENDS, Tier, kinds_for
 from gpukit.components.storage.choice import choose_backend, pick_tier
 from gpukit.components.storage.naming import storage_class_name
 from gpukit.components.storage.plan import HOURS_PER_MONTH, PlannedVolume
+from gpukit.components.storage.rates import is_regional, regional_rate
 from gpukit.components.storage.validate import validate_storage
 from gpukit.components.substrate import registry
+from gpukit.plan.shared_storage import shared_storage_lines
 
 ALL = frozenset(StorageKind) - {StorageKind.AUTO}
 
@@ -139,3 +141,63 @@ def test_each_problem_names_its_key(volume: SharedVolumeSpec, key: str, fragment
 def test_duplicate_names_are_refused_on_each() -> None:
     problems = _problems(_volume(), _volume())
     assert [p.key for p in problems] == ["gpukit:storage.shared[0].name", "gpukit:storage.shared[1].name"]
+
+
+def _planned(kind: StorageKind, tier: str, region: str, size_gb: int = 1000) -> PlannedVolume:
+    volume: SharedVolumeSpec = {
+        "name": "data",
+        "kind": kind,
+        "role": StorageRole.DATASETS,
+        "size_gb": size_gb,
+    }
+    if BACKENDS[kind].needs_bucket:
+        volume["bucket"] = "team-data"
+    row = BACKENDS[kind]
+    found = row.tier(tier)
+    assert found is not None
+    return PlannedVolume(volume, row, found, "", region=region)
+
+
+def test_regional_rates_price_only_the_sourced_regions() -> None:
+    bucket = regional_rate(StorageKind.GCS_FUSE, "standard", "us-central1")
+    assert bucket is not None and bucket.usd_per_gb_month == pytest.approx(0.020)
+    hdd = regional_rate(StorageKind.FILESTORE, "basic-hdd", "us-west1")
+    assert hdd is not None and hdd.usd_per_gb_month == pytest.approx(0.000274 * 730)
+    # A price sourced in one region is never carried to another, nor to another tier.
+    assert regional_rate(StorageKind.GCS_FUSE, "standard", "europe-west4") is None
+    assert regional_rate(StorageKind.FILESTORE, "basic-hdd", "us-central1") is None
+    assert regional_rate(StorageKind.FILESTORE, "zonal", "us-central1") is None
+    lustre = BACKENDS[StorageKind.MANAGED_LUSTRE].tiers
+    assert all(regional_rate(StorageKind.MANAGED_LUSTRE, t.name, "us-central1") is None for t in lustre)
+
+
+def test_every_gke_tier_is_priced_per_region() -> None:
+    for kind in (StorageKind.FILESTORE, StorageKind.GCS_FUSE, StorageKind.MANAGED_LUSTRE):
+        assert all(is_regional(kind, t.name) for t in BACKENDS[kind].tiers), kind
+
+
+def test_a_filestore_in_a_priced_region_costs_its_provisioned_size_per_hour() -> None:
+    planned = _planned(StorageKind.FILESTORE, "basic-hdd", "us-west1", 1024)
+    assert planned.usd_per_gb_month == pytest.approx(0.20002)
+    # Filestore bills provisioned capacity: 1 TiB at $0.000274/GiB-hour, the pricing page's own example.
+    assert planned.usd_per_hour == pytest.approx(1024 * 0.000274)
+    lines = "\n".join(shared_storage_lines([planned]))
+    assert "$0.2806/h" in lines and "$0.2000/GiB-month" in lines
+
+
+def test_a_bucket_shows_its_rate_per_stored_gib_and_stays_out_of_the_totals() -> None:
+    planned = _planned(StorageKind.GCS_FUSE, "standard", "us-central1")
+    assert planned.usd_per_gb_month == pytest.approx(0.020)
+    assert planned.usd_per_hour is None  # the bucket exists already and bills the bytes it holds
+    lines = "\n".join(shared_storage_lines([planned]))
+    assert "per stored GiB" in lines
+    assert "bucket team-data bills the bytes it stores, not sizeGb: $0.0200/GiB-month" in lines
+
+
+def test_a_volume_in_an_unpriced_region_says_which_region() -> None:
+    planned = _planned(StorageKind.FILESTORE, "zonal", "us-central1", 2560)
+    assert planned.usd_per_gb_month is None and planned.usd_per_hour is None
+    assert "no sourced price in us-central1" in "\n".join(shared_storage_lines([planned]))
+    elsewhere = _planned(StorageKind.GCS_FUSE, "standard", "us-east1")
+    assert elsewhere.usd_per_gb_month is None
+    assert "no sourced price in us-east1" in "\n".join(shared_storage_lines([elsewhere]))

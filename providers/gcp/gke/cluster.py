@@ -16,6 +16,8 @@ from gpukit.providers.gcp.gke.kubeconfig import gke_kubeconfig
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
 from gpukit.providers.gcp.gke.ranges import subnet_ranges
 from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
+from gpukit.providers.gcp.gke.shared_storage.tables import cluster_addons, storage_apis
+from gpukit.providers.gcp.gke.shared_storage.volumes import GkeSharedStorage, gke_shared_volumes
 from gpukit.providers.gcp.gke.storage import GkeStorage
 from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
@@ -46,7 +48,9 @@ class GkeCluster(pulumi.ComponentResource):
         driver = operator["driver"]
         driver_version = gke_driver_version(operator)
 
-        provider, apis = cluster_provider(name, spec, self, GKE_APIS)
+        shared = gke_shared_volumes(resolved)
+        shared_kinds = {v.kind for v in shared}
+        provider, apis = cluster_provider(name, spec, self, GKE_APIS + storage_apis(shared_kinds))
         child = pulumi.ResourceOptions(parent=self, provider=provider)
         secrets_key = GkeSecretsKey(
             f"{name}-secrets",
@@ -127,7 +131,8 @@ class GkeCluster(pulumi.ComponentResource):
             workload_identity_config={"workload_pool": f"{project}.svc.id.goog"},
             datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2 (eBPF, network policy built in)
             enable_shielded_nodes=True,
-            addons_config={"gce_persistent_disk_csi_driver_config": {"enabled": True}},
+            # The shared volumes' CSI drivers only when a volume needs one (tables.py storage_addons).
+            addons_config=cluster_addons(shared_kinds),
             # GKE-managed GPU nodes export DCGM metrics only when the cluster asks for them.
             monitoring_config=(
                 {"enable_components": ["SYSTEM_COMPONENTS", "DCGM"], "managed_prometheus": {"enabled": True}}
@@ -180,6 +185,25 @@ class GkeCluster(pulumi.ComponentResource):
             ),
         )
 
+        built_volumes = []
+        if shared:
+            shared_storage = GkeSharedStorage(
+                f"{name}-shared",
+                {
+                    "cluster_name": cluster_name,
+                    "project": project,
+                    "region": region,
+                    "network_id": network_id,
+                    "node_service_account": node_sa.email,
+                    "volumes": shared,
+                    "after": [cluster, *system_pools],
+                },
+                opts=pulumi.ResourceOptions(
+                    parent=self, providers={"gcp": provider, "kubernetes": kubernetes}
+                ),
+            )
+            built_volumes = shared_storage.built
+
         self.cluster_name = cluster.name
         self.endpoint = cluster.endpoint
         self.kubeconfig = kubeconfig
@@ -189,6 +213,7 @@ class GkeCluster(pulumi.ComponentResource):
             kubernetes=kubernetes,
             system_ready=system_pools,
             storage_summary=storage.summary,
+            built_volumes=built_volumes,
         )
         self.register_outputs(
             {

@@ -1,0 +1,167 @@
+"""GkeSharedStorage: every shared volume of a GKE cluster, the private services access its Filestore and
+Managed Lustre volumes share, and what the plan says of each."""
+
+from dataclasses import dataclass
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_gcp as gcp
+
+from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.storage.built import BuiltVolume
+from gpukit.components.storage.plan import planned_volumes
+from gpukit.providers.gcp.gke.shared_storage.claims import class_name
+from gpukit.providers.gcp.gke.shared_storage.filestore import FilestoreClass
+from gpukit.providers.gcp.gke.shared_storage.gcs_fuse import GcsFuseVolume
+from gpukit.providers.gcp.gke.shared_storage.lustre import ManagedLustreClass
+from gpukit.providers.gcp.gke.shared_storage.private_access import GkeStoragePrivateAccess
+from gpukit.providers.gcp.gke.shared_storage.tables import (
+    FILESTORE,
+    GCS_FUSE,
+    MANAGED_LUSTRE,
+    choose_filestore_tier,
+    choose_lustre_tier,
+    filestore_tier,
+    lustre_tier,
+)
+
+TYPE_TOKEN = "gpukit:index:GkeSharedStorage"
+
+
+@dataclass(frozen=True)
+class GkeSharedVolume:
+    """One validated shared volume, its kind resolved (never auto)."""
+
+    name: str
+    kind: str
+    role: str
+    size_gb: int
+    tier: str | None = None
+    """None: the first tier that fits `throughput_mbps` (tables.py choose_*)."""
+    throughput_mbps: int | None = None
+    bucket: str | None = None
+
+
+def protocols_for(kinds: set[str]) -> list[str]:
+    """The firewall rule's protocols: NFSv3 (Filestore) uses UDP too, Lustre TCP only."""
+    return ["tcp", "udp"] if FILESTORE in kinds else ["tcp"]
+
+
+class GkeSharedStorageArgs(TypedDict):
+    cluster_name: str
+    project: str
+    region: str
+    network_id: pulumi.Input[str]
+    node_service_account: pulumi.Input[str]
+    volumes: list[GkeSharedVolume]
+    after: list[pulumi.Resource]
+    """What the Kubernetes objects wait for (the system node pools, the CSI add-ons on the cluster)."""
+
+
+class GkeSharedStorage(pulumi.ComponentResource):
+    """Needs `opts.providers` with the stack's gcp provider and the cluster's kubernetes provider."""
+
+    storage_classes: dict[str, str]
+    """Volume name -> the class name its claims use."""
+
+    def __init__(self, name: str, args: GkeSharedStorageArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        volumes = args["volumes"]
+        kinds = {v.kind for v in volumes}
+        after = pulumi.ResourceOptions(parent=self, depends_on=args["after"])
+        reserved_range: pulumi.Output[str] | None = None
+        waits = list(args["after"])
+        if kinds & {FILESTORE, MANAGED_LUSTRE}:
+            access = GkeStoragePrivateAccess(
+                f"{name}-private-access",
+                {
+                    "cluster_name": args["cluster_name"],
+                    "network_id": args["network_id"],
+                    "node_service_account": args["node_service_account"],
+                    "protocols": protocols_for(kinds),
+                },
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            reserved_range = access.range_name
+            waits.append(access.connection)
+        project_number: pulumi.Output[str] | None = None
+        if GCS_FUSE in kinds:
+            project_number = gcp.organizations.get_project_output(
+                project_id=args["project"], opts=pulumi.InvokeOutputOptions(parent=self)
+            ).number
+        self.built: list[BuiltVolume] = []
+        for volume in volumes:
+            child = f"{name}-{volume.name}"
+            built: pulumi.Resource | None = None
+            opts = pulumi.ResourceOptions(parent=self, depends_on=waits)
+            if volume.kind == FILESTORE and reserved_range is not None:
+                tier = (
+                    filestore_tier(volume.tier)
+                    if volume.tier
+                    else choose_filestore_tier(volume.size_gb, volume.throughput_mbps)
+                )
+                assert tier is not None  # validation.py refused sizes no tier holds
+                built = FilestoreClass(
+                    child,
+                    {
+                        "volume": volume.name,
+                        "size_gb": volume.size_gb,
+                        "tier": tier,
+                        "network": args["network_id"],
+                        "reserved_range": reserved_range,
+                    },
+                    opts=opts,
+                )
+            elif volume.kind == MANAGED_LUSTRE:
+                lustre = (
+                    lustre_tier(volume.tier)
+                    if volume.tier
+                    else choose_lustre_tier(volume.size_gb, volume.throughput_mbps)
+                )
+                assert lustre is not None
+                built = ManagedLustreClass(
+                    child,
+                    {
+                        "volume": volume.name,
+                        "size_gb": volume.size_gb,
+                        "tier": lustre,
+                        "network": args["network_id"],
+                    },
+                    opts=opts,
+                )
+            elif volume.kind == GCS_FUSE and project_number is not None:
+                built = GcsFuseVolume(
+                    child,
+                    {
+                        "cluster_name": args["cluster_name"],
+                        "project": args["project"],
+                        "project_number": project_number,
+                        "region": args["region"],
+                        "volume": volume.name,
+                        "role": volume.role,
+                        "size_gb": volume.size_gb,
+                        "bucket": volume.bucket,
+                    },
+                    opts=after,
+                )
+            if built is not None:
+                self.built.append(BuiltVolume(volume.name, class_name(volume.name), [built]))
+        self.storage_classes = {v.name: class_name(v.name) for v in volumes}
+        self.register_outputs({})
+
+
+def gke_shared_volumes(cluster: ResolvedCluster) -> list[GkeSharedVolume]:
+    """The cluster's planned shared volumes (kind and tier chosen: components/storage/plan.py)."""
+    return [
+        GkeSharedVolume(
+            name=v.name,
+            kind=v.kind.value,
+            role=v.role.value,
+            size_gb=v.size_gb,
+            tier=v.tier.name,
+            throughput_mbps=v.spec.get("throughput_mbps"),
+            bucket=v.spec.get("bucket"),
+        )
+        for v in planned_volumes(cluster)
+        if v.kind.value in (FILESTORE, GCS_FUSE, MANAGED_LUSTRE)
+    ]

@@ -1,0 +1,124 @@
+"""GKE's shared volumes under the mocks: what the engine records for Filestore, Cloud Storage FUSE and
+Managed Lustre (StorageClass parameters, network rules, bucket hardening, IAM scope)."""
+
+from typing import Any
+
+from gpukit.providers.gcp.gke.shared_storage.volumes import GkeSharedStorage, GkeSharedVolume
+from harness import Recording, record
+
+NETWORK = "projects/gpukit-test/global/networks/train-vpc"
+NODES = "train-nodes@gpukit-test.iam.gserviceaccount.com"
+
+
+def run(*volumes: GkeSharedVolume) -> Recording:
+    def program() -> None:
+        GkeSharedStorage(
+            "train-shared",
+            {
+                "cluster_name": "train",
+                "project": "gpukit-test",
+                "region": "us-central1",
+                "network_id": NETWORK,
+                "node_service_account": NODES,
+                "volumes": list(volumes),
+                "after": [],
+            },
+        )
+
+    return record(program, region="us-central1", project="gpukit-test")
+
+
+def classes(rec: Recording) -> dict[str, dict[str, Any]]:
+    return {
+        r.inputs["metadata"]["name"]: r.inputs
+        for r in rec.of_type("kubernetes:storage.k8s.io/v1:StorageClass")
+    }
+
+
+def test_filestore_class_uses_private_service_access_in_the_cluster_vpc() -> None:
+    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 2048, throughput_mbps=400))
+    (sc,) = classes(rec).values()
+    assert sc["provisioner"] == "filestore.csi.storage.gke.io"
+    # 2 TiB reading 400 MB/s: basic tiers cannot (100 MiB/s; SSD starts at 2.5 TiB), zonal gives 520.
+    assert sc["parameters"] == {
+        "tier": "zonal",
+        "network": NETWORK,
+        "connect-mode": "PRIVATE_SERVICE_ACCESS",
+        "reserved-ip-range": "train-storage-psa",
+    }
+    assert (sc["reclaimPolicy"], sc["volumeBindingMode"]) == ("Retain", "WaitForFirstConsumer")
+    claim = rec.one("kubernetes:core/v1:PersistentVolumeClaim").inputs
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert claim["spec"]["storageClassName"] == "shared-checkpoints"
+    assert claim["spec"]["resources"]["requests"]["storage"] == "2048Gi"
+
+
+def test_storage_servers_reach_only_the_nodes_from_the_private_range() -> None:
+    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 1024))
+    peering = rec.one("gcp:compute/globalAddress:GlobalAddress").inputs
+    assert (peering["purpose"], peering["prefixLength"], peering["network"]) == ("VPC_PEERING", 20, NETWORK)
+    connection = rec.one("gcp:servicenetworking/connection:Connection").inputs
+    assert connection["service"] == "servicenetworking.googleapis.com"
+    assert connection["reservedPeeringRanges"] == ["train-storage-psa"]
+    rule = rec.one("gcp:compute/firewall:Firewall").inputs
+    assert rule["direction"] == "INGRESS"
+    assert rule["targetServiceAccounts"] == [NODES]
+    (source,) = rule["sourceRanges"]
+    assert source.endswith("/20") and source != "0.0.0.0/0"
+    assert [a["protocol"] for a in rule["allows"]] == ["tcp", "udp"]
+
+
+def test_lustre_class_names_the_tier_and_opens_tcp_only() -> None:
+    rec = run(GkeSharedVolume("train-data", "managed-lustre", "datasets", 18000, throughput_mbps=8000))
+    (sc,) = classes(rec).values()
+    assert sc["provisioner"] == "lustre.csi.storage.gke.io"
+    # 18,000 GiB at 8,000 MB/s: 250 gives 4,395, 500 gives 8,789.
+    assert sc["parameters"] == {"network": NETWORK, "perUnitStorageThroughput": "500"}
+    assert [a["protocol"] for a in rec.one("gcp:compute/firewall:Firewall").inputs["allows"]] == ["tcp"]
+
+
+def test_gcs_fuse_bucket_is_private_and_only_its_reader_is_granted() -> None:
+    rec = run(GkeSharedVolume("datasets", "gcs-fuse", "datasets", 500))
+    bucket = rec.one("gcp:storage/bucket:Bucket").inputs
+    assert bucket["uniformBucketLevelAccess"] is True
+    assert bucket["publicAccessPrevention"] == "enforced"
+    assert bucket["location"] == "US-CENTRAL1"
+    assert bucket["forceDestroy"] is False
+    grant = rec.one("gcp:storage/bucketIAMMember:BucketIAMMember").inputs
+    assert grant["bucket"] == bucket["name"]  # the bucket, not the project
+    assert grant["role"] == "roles/storage.objectViewer"
+    assert grant["member"] == (
+        "principal://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/"
+        "gpukit-test.svc.id.goog/subject/ns/default/sa/shared-datasets"
+    )
+    assert not rec.of_type("gcp:projects/iAMMember:IAMMember")
+    assert rec.one("kubernetes:core/v1:ServiceAccount").inputs["metadata"]["name"] == "shared-datasets"
+    pv = rec.one("kubernetes:core/v1:PersistentVolume").inputs["spec"]
+    assert pv["csi"] == {
+        "driver": "gcsfuse.csi.storage.gke.io",
+        "volumeHandle": bucket["name"],
+        "readOnly": True,
+    }
+    assert pv["accessModes"] == ["ReadOnlyMany"]
+    assert not rec.of_type("gcp:compute/globalAddress:GlobalAddress")  # no NFS server, no peering
+
+
+def test_gcs_fuse_on_an_existing_bucket_creates_none_and_model_cache_may_write() -> None:
+    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, bucket="team-models"))
+    assert not rec.of_type("gcp:storage/bucket:Bucket")
+    grant = rec.one("gcp:storage/bucketIAMMember:BucketIAMMember").inputs
+    assert (grant["bucket"], grant["role"]) == ("team-models", "roles/storage.objectUser")
+    pv = rec.one("kubernetes:core/v1:PersistentVolume").inputs["spec"]
+    assert pv["csi"]["readOnly"] is False and pv["accessModes"] == ["ReadWriteMany"]
+
+
+def test_named_tier_is_kept() -> None:
+    rec = run(GkeSharedVolume("ckpt", "filestore", "checkpoints", 1024, tier="enterprise"))
+    (sc,) = classes(rec).values()
+    assert sc["parameters"]["tier"] == "enterprise"
+
+
+def test_no_private_access_without_filestore_or_lustre() -> None:
+    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, bucket="team-models"))
+    assert not rec.of_type("gcp:compute/firewall:Firewall")
+    assert not rec.of_type("gcp:servicenetworking/connection:Connection")

@@ -1,0 +1,107 @@
+"""Bad GKE shared volumes (Filestore, Cloud Storage FUSE, Managed Lustre): each refused with exit 2, naming
+the key to edit, building nothing (the checks of test_bad_configs_storage.py, from the gke-dev stack)."""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import example_config
+from tests.program.test_bad_configs import Config, Mutation, assert_refused, broken, top_set
+
+SHARED = "gpukit:storage.shared"
+
+
+def volume(**values: Any) -> dict[str, Any]:
+    return {"name": "checkpoints", "kind": "filestore", "role": "checkpoints", "sizeGb": 2560, **values}
+
+
+def shared(*volumes: dict[str, Any]) -> Mutation:
+    return top_set("gpukit:storage", {"shared": list(volumes)})
+
+
+def gke() -> Config:
+    return example_config("gke-dev")
+
+
+def gke_in(region: str) -> Callable[[], Config]:
+    def make() -> Config:
+        config = example_config("gke-dev")
+        config["gcp:region"] = region
+        return config
+
+    return make
+
+
+CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
+    (
+        "filestore-below-tier-minimum",
+        gke,
+        shared(volume(tier="zonal", sizeGb=512)),
+        f"{SHARED}[0].sizeGb",
+        "filestore tier zonal takes 1024 to 9984 GiB in steps of 256; got 512",
+    ),
+    (
+        "filestore-above-every-tier",
+        gke,
+        shared(volume(sizeGb=200000)),
+        f"{SHARED}[0].sizeGb",
+        "got 200000",
+    ),
+    (
+        "filestore-unknown-tier",
+        gke,
+        shared(volume(tier="premium-plus")),
+        f"{SHARED}[0].tier",
+        "filestore tiers are basic-hdd, basic-ssd, zonal, zonal-large, regional, regional-large, enterprise",
+    ),
+    (
+        "filestore-tier-too-slow",
+        gke,
+        shared(volume(tier="basic-hdd", sizeGb=1024, throughputMbps=500)),
+        f"{SHARED}[0].throughputMbps",
+        "filestore tier basic-hdd gives 100 MB/s at 1024 GiB; got 500",
+    ),
+    (
+        "lustre-in-region-without-it",
+        gke_in("us-east1"),
+        shared(volume(kind="managed-lustre", sizeGb=9000, tier="1000")),
+        f"{SHARED}[0].kind",
+        "managed-lustre is not offered in us-east1",
+    ),
+    (
+        "lustre-size-off-step",
+        gke,
+        shared(volume(kind="managed-lustre", sizeGb=20000, tier="1000")),
+        f"{SHARED}[0].sizeGb",
+        "managed-lustre tier 1000 takes 9000 to 1530000 GiB in steps of 9000; got 20000",
+    ),
+    (
+        "bucket-name-goog-prefix",
+        gke,
+        shared(volume(name="datasets", kind="gcs-fuse", role="datasets", sizeGb=100, bucket="goog-datasets")),
+        f"{SHARED}[0].bucket",
+        "not starting with 'goog'",
+    ),
+    (
+        "checkpoints-on-a-bucket",
+        gke,
+        shared(volume(kind="gcs-fuse", sizeGb=100, bucket="team-ckpts")),
+        f"{SHARED}[0].role",
+        "gcs-fuse cannot hold checkpoints",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "key", "fragment"),
+    [
+        pytest.param(broken(base, mutation), key, fragment, id=case)
+        for case, base, mutation, key, fragment in CASES
+    ],
+)
+def test_bad_gke_storage_config_is_refused(
+    make: Callable[[], Config], key: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert_refused(make(), key, fragment, tmp_path, capsys)
