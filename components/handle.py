@@ -2,6 +2,7 @@
 same way on EKS, GKE and k3s."""
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 
@@ -17,3 +18,6 @@ class ClusterHandle:
     """What in-cluster releases wait for: the pools that host system pods."""
     storage_summary: str = ""
     """The default StorageClass, in words, for plans and outputs."""
+    substrate_state: Any = None
+    """What a substrate's `build` keeps for its own `build_shared_storage` (the network, the nodes'
+    security group, its cloud provider): opaque to everything else."""

@@ -16,12 +16,13 @@ class EksCsiAddonArgs(TypedDict):
     addon: CsiAddon
     inline_policy: NotRequired[pulumi.Input[str]]
     """A least-privilege policy in place of (or beside) the add-on's managed policies."""
+    wait_for: NotRequired[list[pulumi.Resource]]
+    """The Pod Identity agent add-on and the nodes the controller runs on."""
 
 
 class EksCsiAddon(pulumi.ComponentResource):
-    """Needs `opts.providers` with the cluster's aws provider, and the Pod Identity agent add-on among
-    `opts.depends_on` (EksCluster passes both). No static keys: the controller's service account gets
-    the role through a Pod Identity association the add-on itself makes."""
+    """Needs `opts.providers` with the cluster's aws provider. No static keys: the controller's service
+    account gets the role through a Pod Identity association the add-on itself makes."""
 
     addon: aws.eks.Addon
 
@@ -44,6 +45,6 @@ class EksCsiAddon(pulumi.ComponentResource):
             pod_identity_associations=[{"role_arn": role.arn, "service_account": spec.service_account}],
             resolve_conflicts_on_create="OVERWRITE",
             resolve_conflicts_on_update="PRESERVE",
-            opts=pulumi.ResourceOptions(parent=self, depends_on=grants),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[*grants, *args.get("wait_for", [])]),
         )
         self.register_outputs({"addon": self.addon.arn})

@@ -64,7 +64,7 @@ class EksLustreVolume(pulumi.ComponentResource):
             storage_type="SSD",
             storage_capacity=args["size_gb"],
             per_unit_storage_throughput=args["per_unit_throughput"],
-            subnet_ids=[args["subnet_id"]],
+            subnet_ids=args["subnet_id"],  # one subnet (this provider takes it as a string)
             security_group_ids=[access.security_group_id],
             # Encrypted at rest always (FSx Lustre guide, encryption-at-rest.html: "automatically
             # enabled"); in transit from EC2 instances that support it (encryption-in-transit-fsxl.html).
