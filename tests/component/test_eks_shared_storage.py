@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from gpukit.program import build
 from gpukit.components.plan_fakes import stable_hex
+from gpukit.program import build
 from gpukit.providers.aws.fakes import AwsFakes
 from harness import Recording, eks_config, record, unknown_argument_names
 
