@@ -11,7 +11,7 @@ import yaml
 from gpukit.cli import EXIT_INVALID, main
 from gpukit.program import build
 from harness import eks_config, record
-from tests.program.test_bad_configs import CLUSTER, Config, Mutation, assert_refused, broken
+from tests.program.test_bad_configs import Config, Mutation, assert_refused, broken
 
 SHARED = "gpukit:storage.shared"
 
@@ -57,13 +57,10 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "5000",
     ),
     (
-        "efs-creation-token-over-64-characters",
-        lambda c: (
-            c[CLUSTER].update(name="gpu-training-cluster-production-us-west-2"),
-            volume(kind="efs", name="model-cache-shared-2026")(c),
-        ),
-        f"{SHARED}[0].name",
-        "EFS takes at most 64",
+        "fsx-with-a-tier-but-an-elastic-size",
+        volume(kind="fsx-lustre", sizeGb=100, tier="250"),
+        f"{SHARED}[0].sizeGb",
+        "got 100",
     ),
     (
         "s3-bucket-with-capitals-and-underscore",

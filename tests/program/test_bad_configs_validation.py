@@ -596,7 +596,7 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
             }
         ),
         None,
-        dict.fromkeys(SUBSTRATES, "refused"),
+        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used"},  # auto: EFS on EKS
     ),
 }
 AUDIT = [

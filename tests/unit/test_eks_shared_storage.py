@@ -5,7 +5,9 @@ import json
 import pytest
 
 from gpukit.components.name_rules import ResourceNameError
-from gpukit.providers.aws.eks.shared_storage.facts import EFS_CSI, FSX_CSI, S3_CSI
+from gpukit.components.storage.naming import VOLUME_NAME_MAX
+from gpukit.components.validate.cluster import CLUSTER_NAME_MAX
+from gpukit.providers.aws.eks.shared_storage.facts import EFS_CREATION_TOKEN_MAX, EFS_CSI, FSX_CSI, S3_CSI
 from gpukit.providers.aws.eks.shared_storage.manifests import (
     NO_PROVISIONER,
     efs_storage_class,
@@ -118,11 +120,14 @@ def test_bucket_names_s3_accepts(name: str) -> None:
 
 def test_eks_storage_problems_name_their_keys() -> None:
     problems = validate_eks_storage(
-        "c" * 40,
-        {"shared": [{"name": "ok", "kind": "s3", "bucket": "Bad_Bucket"}, {"name": "x" * 24, "kind": "efs"}]},
+        "c", {"shared": [{"name": "ok", "kind": "s3", "bucket": "Bad_Bucket"}, {"name": "x", "kind": "efs"}]}
     )
-    assert [p.key for p in problems] == ["gpukit:storage.shared[0].bucket", "gpukit:storage.shared[1].name"]
-    assert "'Bad_Bucket'" in problems[0].message and "64" in problems[1].message
+    assert [p.key for p in problems] == ["gpukit:storage.shared[0].bucket"]
+    assert "'Bad_Bucket'" in problems[0].message
+
+
+def test_the_longest_efs_creation_token_fits() -> None:
+    assert CLUSTER_NAME_MAX + 1 + VOLUME_NAME_MAX <= EFS_CREATION_TOKEN_MAX
 
 
 def test_fakes_give_file_system_ids_and_names() -> None:
