@@ -2,7 +2,7 @@
 same way on EKS, GKE and k3s."""
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -24,3 +24,6 @@ class ClusterHandle:
     built_volumes: list["BuiltVolume"] = field(default_factory=list)
     """Shared volumes a substrate built with the cluster itself (GKE: they need its network and node
     service account); its `build_shared_storage` hands them back."""
+    substrate_state: Any = None
+    """What a substrate's `build` keeps for its own `build_shared_storage` (the network, the nodes'
+    security group, its cloud provider): opaque to everything else."""

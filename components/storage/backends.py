@@ -101,16 +101,23 @@ BACKENDS: dict[StorageKind, Backend] = {
             "Amazon EFS",
             frozenset({"eks"}),
             frozenset({StorageRole.DATASETS, StorageRole.CHECKPOINTS, StorageRole.MODEL_CACHE}),
-            # Elastic: no size is provisioned; sizeGb only prices the volume. Throughput: not sourced yet.
-            (Tier("elastic", 1, None, highly_available=True),),
+            # Elastic throughput, Regional (multi-AZ): no size is provisioned; sizeGb only prices the volume.
+            # Throughput: writes 1-5 GiBps per file system by region, reads 20-60 GiBps, 1,500 MiBps per
+            # client (EFS guide, performance.html): the promise is the lowest write figure, 1 GiBps =
+            # 1,073 MB/s. Price: Standard storage $0.30/GB-month in us-east-1 and us-west-2
+            # (https://aws.amazon.com/efs/pricing/; providers/aws/eks/shared_storage/facts.py); Elastic
+            # reads $0.03/GB and writes $0.06/GB come on top, with the traffic (not in the hourly figure).
+            (Tier("elastic", 1, None, highly_available=True, max_mbps=1073, usd_per_gb_month=0.30),),
             (RWX,),
             # Driver name: kubernetes-sigs/aws-efs-csi-driver, deploy/kubernetes/base/csidriver.yaml
             "efs.csi.aws.com",
             "efs.csi.aws.com",
-            # At rest: gpukit creates the file system with `encrypted`; in transit: the driver's `tls`
-            # mount option (kubernetes-sigs/aws-efs-csi-driver README, "encryptInTransit").
+            # At rest: gpukit creates the file system with `encrypted`; in transit: TLS, the driver's
+            # default (aws-efs-csi-driver pkg/driver/node.go `encryptInTransit := true`, docs/parameters.md).
             encrypted_at_rest=True,
             encrypted_in_transit=True,
+            price_region="us-east-1",
+            price_source="https://aws.amazon.com/efs/pricing/ (Standard, Regional)",
         ),
         Backend(
             StorageKind.FSX_LUSTRE,
@@ -129,8 +136,12 @@ BACKENDS: dict[StorageKind, Backend] = {
             # kubernetes-sigs/aws-fsx-csi-driver; EKS user guide fsx-csi-create.html
             "fsx.csi.aws.com",
             "fsx.csi.aws.com",
-            # "All Amazon FSx file systems are encrypted at rest" (FSx Lustre guide, encryption-at-rest);
-            # in transit only between Nitro instances in some regions: not promised.
+            # At rest: "automatically enabled" (FSx Lustre guide, encryption-at-rest.html). In transit:
+            # persistent and SCRATCH_2 file systems encrypt automatically when the client EC2 instance
+            # type supports encryption in transit (encryption-in-transit-fsxl.html; the list is the EC2
+            # user guide's, data-protection.html#encryption-transit): it depends on the node, so not
+            # promised. Price: not sourced (https://aws.amazon.com/fsx/lustre/pricing/ could not be read
+            # with its figures): listed unpriced.
             encrypted_at_rest=True,
             encrypted_in_transit=None,
         ),

@@ -33,6 +33,12 @@ _EC2_PREFIXES = {
     "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": "sgr",
     "aws:ec2/instance:Instance": "i",
     "aws:ec2/networkInterface:NetworkInterface": "eni",
+    # EFS file systems fs-, mount targets fsmt- (EFS API FileSystemId pattern fs-[0-9a-f]{8,40},
+    # MountTargetId fsmt-[0-9a-f]{8,40}); FSx file systems fs- and 17 hex digits (FSx API FileSystemId
+    # pattern ^(fs-[0-9a-f]{8,})$, e.g. fs-0199e5a63bd90f796 in aws-fsx-csi-driver's examples).
+    "aws:efs/fileSystem:FileSystem": "fs",
+    "aws:efs/mountTarget:MountTarget": "fsmt",
+    "aws:fsx/lustreFileSystem:LustreFileSystem": "fs",
 }
 
 
@@ -224,6 +230,37 @@ class AwsFakes:
         if token == "aws:ec2/networkInterface:NetworkInterface":
             ip = _private_ip(name)
             return {"arn": self._arn("ec2", f"network-interface/{rid}"), "privateIp": ip, "privateIps": [ip]}
+        if token == "aws:efs/fileSystem:FileSystem":
+            # DNS name: <file-system-id>.efs.<region>.amazonaws.com (EFS guide, "Mounting EFS file systems
+            # using DNS names").
+            return {
+                "arn": self._arn("elasticfilesystem", f"file-system/{rid}"),
+                "dnsName": f"{rid}.efs.{self.region}.amazonaws.com",
+                "throughputMode": state.get("throughputMode") or "bursting",
+                "performanceMode": state.get("performanceMode") or "generalPurpose",
+                "ownerId": ACCOUNT_ID,
+            }
+        if token == "aws:efs/mountTarget:MountTarget":
+            fs = state.get("fileSystemId")
+            return {
+                "ipAddress": _private_ip(name),
+                "fileSystemArn": self._arn("elasticfilesystem", f"file-system/{fs}"),
+                "dnsName": f"{fs}.efs.{self.region}.amazonaws.com",
+                "networkInterfaceId": f"eni-{_hex(name, 'eni')}",
+                "availabilityZoneName": f"{self.region}a",
+                "ownerId": ACCOUNT_ID,
+            }
+        if token == "aws:fsx/lustreFileSystem:LustreFileSystem":
+            # DNS name <id>.fsx.<region>.amazonaws.com and an 8-character mount name (aws-fsx-csi-driver
+            # examples: dnsname fs-0199e5a63bd90f796.fsx.us-east-1.amazonaws.com; FSx API
+            # LustreFileSystemConfiguration MountName: "fsx" for SCRATCH_1, else a unique name).
+            return {
+                "arn": self._arn("fsx", f"file-system/{rid}"),
+                "dnsName": f"{rid}.fsx.{self.region}.amazonaws.com",
+                "mountName": _hex(name, "mount", length=8),
+                "networkInterfaceIds": [f"eni-{_hex(name, 'eni')}"],
+                "ownerId": ACCOUNT_ID,
+            }
         if token.startswith(("aws:ec2/", "aws:vpc/")):
             return {"arn": self._arn("ec2", rid)}
         if token == "aws:lb/loadBalancer:LoadBalancer":

@@ -145,6 +145,17 @@ AWS_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             prefix_field="namePrefix",
         ),
     ),
+    # EFS: "a string of up to 64 ASCII characters" (EFS API CreateFileSystem CreationToken). Pulumi
+    # auto-names it up to 255 (pulumi-aws resources.go), so a long auto-name would fail at `pulumi up`.
+    "aws:efs/fileSystem:FileSystem": (
+        NameRule(
+            "creationToken",
+            64,
+            re.compile(r"[\x20-\x7e]+"),
+            "printable ASCII characters",
+            "EFS API CreateFileSystem CreationToken",
+        ),
+    ),
     "aws:kms/alias:Alias": (
         NameRule(
             "name",

@@ -16,7 +16,7 @@ from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
+from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.aws.autoscaling import accelerator_label
@@ -25,6 +25,8 @@ from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
+from gpukit.providers.aws.eks.shared_storage.context import gpu_zones
+from gpukit.providers.aws.eks.shared_storage.validation import validate_eks_storage
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
@@ -61,6 +63,8 @@ if TYPE_CHECKING:
 
     from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
+    from gpukit.components.storage.built import BuiltVolume
+    from gpukit.components.storage.plan import PlannedVolume
 
 
 class EksSubstrate(Substrate):
@@ -77,6 +81,7 @@ class EksSubstrate(Substrate):
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
     limits = EKS_LIMITS
+    shared_storage_kinds = frozenset({StorageKind.EFS, StorageKind.FSX_LUSTRE, StorageKind.S3})
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         return aws_pool_facts(super().pool_facts(pool), pool)
@@ -88,7 +93,27 @@ class EksSubstrate(Substrate):
             validate_eks_pools(args["cluster"], args["node_pools"], problems)
             validate_karpenter_pools(args["cluster"], args["node_pools"], problems)
         problems.extend(tag_problems(args["cluster"].get("tags", {})))
+        problems.extend(validate_eks_storage(str(args["cluster"].get("name", "")), args.get("storage", {})))
         return problems
+
+    def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
+        """FSx for Lustre lives in one zone: the first the biggest GPU pool pins, else the first node subnet's
+        (shared_storage/context.py lustre_zone); EFS and S3 serve every zone of the region."""
+        if volume.kind is not StorageKind.FSX_LUSTRE:
+            return []
+        return list(gpu_zones(cluster.pools)[:1]) or ["one zone (first node subnet)"]
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        from gpukit.providers.aws.eks.shared_storage.build import build_eks_shared_storage
+
+        return build_eks_shared_storage(name, volumes, handle.substrate_state, handle.kubernetes, parent)
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
         return validate_eks_operator(operator)

@@ -103,10 +103,18 @@ def test_the_plan_lists_each_volume_with_its_storage_class(substrate: StorageSub
     text = render_text(plan.clusters[0])
     assert "Shared storage (ReadWriteMany; a claim names the StorageClass):" in text
     row = next(line for line in text.splitlines() if line.strip().startswith("checkpoints"))
-    for cell in ("efs (auto)", "elastic", "1,200 GiB", "not sourced", "yes", "shared-checkpoints"):
+    for cell in (
+        "efs (auto)",
+        "elastic",
+        "1,200 GiB",
+        "1,073 MB/s",
+        "yes",
+        "$0.3000/GiB-month",
+        "shared-checkpoints",
+    ):
         assert cell in row, row
     assert "  checkpoints: auto chose checkpoints on eks: efs (Amazon EFS, tier elastic)" in text
-    assert "NO PRICE for shared volume(s) checkpoints" in text
+    assert "shared volume checkpoints (efs, 1200 GiB): $0.493" in text  # 1200 x $0.30 / 730 h
     (document,) = plan_document(plan)["clusters"][0]["sharedStorage"]
     assert document["storageClass"] == "shared-checkpoints"
     assert document["backend"] == "efs" and document["highlyAvailable"] is True

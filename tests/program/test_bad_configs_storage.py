@@ -101,10 +101,10 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
     ),
     (
         "backend-not-built-yet",
-        eks_config,
-        shared(volume(kind="efs")),
+        gke,
+        shared(volume(kind="managed-lustre", sizeGb=72000)),
         f"{SHARED}[0].kind",
-        "gpukit does not build efs on eks yet",
+        "gpukit does not build managed-lustre on gke yet",
     ),
     (
         "auto-finds-nothing-built",

@@ -596,7 +596,7 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
             }
         ),
         None,
-        {**dict.fromkeys(SUBSTRATES, "refused"), "gke": "used"},
+        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "gke": "used"},
     ),
 }
 AUDIT = [

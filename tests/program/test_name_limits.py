@@ -45,6 +45,10 @@ UNNAMED = {
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
     "aws:kms/key:Key",
     "aws:eks/addon:Addon",
+    # EFS mount targets and FSx file systems take no name (a Name tag only); EFS file systems have a
+    # creation token rule.
+    "aws:efs/mountTarget:MountTarget",
+    "aws:fsx/lustreFileSystem:LustreFileSystem",
     "aws:eks/accessEntry:AccessEntry",
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
     "aws:eks/podIdentityAssociation:PodIdentityAssociation",

@@ -41,7 +41,7 @@ def test_pick_tier_takes_the_first_that_gives_the_throughput() -> None:
 
 
 def test_an_unsourced_throughput_is_never_promised() -> None:
-    tier, why = pick_tier(BACKENDS[StorageKind.EFS], 100, 50)
+    tier, why = pick_tier(BACKENDS[StorageKind.S3], 100, 50)
     assert tier is None and why == "no sourced throughput figure to promise 50 MB/s"
 
 
@@ -52,10 +52,10 @@ def test_auto_checkpoints_on_eks_take_efs_and_say_why() -> None:
 
 
 def test_auto_moves_to_lustre_for_throughput_efs_cannot_show() -> None:
-    choice = choose_backend("eks", StorageRole.CHECKPOINTS, 2400, 1000, "us-west-2")
+    choice = choose_backend("eks", StorageRole.CHECKPOINTS, 2400, 2000, "us-west-2")
     assert choice.backend is BACKENDS[StorageKind.FSX_LUSTRE]
-    assert choice.tier is not None and choice.tier.name == "500"
-    assert "passed over efs: no sourced throughput figure to promise 1000 MB/s" in choice.reason
+    assert choice.tier is not None and choice.tier.name == "1000"
+    assert "passed over efs: gives at most 1,073 MB/s at 2400 GiB, 2000 asked" in choice.reason
 
 
 def test_auto_takes_a_bucket_only_for_read_mostly_roles_that_name_one() -> None:

@@ -17,6 +17,7 @@ from gpukit.providers.aws.eks.karpenter import Karpenter
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
+from gpukit.providers.aws.eks.shared_storage.context import EksStorageContext, gpu_zones
 from gpukit.providers.aws.eks.storage import DEFAULT_STORAGE_CLASS, EksStorage
 from gpukit.providers.aws.eks.zone_groups import GroupPlan, ZoneError, group_plans
 from gpukit.providers.aws.iam_policies import (
@@ -69,7 +70,7 @@ class EksCluster(pulumi.ComponentResource):
         # --- network: nodes and the control plane's interfaces in private subnets
         aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
         pools = args["cluster"].pools
-        subnet_ids, subnets_by_zone, plans = _network(name, spec, pools, aws_children, invoke)
+        vpc_id, subnet_ids, subnets_by_zone, plans = _network(name, spec, pools, aws_children, invoke)
 
         # --- envelope encryption of Secrets
         key = aws.kms.Key(
@@ -264,6 +265,20 @@ class EksCluster(pulumi.ComponentResource):
             system_ready=system_pools,
             storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
             "default)",
+            # For gpukit:storage.shared (EksSubstrate.build_shared_storage): file systems in the node
+            # subnets, open to the cluster security group the nodes carry.
+            substrate_state=EksStorageContext(
+                cluster_name=cluster_name,
+                region=region,
+                partition=partition,
+                eks_cluster_name=cluster.name,
+                vpc_id=vpc_id,
+                subnet_by_zone={zone: subnets[0] for zone, subnets in sorted(subnets_by_zone.items())},
+                node_security_group_id=cluster.vpc_config.cluster_security_group_id,
+                aws_provider=provider,
+                wait_for=[pod_identity_agent, *system_pools],
+                gpu_zones=gpu_zones(pools),
+            ),
         )
         self.register_outputs(
             {
@@ -281,9 +296,11 @@ def _network(
     pools: tuple[PoolFacts, ...],
     opts: pulumi.ResourceOptions,
     invoke: pulumi.InvokeOptions,
-) -> tuple[pulumi.Input[list[str]], dict[str, list[pulumi.Input[str]]], list[list[GroupPlan]]]:
-    """The VPC (with a subnet in every pinned zone when gpukit makes it), its private subnets by AZ ID,
-    and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
+) -> tuple[
+    pulumi.Input[str], pulumi.Input[list[str]], dict[str, list[pulumi.Input[str]]], list[list[GroupPlan]]
+]:
+    """The VPC's id (with a subnet in every pinned zone when gpukit makes it), its private subnets by AZ
+    ID, and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
     pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
     _check_offerings(pools, invoke)  # before the VPC: a wrong pin must not leave half a network
     vpc = cluster_vpc(name, spec, opts, pinned)
@@ -299,7 +316,7 @@ def _network(
         ]
     except ZoneError as err:
         raise pulumi.RunError(str(err)) from None
-    return vpc.private_subnet_ids, subnets_by_zone, plans
+    return vpc.vpc_id, vpc.private_subnet_ids, subnets_by_zone, plans
 
 
 def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions) -> None:

@@ -1,0 +1,117 @@
+"""The EKS substrate's `build_shared_storage`: each planned volume's file system and StorageClass, and
+the CSI add-on of each backend in use, once."""
+
+import pulumi
+
+from gpukit.components.spec import StorageKind
+from gpukit.components.storage.built import BuiltVolume
+from gpukit.components.storage.plan import PlannedVolume
+from gpukit.providers.aws.eks.shared_storage.context import EksStorageContext, lustre_zone
+from gpukit.providers.aws.eks.shared_storage.csi_addon import EksCsiAddon, EksCsiAddonArgs
+from gpukit.providers.aws.eks.shared_storage.efs import EksEfsVolume
+from gpukit.providers.aws.eks.shared_storage.facts import (
+    EFS_CSI,
+    EFS_DEFAULT_MODE,
+    FSX_CSI,
+    S3_CSI,
+    CsiAddon,
+)
+from gpukit.providers.aws.eks.shared_storage.fsx_lustre import EksLustreVolume
+from gpukit.providers.aws.eks.shared_storage.policies import (
+    lustre_static_controller_policy,
+    mountpoint_bucket_policy,
+)
+from gpukit.providers.aws.eks.shared_storage.s3_mount import EksS3Volume
+
+
+def _addon(
+    key: str, spec: CsiAddon, ctx: EksStorageContext, opts: pulumi.ResourceOptions, policy: str | None = None
+) -> EksCsiAddon:
+    args: EksCsiAddonArgs = {"cluster_name": ctx.eks_cluster_name, "addon": spec, "wait_for": ctx.wait_for}
+    if policy is not None:
+        args["inline_policy"] = policy
+    return EksCsiAddon(key, args, opts=opts)
+
+
+def _addons(
+    name: str, volumes: list[PlannedVolume], ctx: EksStorageContext, opts: pulumi.ResourceOptions
+) -> dict[StorageKind, EksCsiAddon]:
+    """One add-on per backend in use. The S3 driver's role reaches exactly the buckets the volumes name."""
+    kinds = {v.kind for v in volumes}
+    addons: dict[StorageKind, EksCsiAddon] = {}
+    if StorageKind.EFS in kinds:
+        addons[StorageKind.EFS] = _addon(f"{name}-efs-csi", EFS_CSI, ctx, opts)
+    if StorageKind.FSX_LUSTRE in kinds:
+        addons[StorageKind.FSX_LUSTRE] = _addon(
+            f"{name}-fsx-csi", FSX_CSI, ctx, opts, lustre_static_controller_policy()
+        )
+    if StorageKind.S3 in kinds:
+        buckets = [v.spec["bucket"] for v in volumes if v.kind is StorageKind.S3]
+        policy = mountpoint_bucket_policy(buckets, partition=ctx.partition)
+        addons[StorageKind.S3] = _addon(f"{name}-s3-csi", S3_CSI, ctx, opts, policy)
+    return addons
+
+
+def build_eks_shared_storage(
+    name: str,
+    volumes: list[PlannedVolume],
+    ctx: EksStorageContext,
+    kubernetes: pulumi.ProviderResource,
+    parent: pulumi.Resource,
+) -> list[BuiltVolume]:
+    """One component per volume, children of `parent`, on the cluster's aws and kubernetes providers."""
+    opts = pulumi.ResourceOptions(
+        parent=parent, providers={"aws": ctx.aws_provider, "kubernetes": kubernetes}
+    )
+    addons = _addons(f"{name}-shared", volumes, ctx, opts)
+    built: list[BuiltVolume] = []
+    for volume in volumes:
+        key = f"{name}-shared-{volume.name}"
+        wait_for: list[pulumi.Resource] = [addons[volume.kind].addon]
+        component: EksEfsVolume | EksLustreVolume | EksS3Volume
+        if volume.kind is StorageKind.EFS:
+            component = EksEfsVolume(
+                key,
+                {
+                    "cluster_name": ctx.cluster_name,
+                    "volume": volume.name,
+                    "vpc_id": ctx.vpc_id,
+                    "subnet_by_zone": ctx.subnet_by_zone,
+                    "node_security_group_id": ctx.node_security_group_id,
+                    "throughput_mode": EFS_DEFAULT_MODE,
+                    "wait_for": wait_for,
+                },
+                opts=opts,
+            )
+        elif volume.kind is StorageKind.FSX_LUSTRE:
+            zone = lustre_zone(ctx.gpu_zones, list(ctx.subnet_by_zone))
+            component = EksLustreVolume(
+                key,
+                {
+                    "cluster_name": ctx.cluster_name,
+                    "volume": volume.name,
+                    "vpc_id": ctx.vpc_id,
+                    "subnet_id": ctx.subnet_by_zone[zone],
+                    "node_security_group_id": ctx.node_security_group_id,
+                    "size_gb": volume.size_gb,
+                    "per_unit_throughput": int(volume.tier.name),
+                    "wait_for": wait_for,
+                },
+                opts=opts,
+            )
+        elif volume.kind is StorageKind.S3:
+            component = EksS3Volume(
+                key,
+                {
+                    "volume": volume.name,
+                    "bucket": volume.spec["bucket"],
+                    "region": ctx.region,
+                    "size_gb": volume.size_gb,
+                    "wait_for": wait_for,
+                },
+                opts=opts,
+            )
+        else:  # validation refuses kinds the substrate does not list in shared_storage_kinds
+            raise ValueError(f"EKS builds no {volume.kind.value} volume")
+        built.append(BuiltVolume(volume.name, volume.storage_class, [component]))
+    return built

@@ -1,0 +1,118 @@
+"""The Kubernetes objects of a shared volume on EKS, as plain dicts from pure functions.
+
+Values that only exist at deploy time (a file system's id, DNS and mount names) are passed in as they
+are: Pulumi resolves Outputs nested in resource inputs, so nothing is formatted inside an `apply`.
+"""
+
+from typing import Any
+
+from gpukit.providers.aws.eks.shared_storage.facts import (
+    EFS_CSI,
+    EFS_DIRECTORY_PERMS,
+    EXAMPLE_CLAIM_NAMESPACE,
+    FSX_CSI,
+    LUSTRE_MOUNT_OPTIONS,
+    S3_CSI,
+    STORAGE_CLASS_PREFIX,
+)
+
+RWX = "ReadWriteMany"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+"""The StorageClass of statically provisioned volumes: it names the class claims use, and no
+provisioner makes volumes for it (Kubernetes docs, "Storage Classes", Local: "kubernetes.io/
+no-provisioner"). A claim for it binds only to a volume gpukit made, never to a new file system."""
+# Retain: deleting a claim by mistake must not delete checkpoints or datasets. The file systems
+# themselves are Pulumi's: they go with the stack (or the volume's config entry), not with a claim.
+RECLAIM = "Retain"
+
+
+def storage_class_name(volume: str) -> str:
+    return f"{STORAGE_CLASS_PREFIX}{volume}"
+
+
+def efs_storage_class(volume: str, file_system_id: Any) -> dict[str, Any]:
+    """Dynamic provisioning through EFS access points: each claim gets its own directory, owned by one
+    POSIX identity, with permissions 700 (aws-efs-csi-driver docs/parameters.md). Mounts use TLS: the
+    driver's encryptInTransit defaults to true and only an explicit "false" turns it off (pkg/driver/
+    node.go @a4fc6760, `encryptInTransit := true`; docs/parameters.md "Encryption In Transit").
+    Regional EFS serves every zone: Immediate binding."""
+    return {
+        "metadata": {"name": storage_class_name(volume)},
+        "provisioner": EFS_CSI.driver,
+        "parameters": {
+            "provisioningMode": "efs-ap",
+            "fileSystemId": file_system_id,
+            "directoryPerms": EFS_DIRECTORY_PERMS,
+        },
+        "reclaim_policy": RECLAIM,
+        "volume_binding_mode": "Immediate",
+    }
+
+
+def static_storage_class(volume: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": storage_class_name(volume)},
+        "provisioner": NO_PROVISIONER,
+        "reclaim_policy": RECLAIM,
+        "volume_binding_mode": "Immediate",
+    }
+
+
+def _static_volume(
+    volume: str, size_gb: int, csi: dict[str, Any], mount_options: list[str]
+) -> dict[str, Any]:
+    """A PersistentVolume reserved for the example claim (claimRef: no other claim can take it)."""
+    name = storage_class_name(volume)
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "capacity": {"storage": f"{size_gb}Gi"},
+            "volume_mode": "Filesystem",
+            "access_modes": [RWX],
+            "persistent_volume_reclaim_policy": RECLAIM,
+            "storage_class_name": name,
+            "mount_options": mount_options,
+            "claim_ref": {"namespace": EXAMPLE_CLAIM_NAMESPACE, "name": name},
+            "csi": csi,
+        },
+    }
+
+
+def lustre_volume(
+    volume: str, size_gb: int, file_system_id: Any, dns_name: Any, mount_name: Any
+) -> dict[str, Any]:
+    """The FSx for Lustre file system as a PersistentVolume (aws-fsx-csi-driver examples/kubernetes/
+    static_provisioning: volumeHandle is the file system id, volumeAttributes dnsname and mountname)."""
+    csi = {
+        "driver": FSX_CSI.driver,
+        "volume_handle": file_system_id,
+        "volume_attributes": {"dnsname": dns_name, "mountname": mount_name},
+    }
+    return _static_volume(volume, size_gb, csi, list(LUSTRE_MOUNT_OPTIONS))
+
+
+def s3_volume(volume: str, size_gb: int, bucket: str, region: str) -> dict[str, Any]:
+    """A bucket as a PersistentVolume (mountpoint-s3-csi-driver docs/CONFIGURATION.md "Static
+    Provisioning": bucketName, a unique volumeHandle, capacity ignored but required; region as a mount
+    option). Mountpoint speaks HTTPS to S3; no allow-delete/allow-overwrite: new files only, the
+    read-mostly use it is for (Mountpoint SEMANTICS.md)."""
+    csi = {
+        "driver": S3_CSI.driver,
+        "volume_handle": f"s3-{volume}",
+        "volume_attributes": {"bucketName": bucket},
+    }
+    return _static_volume(volume, size_gb, csi, [f"region {region}"])
+
+
+def example_claim(volume: str, size_gb: int) -> dict[str, Any]:
+    """The claim bound to a statically provisioned volume; pods in its namespace mount it by name."""
+    name = storage_class_name(volume)
+    return {
+        "metadata": {"name": name, "namespace": EXAMPLE_CLAIM_NAMESPACE},
+        "spec": {
+            "access_modes": [RWX],
+            "storage_class_name": name,
+            "volume_name": name,
+            "resources": {"requests": {"storage": f"{size_gb}Gi"}},
+        },
+    }

@@ -1,0 +1,63 @@
+"""EKS-only checks on `gpukit:storage.shared`, before anything is built: what the provider-neutral
+checks (components/storage) cannot know. Pure; each problem names its key, the rule and the value."""
+
+import ipaddress
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from gpukit.components.errors import Problem
+from gpukit.providers.aws.eks.shared_storage.facts import (
+    S3_BUCKET_MAX,
+    S3_BUCKET_MIN,
+    S3_BUCKET_PREFIXES,
+    S3_BUCKET_SOURCE,
+    S3_BUCKET_SUFFIXES,
+)
+
+SHARED = "gpukit:storage.shared"
+# Lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit (S3 user
+# guide, bucketnamingrules.html); length, adjacent dots, IP form and reserved affixes are checked apart
+# so the message says which rule failed.
+_BUCKET = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
+
+
+def bucket_name_problem(name: str) -> str | None:
+    """Why S3 refuses `name` as a general purpose bucket name, or None."""
+    if not S3_BUCKET_MIN <= len(name) <= S3_BUCKET_MAX:
+        return f"takes {S3_BUCKET_MIN}-{S3_BUCKET_MAX} characters; got {name!r} ({len(name)})"
+    if not _BUCKET.fullmatch(name):
+        return (
+            "takes lowercase letters, digits, '.' and '-', beginning and ending with a letter or digit; "
+            f"got {name!r}"
+        )
+    if ".." in name:
+        return f"must not contain two adjacent periods; got {name!r}"
+    try:
+        ipaddress.IPv4Address(name)
+    except ValueError:
+        pass
+    else:
+        return f"must not be formatted as an IP address; got {name!r}"
+    for prefix in S3_BUCKET_PREFIXES:
+        if name.startswith(prefix):
+            return f"must not start with {prefix!r} (reserved); got {name!r}"
+    for suffix in S3_BUCKET_SUFFIXES:
+        if name.endswith(suffix):
+            return f"must not end with {suffix!r} (reserved); got {name!r}"
+    return None
+
+
+def validate_eks_storage(cluster_name: str, storage: Mapping[str, Any]) -> list[Problem]:
+    """The bucket names of s3 volumes (kinds, sizes and tiers: components/storage/validate.py). The EFS
+    creation token `<cluster>-<volume>` needs no check: 32 + 1 + 24 = 57 characters at most, under
+    EFS's 64 (the plan fakes hold every token to 64)."""
+    problems: list[Problem] = []
+    for i, volume in enumerate(storage.get("shared", []) or []):
+        key = f"{SHARED}[{i}]"
+        bucket = volume.get("bucket")
+        if isinstance(bucket, str):
+            why = bucket_name_problem(bucket)
+            if why is not None:
+                problems.append(Problem(f"{key}.bucket", f"an S3 bucket name {why} ({S3_BUCKET_SOURCE})"))
+    return problems

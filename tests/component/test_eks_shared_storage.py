@@ -1,0 +1,185 @@
+"""Shared volumes on EKS under the mocks: what the engine recorded for efs, fsx-lustre and s3 volumes."""
+
+import json
+from typing import Any
+
+import pytest
+
+from gpukit.components.plan_fakes import stable_hex
+from gpukit.program import build
+from gpukit.providers.aws.fakes import AwsFakes
+from harness import Recording, eks_config, record, unknown_argument_names
+
+STORAGE = {
+    "shared": [
+        {"name": "models", "kind": "efs", "role": "model-cache", "sizeGb": 200},
+        {"name": "ckpt", "kind": "fsx-lustre", "role": "checkpoints", "sizeGb": 2400, "tier": "500"},
+        {"name": "data", "kind": "s3", "role": "datasets", "sizeGb": 100, "bucket": "my-datasets"},
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def rec() -> Recording:
+    config = eks_config(**{"gpukit:storage": STORAGE})
+    config["gpukit:nodePools"].append(
+        {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
+    )
+    return record(lambda: build(config))
+
+
+def cluster_security_group(rec: Recording) -> str:
+    """The cluster security group EKS makes (the fakes' output for the cluster): what every managed node
+    and every Karpenter node carries."""
+    (cluster,) = rec.of_type("aws:eks/cluster:Cluster")
+    return f"sg-{stable_hex(cluster.inputs['name'], 'cluster-sg')}"
+
+
+def ingress(rec: Recording, prefix: str) -> list[dict[str, Any]]:
+    return [
+        r.inputs
+        for r in rec.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+        if r.name.startswith(prefix)
+    ]
+
+
+def addon(rec: Recording, name: str) -> dict[str, Any]:
+    (found,) = [a.inputs for a in rec.of_type("aws:eks/addon:Addon") if a.inputs["addonName"] == name]
+    return found
+
+
+def role_of(rec: Recording, addon_inputs: dict[str, Any]) -> str:
+    (association,) = addon_inputs["podIdentityAssociations"]
+    return association["roleArn"]
+
+
+def test_efs_file_system_is_encrypted_elastic_and_in_every_node_zone(rec: Recording) -> None:
+    (fs,) = rec.of_type("aws:efs/fileSystem:FileSystem")
+    assert fs.inputs["encrypted"] is True
+    assert fs.inputs["throughputMode"] == "elastic"
+    assert fs.inputs["performanceMode"] == "generalPurpose"
+    assert fs.inputs["creationToken"] == "unit-models"
+    targets = rec.of_type("aws:efs/mountTarget:MountTarget")
+    subnets = {r.id for r in rec.of_type("aws:ec2/subnet:Subnet") if "-private-" in r.name}
+    assert {t.inputs["subnetId"] for t in targets} == subnets  # one per zone, the nodes' subnets
+    assert all(t.inputs["fileSystemId"] == fs.id for t in targets)
+
+
+def test_file_systems_admit_only_the_nodes_security_group(rec: Recording) -> None:
+    groups = {g.name: g for g in rec.of_type("aws:ec2/securityGroup:SecurityGroup")}
+    efs_sg = groups["unit-shared-models-access-sg"]
+    fsx_sg = groups["unit-shared-ckpt-access-sg"]
+    assert "ingress" not in efs_sg.inputs and "egress" not in efs_sg.inputs  # rules only as resources
+    all_rules = rec.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule") + rec.of_type(
+        "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+    )
+    shared = [r.inputs for r in all_rules if r.name.startswith("unit-shared-")]
+    assert shared and not any("cidrIpv4" in r or "cidrIpv6" in r for r in shared)  # no CIDR anywhere
+    efs_rules = ingress(rec, "unit-shared-models-access-in-")
+    assert [(r["fromPort"], r["toPort"], r["ipProtocol"]) for r in efs_rules] == [(2049, 2049, "tcp")]
+    (node_sg,) = {r["referencedSecurityGroupId"] for r in efs_rules}
+    assert node_sg != efs_sg.id
+    # Lustre: 988 and 1018-1023 from the nodes and between the file servers, nothing else.
+    fsx_in = ingress(rec, "unit-shared-ckpt-access-in-")
+    assert sorted((r["fromPort"], r["toPort"], r["referencedSecurityGroupId"]) for r in fsx_in) == sorted(
+        [(988, 988, node_sg), (988, 988, fsx_sg.id), (1018, 1023, node_sg), (1018, 1023, fsx_sg.id)]
+    )
+    back = ingress(rec, "unit-shared-ckpt-access-nodes-in-")
+    assert {(r["securityGroupId"], r["referencedSecurityGroupId"]) for r in back} == {(node_sg, fsx_sg.id)}
+
+
+def test_the_nodes_group_is_the_cluster_security_group(rec: Recording) -> None:
+    (efs_rule,) = ingress(rec, "unit-shared-models-access-in-")
+    assert efs_rule["referencedSecurityGroupId"] == cluster_security_group(rec)
+
+
+def test_lustre_is_persistent_2_with_its_tier_in_the_gpu_zone(rec: Recording) -> None:
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fs.inputs["deploymentType"] == "PERSISTENT_2"
+    assert fs.inputs["storageType"] == "SSD"
+    assert fs.inputs["storageCapacity"] == 2400
+    assert fs.inputs["perUnitStorageThroughput"] == 500
+    subnet = next(s for s in rec.of_type("aws:ec2/subnet:Subnet") if s.id == fs.inputs["subnetIds"])
+    assert "-private-" in subnet.name
+    # The H100 pool (16 GPUs at max) pins usw2-az3: the file system sits next to it, not in the L4 zones.
+    zone_ids = dict(AwsFakes({"aws:region": "us-west-2"}).zones())
+    assert zone_ids[subnet.inputs["availabilityZone"]] == "usw2-az3"
+
+
+def test_lustre_volume_is_static_and_bound_to_its_claim(rec: Recording) -> None:
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    sc = rec.one("kubernetes:storage.k8s.io/v1:StorageClass", "unit-shared-ckpt-sc").inputs
+    assert sc["provisioner"] == "kubernetes.io/no-provisioner"  # never a dynamically made file system
+    pv = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-ckpt-pv").inputs["spec"]
+    assert pv["csi"]["driver"] == "fsx.csi.aws.com"
+    assert pv["csi"]["volumeHandle"] == fs.id
+    assert pv["csi"]["volumeAttributes"]["dnsname"] == f"{fs.id}.fsx.us-west-2.amazonaws.com"
+    assert len(pv["csi"]["volumeAttributes"]["mountname"]) == 8
+    assert pv["accessModes"] == ["ReadWriteMany"]
+    assert pv["storageClassName"] == "shared-ckpt"
+    claim = rec.one("kubernetes:core/v1:PersistentVolumeClaim", "unit-shared-ckpt-claim").inputs
+    assert claim["spec"]["volumeName"] == "shared-ckpt"
+    assert pv["claimRef"] == {"name": "shared-ckpt", "namespace": claim["metadata"]["namespace"]}
+
+
+def test_efs_storage_class_makes_access_points_on_its_file_system(rec: Recording) -> None:
+    (fs,) = rec.of_type("aws:efs/fileSystem:FileSystem")
+    sc = rec.one("kubernetes:storage.k8s.io/v1:StorageClass", "unit-shared-models-sc").inputs
+    assert sc["metadata"]["name"] == "shared-models"
+    assert sc["provisioner"] == "efs.csi.aws.com"
+    assert sc["parameters"] == {"provisioningMode": "efs-ap", "fileSystemId": fs.id, "directoryPerms": "700"}
+    assert sc["reclaimPolicy"] == "Retain"
+
+
+def test_each_driver_is_an_add_on_with_its_own_pod_identity(rec: Recording) -> None:
+    efs = addon(rec, "aws-efs-csi-driver")
+    fsx = addon(rec, "aws-fsx-csi-driver")
+    s3 = addon(rec, "aws-mountpoint-s3-csi-driver")
+    assert efs["podIdentityAssociations"][0]["serviceAccount"] == "efs-csi-controller-sa"
+    assert fsx["podIdentityAssociations"][0]["serviceAccount"] == "fsx-csi-controller-sa"
+    assert s3["podIdentityAssociations"][0]["serviceAccount"] == "s3-csi-driver-sa"
+    assert "addonVersion" not in efs  # EKS's default for the cluster's minor, like the EBS add-on
+    assert len({role_of(rec, a) for a in (efs, fsx, s3)}) == 3
+    attachments = {
+        a.inputs["policyArn"] for a in rec.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    }
+    assert "arn:aws:iam::aws:policy/service-role/AmazonEFSCSIDriverPolicy" in attachments
+    assert "arn:aws:iam::aws:policy/AmazonFSxFullAccess" not in attachments
+    assert "arn:aws:iam::aws:policy/AmazonS3FullAccess" not in attachments
+    for resource in rec.of_type("aws:iam/role:Role"):
+        if "-shared-" in resource.name:
+            trust = json.loads(resource.inputs["assumeRolePolicy"])
+            assert trust["Statement"][0]["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+
+
+def test_s3_driver_reaches_only_the_named_bucket(rec: Recording) -> None:
+    (policy,) = [
+        p for p in rec.of_type("aws:iam/rolePolicy:RolePolicy") if p.name == "unit-shared-s3-csi-policy"
+    ]
+    document = json.loads(policy.inputs["policy"])
+    resources = [r for s in document["Statement"] for r in s["Resource"]]
+    assert resources == ["arn:aws:s3:::my-datasets", "arn:aws:s3:::my-datasets/*"]
+    pv = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-data-pv").inputs["spec"]
+    assert pv["csi"]["volumeAttributes"] == {"bucketName": "my-datasets"}
+    assert pv["mountOptions"] == ["region us-west-2"]
+
+
+def test_fsx_controller_cannot_create_or_delete_file_systems(rec: Recording) -> None:
+    (policy,) = [
+        p for p in rec.of_type("aws:iam/rolePolicy:RolePolicy") if p.name == "unit-shared-fsx-csi-policy"
+    ]
+    actions = {s["Action"] for s in json.loads(policy.inputs["policy"])["Statement"]}
+    assert actions == {"fsx:DescribeFileSystems"}
+
+
+def test_add_ons_wait_for_pod_identity_agent(rec: Recording) -> None:
+    agent = rec.one("aws:eks/addon:Addon", "unit-pod-identity-agent")
+    for resource in rec.of_type("aws:eks/addon:Addon"):
+        if resource.name.startswith("unit-shared-"):
+            assert agent.urn in resource.dependencies
+
+
+def test_shared_storage_arguments_are_ones_the_providers_know(rec: Recording) -> None:
+    for resource in rec.resources:
+        if resource.name.startswith("unit-shared-") and resource.custom:
+            assert unknown_argument_names(resource.inputs) == [], resource.name
