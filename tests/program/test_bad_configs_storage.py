@@ -100,13 +100,6 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "nfs (NFS (NFS CSI driver)) is for k3s-aws, k3s-gcp, k3s-ssh",
     ),
     (
-        "backend-not-built-yet",
-        gke,
-        shared(volume(kind="managed-lustre", sizeGb=72000)),
-        f"{SHARED}[0].kind",
-        "gpukit does not build managed-lustre on gke yet",
-    ),
-    (
         "auto-finds-nothing-built",
         k3s_ssh,
         shared(volume(kind="auto", sizeGb=500)),
