@@ -9,8 +9,17 @@ from gpukit.components.config.library import resolve_args
 from gpukit.components.gpu_operator.component import GpuOperator, sharing_args
 from gpukit.components.pools import tolerations_for
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import BudgetSpec, ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
+from gpukit.components.spec import (
+    BudgetSpec,
+    ClusterSpec,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    VerificationSpec,
+    WorkloadsSpec,
+)
 from gpukit.components.substrate import require_sdk
+from gpukit.components.verification.component import GpuVerification
+from gpukit.components.verification.cluster_checks import verification_args
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
 
@@ -45,6 +54,8 @@ class GpuClusterArgs(TypedDict):
     workloads: NotRequired[WorkloadsSpec]
     budget: NotRequired[BudgetSpec]
     """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
+    verification: NotRequired[VerificationSpec]
+    """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 
@@ -91,8 +102,9 @@ class GpuCluster(pulumi.ComponentResource):
         handle = substrate.build(name, cluster, self)
 
         software = substrate.gpu_node_software(cluster)
+        gpu_stack: list[pulumi.Resource] = list(handle.system_ready)
         if software.runs_gpu_operator and cluster.gpu_pools:
-            GpuOperator(
+            operator = GpuOperator(
                 f"{name}-gpu-operator",
                 {
                     "chart_version": cluster.operator["chart_version"],
@@ -111,6 +123,15 @@ class GpuCluster(pulumi.ComponentResource):
                     parent=self,
                     providers={"kubernetes": handle.kubernetes},
                     depends_on=handle.system_ready,
+                ),
+            )
+            gpu_stack = [operator]
+        if cluster.verifies_gpus:
+            GpuVerification(
+                f"{name}-verify",
+                verification_args(cluster),
+                opts=pulumi.ResourceOptions(
+                    parent=self, providers={"kubernetes": handle.kubernetes}, depends_on=gpu_stack
                 ),
             )
 

@@ -306,3 +306,10 @@ class BudgetSpec(TypedDict):
     """USD per hour at list prices with every pool at max nodes; unset: no limit."""
     allow_unpriced: NotRequired[bool]
     """Accept a lower-bound cost when a pool has no price in the region (default false: refuse)."""
+
+
+class VerificationSpec(TypedDict):
+    enabled: NotRequired[bool]
+    """Run one verification Job per GPU pool at `pulumi up` (default false; ephemeral stacks set it)."""
+    timeout_minutes: NotRequired[int]
+    """How long each pool's Job may take, 5 to 120 (default 20)."""

@@ -11,12 +11,17 @@ from pulumi.provider.experimental.component import ComponentProvider
 from gpukit import components, providers
 from gpukit.components.cluster import GpuCluster
 from gpukit.components.gpu_operator.component import GpuOperator
+from gpukit.components.verification.component import GpuVerification
 
 
 @pytest.mark.parametrize(
     ("component", "inputs"),
     [
-        (GpuCluster, {"cluster", "nodePools", "gpuOperator", "workloads", "budget", "sshPrivateKey"}),
+        (
+            GpuCluster,
+            {"cluster", "nodePools", "gpuOperator", "workloads", "budget", "verification", "sshPrivateKey"},
+        ),
+        (GpuVerification, {"checks", "timeoutMinutes", "fingerprint"}),
         (
             GpuOperator,
             {
