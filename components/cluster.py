@@ -18,8 +18,8 @@ from gpukit.components.spec import (
     WorkloadsSpec,
 )
 from gpukit.components.substrate import require_sdk
-from gpukit.components.verification.component import GpuVerification
 from gpukit.components.verification.cluster_checks import verification_args
+from gpukit.components.verification.component import GpuVerification
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
 

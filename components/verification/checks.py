@@ -6,9 +6,10 @@ and a later check of the same cluster run the very same script.
 
 Memory: the catalog gives memory per GPU in GB as NVIDIA markets it; nvidia-smi reports `memory.total`
 in MiB, less what the driver and ECC reserve (an L40S, "48 GB", reports 46068 MiB: the nvidia-smi line
-gpukit's host preflight tests use, tests/scripts/test_host_scripts.py). The check accepts 90 % of the GB figure up to 105 % of it read as GiB: wide enough for ECC
-and firmware reservations, narrow enough to tell a 24 GB GPU from a 48 GB one. A MIG device's memory is
-not checked through `memory.total` (that is the parent GPU's); its profile, which names its memory, is.
+gpukit's host preflight tests use, tests/scripts/test_host_scripts.py). The check accepts 90 % of the
+GB figure up to 105 % of it read as GiB: wide enough for ECC and firmware reservations, narrow enough
+to tell a 24 GB GPU from a 48 GB one. A MIG device's memory is not checked through `memory.total` (that
+is the parent GPU's); its profile, which names its memory, is.
 """
 
 import math
@@ -16,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpukit.components.catalog.gpus import GPU_MODELS
+from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.k3s.host_scripts import gpu_pattern, gpu_spellings, render_script
 from gpukit.components.pools import POOL_LABEL, PoolFacts
 from gpukit.components.sharing import GPU_RESOURCE
-from gpukit.components.spec import MigStrategy, SharingMode
+from gpukit.components.spec import MigStrategy, SharingMode, VerificationSpec
 
 SCRIPT = Path(__file__).parent / "scripts" / "gpu-check.sh"
 # NVIDIA's CUDA vectorAdd sample, at the exact tag gpukit's README and the GPU Operator's "Run a Sample
@@ -114,3 +116,8 @@ def check_script(check: PoolCheck, sample: str = SAMPLE_BINARY) -> str:
         MIG_PROFILES=" ".join(check.mig_profiles),
         SAMPLE=sample,
     )
+
+
+def timeout_minutes(verification: VerificationSpec) -> int:
+    """`gpukit:verification.timeoutMinutes`, or its default."""
+    return verification.get("timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT)

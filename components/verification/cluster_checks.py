@@ -3,20 +3,14 @@
 `pulumi up` (GpuCluster) and `gpukit verify` both start here, so both render the same Jobs for the same
 stack config."""
 
-from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import VerificationSpec
-from gpukit.components.verification.checks import PoolCheck, pool_check
+from gpukit.components.verification.checks import PoolCheck, pool_check, timeout_minutes
 from gpukit.components.verification.component import GpuVerificationArgs, pool_check_args
 
 
 def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
     """One check per GPU pool, in config order."""
     return [pool_check(pool) for pool in cluster.gpu_pools]
-
-
-def timeout_minutes(verification: VerificationSpec) -> int:
-    return verification.get("timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT)
 
 
 def fingerprint(cluster: ResolvedCluster) -> dict[str, str]:

@@ -15,7 +15,7 @@ next `pulumi up` replace it, so fixing the pool and running `pulumi up` again ve
 same docstring). `pulumi.com/skipAwait` is never set: without the await a deploy would not prove anything.
 """
 
-from typing import NotRequired, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -122,7 +122,8 @@ class GpuVerification(pulumi.ComponentResource):
         self.job_names = {}
         for check in checks:
             job = job_manifest(check, timeout, fingerprint)
-            metadata = {
+            # The Job's metadata as jobs.py renders it, in the namespace this component made.
+            metadata: Any = {
                 **job["metadata"],
                 "namespace": namespace.metadata["name"],
                 "annotations": {

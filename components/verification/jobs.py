@@ -101,31 +101,41 @@ def _job_spec(check: PoolCheck, timeout_minutes: int, fingerprint: Mapping[str, 
 
 def job_name(check: PoolCheck, spec: Mapping[str, Any]) -> str:
     """`gpukit-verify-<pool>-<hash of the Job's spec>`: at most 14 + 24 + 9 characters (pool names are
-    at most 24), within the 63 a Job's name may have (it becomes its pods' `job-name` label)."""
+    at most 24), 7 more with a `gpukit verify` run id, within the 63 a Job's name may have (it becomes
+    its pods' `job-name` label)."""
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
     return f"{APP}-{check.pool}-{digest}"
+
+
+RUN_LABEL = "gpukit.dev/verify-run"
 
 
 def job_manifest(
     check: PoolCheck,
     timeout_minutes: int,
     fingerprint: Mapping[str, str] | None = None,
+    *,
+    run: str | None = None,
     ttl_seconds: int | None = None,
 ) -> dict[str, Any]:
-    """The Job that verifies one pool. `ttl_seconds`: let Kubernetes delete it that long after it
-    finishes (for `gpukit verify`; a Job Pulumi owns keeps no TTL, or a refresh would find it gone and
-    the next `pulumi up` would start a GPU node to run it again)."""
+    """The Job that verifies one pool.
+
+    `run` (for `gpukit verify`): a run id added to the name and as a label, so a check of a running
+    cluster never collides with the Job `pulumi up` made from the same config, and cleans up only its
+    own. `ttl_seconds`: let Kubernetes delete it that long after it finishes, should `gpukit verify` be
+    killed before it cleans up (a Job Pulumi owns keeps no TTL, or a refresh would find it gone and the
+    next `pulumi up` would start a GPU node to run it again). Neither changes what the pod runs."""
     spec = _job_spec(check, timeout_minutes, fingerprint or {})
     name = job_name(check, spec)
+    labels = {APP_LABEL: APP, POOL_LABEL: check.pool}
+    if run is not None:
+        name = f"{name}-{run}"
+        labels[RUN_LABEL] = run
     if ttl_seconds is not None:
         spec = {"ttlSecondsAfterFinished": ttl_seconds, **spec}
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {
-            "name": name,
-            "namespace": NAMESPACE,
-            "labels": {APP_LABEL: APP, POOL_LABEL: check.pool},
-        },
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels},
         "spec": spec,
     }
