@@ -80,7 +80,7 @@ case "$SHARING" in
     elif [ -z "$devices" ]; then
       fail "no MIG device visible, but pool $POOL cuts its GPUs into $MIG_PROFILES (is the MIG manager done?)"
     else
-      fail "MIG device(s) $(printf '%s' "$devices" | tr '\n' ' ')visible, but pool $POOL promises $MIG_PROFILES"
+      fail "MIG device(s) $(printf '%s' "$devices" | tr '\n' ' ' | sed 's/ *$//') visible, but pool $POOL promises $MIG_PROFILES"
     fi
     ;;
   mps)
