@@ -69,6 +69,7 @@ def run(
     pool: PoolCheck,
     query: str,
     listing: str = "",
+    *,
     sample_passes: bool = True,
     env: dict[str, str] | None = None,
     smi_installed: bool = True,
@@ -89,7 +90,7 @@ def run(
     ending = (
         "echo 'Test PASSED'\necho Done\n"
         if sample_passes
-        else "echo 'Failed to allocate device vector A (error code no CUDA-capable device is detected)!'\nexit 1\n"
+        else "echo 'Failed to allocate device vector A (error code no CUDA-capable device)!'\nexit 1\n"
     )
     sample.write_text(f"#!/bin/bash\necho '[Vector addition of 50000 elements]'\n{ending}")
     for path in (smi, sample):
