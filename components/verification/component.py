@@ -112,10 +112,12 @@ class GpuVerification(pulumi.ComponentResource):
         timeout = args["timeout_minutes"]
         fingerprint = args.get("fingerprint", {})
         namespace_object = namespace_manifest(checks)
+        # What the component waits for (the GPU Operator), stated on its first child as well: every Job
+        # takes the namespace's name, so no Job starts before the GPU stack is installed.
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",
             metadata=namespace_object["metadata"],
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
         )
         await_seconds = (timeout + AWAIT_MARGIN_MINUTES) * 60
         waits = pulumi.CustomTimeouts(create=f"{await_seconds}s", update=f"{await_seconds}s")
