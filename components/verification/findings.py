@@ -5,14 +5,13 @@ autoscaler starts one for the Job and removes it once it has been idle for its s
 minutes on EKS and k3s (gpukit sets the Cluster Autoscaler's scale-down-unneeded-time and Karpenter's
 consolidateAfter to 10m, components/autoscaler/chart.py, providers/aws/eks/karpenter_objects.py; GKE's
 own autoscaler decides by itself, and gpukit has no sourced figure for it, so the same 10 minutes are
-used there and the finding says so). The cost of one verification of such a pool is at most one node
+used everywhere and the finding says so). The cost of one verification of such a pool is at most one node
 for the Job's timeout plus that delay; usually much less (the check takes seconds once a node is up).
 """
 
 from gpukit.components.costs import pool_quote
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import Platform
 from gpukit.components.verification.checks import timeout_minutes
 
 SCALE_DOWN_MINUTES = 10
@@ -31,10 +30,6 @@ def verification_findings(cluster: ResolvedCluster) -> list[Finding]:
     timeout = timeout_minutes(cluster.verification)
     minutes = timeout + SCALE_DOWN_MINUTES
     region = cluster.spec.get("region", "")
-    gke = cluster.spec["platform"] is Platform.GKE
-    delay = (
-        "GKE's own scale-down delay (10 minutes assumed)" if gke else "the autoscaler's 10-minute idle delay"
-    )
     findings = []
     for index, pool in enumerate(cluster.pools):
         if not pool.is_gpu or pool.min_nodes > 0 or pool.instance.own_host:
@@ -53,7 +48,9 @@ def verification_findings(cluster: ResolvedCluster) -> list[Finding]:
                 f"gpukit:nodePools[{index}].minNodes",
                 f"verification scales pool {pool.name!r} from 0 to 1 node ({pool.instance.name}) each time "
                 f"it runs (the first `pulumi up`, then whenever the pool or its GPU stack changes): for the "
-                f"check (at most timeoutMinutes, {timeout}) plus {delay}; {cost}",
+                f"check (at most timeoutMinutes, {timeout}) plus the autoscaler's idle delay before it "
+                f"removes the node ({SCALE_DOWN_MINUTES} minutes as gpukit sets it; GKE's own autoscaler "
+                f"decides itself); {cost}",
                 fix=f"nothing to do; set {KEY} to false to deploy without verifying",
             )
         )
