@@ -32,6 +32,7 @@ from gpukit.components.spec import (
     Platform,
     Provider,
     ReleaseChannel,
+    VerificationSpec,
     WorkloadsSpec,
 )
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from gpukit.components.k3s.cluster import K3sCluster, K3sClusterArgs, K3sHostArgs
     from gpukit.components.resolved import ResolvedCluster
     from gpukit.components.substrate import Substrate, SubstrateRegistry
+    from gpukit.components.verification.component import GpuVerification, GpuVerificationArgs
 
 # Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {
@@ -57,6 +59,8 @@ _LAZY = {
     "ResolvedCluster": "gpukit.components.resolved",
     "Substrate": "gpukit.components.substrate",
     "SubstrateRegistry": "gpukit.components.substrate",
+    "GpuVerification": "gpukit.components.verification.component",
+    "GpuVerificationArgs": "gpukit.components.verification.component",
 }
 
 
@@ -85,6 +89,8 @@ __all__ = [
     "GpuOperatorArgs",
     "GpuOperatorSpec",
     "GpuSpec",
+    "GpuVerification",
+    "GpuVerificationArgs",
     "HostSpec",
     "K3sCluster",
     "K3sClusterArgs",
@@ -103,5 +109,6 @@ __all__ = [
     "ResolvedCluster",
     "Substrate",
     "SubstrateRegistry",
+    "VerificationSpec",
     "WorkloadsSpec",
 ]

@@ -16,11 +16,14 @@ from gpukit.components.spec import (
     GpuOperatorSpec,
     NodePoolSpec,
     StorageSpec,
+    VerificationSpec,
     WorkloadsSpec,
 )
 from gpukit.components.storage.built import BuiltVolume
 from gpukit.components.storage.plan import planned_volumes
 from gpukit.components.substrate import require_sdk
+from gpukit.components.verification.cluster_checks import verification_args
+from gpukit.components.verification.component import GpuVerification
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
 
@@ -57,6 +60,8 @@ class GpuClusterArgs(TypedDict):
     """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
     storage: NotRequired[StorageSpec]
     """Shared ReadWriteMany volumes (components/storage/): each a StorageClass `shared-<name>`."""
+    verification: NotRequired[VerificationSpec]
+    """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 
@@ -103,8 +108,9 @@ class GpuCluster(pulumi.ComponentResource):
         handle = substrate.build(name, cluster, self)
 
         software = substrate.gpu_node_software(cluster)
+        gpu_stack: list[pulumi.Resource] = list(handle.system_ready)
         if software.runs_gpu_operator and cluster.gpu_pools:
-            GpuOperator(
+            operator = GpuOperator(
                 f"{name}-gpu-operator",
                 {
                     "chart_version": cluster.operator["chart_version"],
@@ -123,6 +129,15 @@ class GpuCluster(pulumi.ComponentResource):
                     parent=self,
                     providers={"kubernetes": handle.kubernetes},
                     depends_on=handle.system_ready,
+                ),
+            )
+            gpu_stack = [operator]
+        if cluster.verifies_gpus:
+            GpuVerification(
+                f"{name}-verify",
+                verification_args(cluster),
+                opts=pulumi.ResourceOptions(
+                    parent=self, providers={"kubernetes": handle.kubernetes}, depends_on=gpu_stack
                 ),
             )
 

@@ -18,6 +18,7 @@ from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode
+from gpukit.components.verification.findings import verification_findings
 
 
 def driver_branch_for(cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
@@ -189,6 +190,7 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
             )
         )
     findings.extend(price_findings(cluster))
+    findings.extend(verification_findings(cluster))
     findings.extend(cluster.substrate.findings(cluster))
     findings.extend(api_access_findings(cluster.spec.get("api_access_cidrs", [])))
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import ClusterSpec, DriverMode, GpuOperatorSpec
+from gpukit.components.spec import ClusterSpec, DriverMode, GpuOperatorSpec, VerificationSpec
 from gpukit.components.substrate import Substrate
 
 if TYPE_CHECKING:
@@ -43,6 +43,16 @@ class ResolvedCluster:
     def cuda_version(self) -> str | None:
         """The newest CUDA the workloads use, where the stack says."""
         return self.args.get("workloads", {}).get("cuda_version")
+
+    @property
+    def verification(self) -> VerificationSpec:
+        """`gpukit:verification`, defaults filled in by the parser (a library caller may omit it)."""
+        return self.args.get("verification", {})
+
+    @property
+    def verifies_gpus(self) -> bool:
+        """Whether `pulumi up` runs a verification Job per GPU pool (and there are GPU pools)."""
+        return bool(self.verification.get("enabled", False)) and bool(self.gpu_pools)
 
     @property
     def gpu_pools(self) -> tuple[PoolFacts, ...]:

@@ -362,3 +362,10 @@ class SharedVolumeSpec(TypedDict):
 
 class StorageSpec(TypedDict):
     shared: NotRequired[list[SharedVolumeSpec]]
+
+
+class VerificationSpec(TypedDict):
+    enabled: NotRequired[bool]
+    """Run one verification Job per GPU pool at `pulumi up` (default false; ephemeral stacks set it)."""
+    timeout_minutes: NotRequired[int]
+    """How long each pool's Job may take, 5 to 120 (default 20)."""

@@ -121,6 +121,7 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
         "node_pools": parsed.get("node_pools", []),
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
+        "verification": parsed.get("verification", {}),
     }
     if parsed.get("storage", {}).get("shared"):  # absent or empty: no shared volumes
         args["storage"] = parsed["storage"]

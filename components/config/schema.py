@@ -855,6 +855,31 @@ STORAGE_FIELDS = (
     ),
 )
 
+VERIFICATION_TIMEOUT_DEFAULT = 20
+VERIFICATION_TIMEOUT_RANGE = (5, 120)
+VERIFICATION_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "verify every GPU pool with a Job at `pulumi up`",
+        default=False,
+        default_doc="`false`",
+        doc="`true`: after the GPU stack is installed, one Kubernetes Job per GPU pool requests one GPU unit "
+        "there, runs NVIDIA's CUDA vectorAdd sample and checks the GPU model, its memory and the pool's "
+        "sharing; `pulumi up` waits for the Jobs and fails naming the pool whose check failed. A pool at "
+        "`minNodes: 0` is scaled to one node for it (the plan states the cost). See docs/verification.md. "
+        "Ephemeral stacks turn it on.",
+    ),
+    Field(
+        "timeoutMinutes",
+        "int",
+        "minutes a pool's verification may take, 5 to 120",
+        default=VERIFICATION_TIMEOUT_DEFAULT,
+        doc="How long each pool's Job may take, node start from zero and GPU stack start-up included, "
+        "before it fails (`activeDeadlineSeconds`) and `pulumi up` with it. 5 to 120.",
+    ),
+)
+
 TOP_LEVEL_FIELDS = (
     Field(
         "cluster",
@@ -901,6 +926,14 @@ TOP_LEVEL_FIELDS = (
         specific=True,
         doc="A cost limit the stack is checked against before anything is created. Clouds only: machines "
         "you own (provider ssh) have no list price, so a budget there could not be checked and is refused.",
+    ),
+    Field(
+        "verification",
+        "object",
+        "GPU verification Jobs at `pulumi up`",
+        default={},
+        fields=VERIFICATION_FIELDS,
+        doc="Whether `pulumi up` proves each GPU pool works (a Job per pool), and how long it may take.",
     ),
     Field(
         "sshPrivateKey",

@@ -16,7 +16,7 @@ from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
 from gpukit.components.catalog.gpu_names import pool_gpu_model
 from gpukit.components.catalog.gpus import GpuModel, UnknownGpuModelError
 from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceTypeError
-from gpukit.components.config.schema import TOP_LEVEL_FIELDS
+from gpukit.components.config.schema import TOP_LEVEL_FIELDS, VERIFICATION_TIMEOUT_RANGE
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
     BudgetSpec,
@@ -25,6 +25,7 @@ from gpukit.components.spec import (
     MigStrategy,
     NodePoolSpec,
     SharingMode,
+    VerificationSpec,
     WorkloadsSpec,
 )
 from gpukit.components.storage.validate import validate_storage
@@ -284,6 +285,19 @@ def _validate_budget(budget: BudgetSpec, problems: list[Problem]) -> None:
         )
 
 
+def _validate_verification(verification: VerificationSpec, problems: list[Problem]) -> None:
+    timeout = verification.get("timeout_minutes")
+    low, high = VERIFICATION_TIMEOUT_RANGE
+    if timeout is not None and not low <= timeout <= high:
+        problems.append(
+            Problem(
+                "gpukit:verification.timeoutMinutes",
+                f"must be {low} to {high} minutes (a scale-from-zero node and the GPU stack's start-up "
+                f"take several); got {timeout!r}",
+            )
+        )
+
+
 def validate_cluster_args(
     args: "GpuClusterArgs", sections: tuple[str, ...] = SECTIONS
 ) -> tuple[Substrate | None, list[Problem]]:
@@ -320,4 +334,6 @@ def validate_cluster_args(
         _validate_workloads(args.get("workloads", {}), problems)
     if "budget" in sections:
         _validate_budget(args.get("budget", {}), problems)
+    if "verification" in sections:
+        _validate_verification(args.get("verification", {}), problems)
     return substrate, problems

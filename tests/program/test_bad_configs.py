@@ -571,6 +571,37 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "gpukit:workloads.cudaVersion",
         "must be a CUDA release gpukit knows",
     ),
+    # gpukit:verification (docs/verification.md)
+    (
+        "verification-timeout-too-short",
+        top_set("gpukit:verification", {"enabled": True, "timeoutMinutes": 2}),
+        "gpukit:verification.timeoutMinutes",
+        "must be 5 to 120 minutes",
+    ),
+    (
+        "verification-timeout-too-long",
+        top_set("gpukit:verification", {"enabled": True, "timeoutMinutes": 600}),
+        "gpukit:verification.timeoutMinutes",
+        "got 600",
+    ),
+    (
+        "verification-enabled-not-bool",
+        top_set("gpukit:verification", {"enabled": "yes"}),
+        "gpukit:verification.enabled",
+        "must be true or false, got 'yes'",
+    ),
+    (
+        "verification-key-typo",
+        top_set("gpukit:verification", {"enable": True}),
+        "gpukit:verification.enable",
+        "unknown key; did you mean 'enabled'?",
+    ),
+    (
+        "verification-not-a-mapping",
+        top_set("gpukit:verification", True),
+        "gpukit:verification",
+        "must be a mapping",
+    ),
 ]
 
 

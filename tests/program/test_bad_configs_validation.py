@@ -537,6 +537,11 @@ def _other_kubernetes(config: Config) -> None:
         cluster["kubernetesVersion"] = "1.36"
 
 
+def _toggle_verification(config: Config) -> None:
+    verification = config.setdefault("gpukit:verification", {})
+    verification["enabled"] = not verification.get("enabled", False)
+
+
 def _attached_gpus(count: int) -> Mutation:
     """A GPU pool as N1 machines with attached T4s (GCP), or the hosts' GPUs (own hosts)."""
 
@@ -597,6 +602,12 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         ),
         None,
         {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "gke": "used"},
+    ),
+    "verification.enabled": (_toggle_verification, None, dict.fromkeys(SUBSTRATES, "used")),
+    "verification.timeoutMinutes": (
+        lambda c: c["gpukit:verification"].update(timeoutMinutes=45),
+        lambda c: c.update({"gpukit:verification": {"enabled": True}}),
+        dict.fromkeys(SUBSTRATES, "used"),
     ),
 }
 AUDIT = [

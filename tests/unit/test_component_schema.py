@@ -11,6 +11,7 @@ from pulumi.provider.experimental.component import ComponentProvider
 from gpukit import components, providers
 from gpukit.components.cluster import GpuCluster
 from gpukit.components.gpu_operator.component import GpuOperator
+from gpukit.components.verification.component import GpuVerification
 
 
 @pytest.mark.parametrize(
@@ -18,8 +19,18 @@ from gpukit.components.gpu_operator.component import GpuOperator
     [
         (
             GpuCluster,
-            {"cluster", "nodePools", "gpuOperator", "workloads", "budget", "storage", "sshPrivateKey"},
+            {
+                "cluster",
+                "nodePools",
+                "gpuOperator",
+                "workloads",
+                "budget",
+                "storage",
+                "verification",
+                "sshPrivateKey",
+            },
         ),
+        (GpuVerification, {"checks", "timeoutMinutes", "fingerprint"}),
         (
             GpuOperator,
             {

@@ -1,0 +1,1 @@
+"""`gpukit verify`: the GPU verification of `pulumi up`, run against an existing cluster."""

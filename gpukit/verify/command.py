@@ -1,0 +1,206 @@
+"""`gpukit verify --kubeconfig FILE --stack NAME`: the checks `pulumi up` runs with
+`gpukit:verification.enabled`, against a cluster that already exists.
+
+The Jobs are the ones GpuVerification creates, rendered by the same functions
+(components/verification/), with a run id in their names and a TTL as a backstop. The command applies
+them with kubectl, waits until each has completed or failed (or the stack's timeoutMinutes have passed),
+reads each pod's log for the failed check, prints one line per pool and deletes its Jobs, also when it
+is interrupted. Exit status: 0 every pool passed, 1 a pool failed or the cluster could not be reached,
+2 invalid flags or stack.
+"""
+
+import argparse
+import secrets
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from gpukit.cli_errors import EXIT_PREFLIGHT, CliProblem, report_error
+from gpukit.components.config.schema import VERIFICATION_TIMEOUT_RANGE
+from gpukit.components.errors import ConfigError
+from gpukit.components.verification.checks import PoolCheck, timeout_minutes
+from gpukit.components.verification.jobs import NAMESPACE, RUN_LABEL, job_manifest, namespace_manifest
+from gpukit.config_errors import report_invalid_config
+from gpukit.plan.stack_file import LoadedStack, StackFileError
+from gpukit.verify.kubectl import Kubectl, KubectlError
+
+POLL_SECONDS = 10
+TTL_SECONDS = 3600
+"""Kubernetes deletes a run's Jobs an hour after they finish, should the command not get to it."""
+WAIT_MARGIN_SECONDS = 60
+"""Past the Jobs' own deadline (activeDeadlineSeconds), so that Kubernetes' DeadlineExceeded is the
+reason a pool that never got a node fails with."""
+FAIL_PREFIX = "gpukit-verify: FAIL: "
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    pool: str
+    passed: bool
+    reason: str
+
+
+def _flag_problems(args: argparse.Namespace) -> list[CliProblem]:
+    problems = []
+    if args.kubeconfig is None:
+        problems.append(CliProblem("--kubeconfig", "required: the kubeconfig of the cluster to verify"))
+    elif not args.kubeconfig.is_file():
+        problems.append(CliProblem("--kubeconfig", f"no such file: {args.kubeconfig}"))
+    if args.stack is None and args.config is None:
+        problems.append(
+            CliProblem("--stack", "name the stack whose pools to verify (--stack NAME or --config FILE)")
+        )
+    low, high = VERIFICATION_TIMEOUT_RANGE
+    if args.timeout_minutes is not None and not low <= args.timeout_minutes <= high:
+        problems.append(
+            CliProblem("--timeout-minutes", f"must be {low} to {high}; got {args.timeout_minutes}")
+        )
+    if shutil.which(args.kubectl) is None:
+        problems.append(CliProblem("--kubectl", f"{args.kubectl!r} is not an executable (install kubectl)"))
+    return problems
+
+
+def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStack]) -> int:
+    from gpukit.components.config.resolve import resolve_config
+    from gpukit.components.verification.cluster_checks import cluster_checks, fingerprint
+
+    problems = _flag_problems(args)
+    if problems:
+        return report_error("invalid flags", as_json=False, problems=problems)
+    try:
+        stack = load_stack()
+        cluster = resolve_config(stack.config, stack.secret_keys)
+    except StackFileError as err:
+        return report_error(str(err), as_json=False)
+    except ConfigError as err:
+        return report_invalid_config(str(stack.path), err, False)
+    checks = cluster_checks(cluster)
+    if not checks:
+        return report_error(f"stack {stack.name} has no GPU pools to verify", as_json=False)
+    timeout = args.timeout_minutes or timeout_minutes(cluster.verification)
+    kubectl = Kubectl(args.kubectl, args.kubeconfig)
+    try:
+        results = run_verification(kubectl, checks, timeout, fingerprint(cluster))
+    except KubectlError as err:
+        return report_error(str(err), as_json=False, exit_code=EXIT_PREFLIGHT)
+    return print_results(results, sys.stdout)
+
+
+def print_results(results: list[PoolResult], out: TextIO) -> int:
+    """One line per pool; the exit status."""
+    for result in results:
+        verdict = "PASS" if result.passed else "FAIL"
+        out.write(f"pool {result.pool}: {verdict}{': ' + result.reason if result.reason else ''}\n")
+    failed = [r.pool for r in results if not r.passed]
+    out.write(f"{len(results) - len(failed)} of {len(results)} GPU pool(s) passed\n")
+    return EXIT_PREFLIGHT if failed else 0
+
+
+def run_verification(
+    kubectl: Kubectl,
+    checks: list[PoolCheck],
+    timeout: int,
+    fingerprint: dict[str, str],
+    *,
+    run: str | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[PoolResult]:
+    """Apply the checks' Jobs, wait for each, and return each pool's result; the run's Jobs (and the
+    namespace, where this run made it) are deleted whatever happens."""
+    run = run or secrets.token_hex(3)
+    jobs = {c.pool: job_manifest(c, timeout, fingerprint, run=run, ttl_seconds=TTL_SECONDS) for c in checks}
+    made_namespace = not kubectl.exists("namespace", NAMESPACE)
+    try:
+        objects = [namespace_manifest(checks)] if made_namespace else []
+        kubectl.apply(objects + list(jobs.values()))
+        deadline = clock() + timeout * 60 + WAIT_MARGIN_SECONDS
+        return _wait(kubectl, jobs, deadline, clock, sleep)
+    finally:
+        _clean_up(kubectl, run, made_namespace)
+
+
+def _wait(
+    kubectl: Kubectl,
+    jobs: dict[str, dict[str, Any]],
+    deadline: float,
+    clock: Callable[[], float],
+    sleep: Callable[[float], None],
+) -> list[PoolResult]:
+    done: dict[str, PoolResult] = {}
+    while True:
+        for pool, job in jobs.items():
+            if pool in done:
+                continue
+            name = job["metadata"]["name"]
+            outcome = _outcome(kubectl.get_json("job", name, "-n", NAMESPACE))
+            if outcome == "Complete":
+                done[pool] = PoolResult(pool, True, "")
+            elif outcome is not None:
+                done[pool] = PoolResult(pool, False, _failure_reason(kubectl, name, outcome))
+        if len(done) == len(jobs):
+            break
+        if clock() >= deadline:
+            for pool, job in jobs.items():
+                if pool not in done:
+                    reason = f"timed out: the Job did not finish in time ({_pod_phase(kubectl, job)})"
+                    done[pool] = PoolResult(pool, False, reason)
+            break
+        sleep(POLL_SECONDS)
+    return [done[pool] for pool in jobs]
+
+
+def _outcome(job: dict[str, Any]) -> str | None:
+    """`Complete`, `Failed: <reason>: <message>`, or None while the Job runs."""
+    for condition in (job.get("status") or {}).get("conditions") or []:
+        if condition.get("status") != "True":
+            continue
+        if condition.get("type") == "Complete":
+            return "Complete"
+        if condition.get("type") == "Failed":
+            return f"{condition.get('reason', 'Failed')}: {condition.get('message', '')}".rstrip(": ")
+    return None
+
+
+def _failure_reason(kubectl: Kubectl, name: str, outcome: str) -> str:
+    """The failed checks from the pod's log, else the Job's own reason (a deadline, a pod that never ran)."""
+    logs = kubectl.run("logs", f"job/{name}", "-n", NAMESPACE, "--tail=100", check=False).stdout
+    failed = [line.removeprefix(FAIL_PREFIX) for line in logs.splitlines() if line.startswith(FAIL_PREFIX)]
+    return "; ".join(failed) if failed else outcome
+
+
+def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
+    """Where the Job's pod stands (Pending: no node or no free unit in the pool)."""
+    name = job["metadata"]["name"]
+    pods = kubectl.run(
+        "get",
+        "pods",
+        "-n",
+        NAMESPACE,
+        "-l",
+        f"job-name={name}",
+        "-o",
+        "jsonpath={.items[*].status.phase}",
+        check=False,
+    ).stdout.split()
+    return f"pod {', '.join(pods)}" if pods else "no pod yet"
+
+
+def _clean_up(kubectl: Kubectl, run: str, made_namespace: bool) -> None:
+    kubectl.run(
+        "delete",
+        "job",
+        "-n",
+        NAMESPACE,
+        "-l",
+        f"{RUN_LABEL}={run}",
+        "--ignore-not-found",
+        "--cascade=background",
+        "--wait=false",
+        check=False,
+    )
+    if made_namespace:
+        kubectl.run("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=false", check=False)

@@ -1,0 +1,227 @@
+"""`gpukit verify` against a stub kubectl that records every call and plays a cluster whose Jobs pass,
+fail or never finish. No real cluster: the stub answers from files in its state folder."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpukit.cli import main
+from gpukit.components.config.resolve import resolve_config
+from gpukit.components.verification.cluster_checks import cluster_checks
+from gpukit.components.verification.jobs import NAMESPACE
+from gpukit.verify.command import run_verification
+from gpukit.verify.kubectl import Kubectl
+from harness import ROOT, example_config
+
+# The stub: `apply -f -` stores the objects; `get job NAME -o json` answers with the outcome the test
+# set for the Job's pool (state/outcome-<pool>: pass, fail or pending); `logs job/NAME` prints the check
+# script's lines for it; `get namespace` says whether the namespace exists (state/namespace-exists).
+STUB = r"""#!/usr/bin/env python3
+import json, pathlib, sys
+state = pathlib.Path(__file__).parent.parent / "state"
+args = sys.argv[1:]
+with open(state / "calls.log", "a") as log:
+    log.write(json.dumps(args) + "\n")
+kubeconfig = args[1]
+args = args[2:]
+def pool_of(name):
+    applied = json.loads((state / "applied.json").read_text())
+    for item in applied["items"]:
+        if item["metadata"]["name"] == name:
+            return item["metadata"]["labels"]["gpukit.dev/verify-pool"]
+    sys.exit(f"Error from server (NotFound): jobs.batch {name!r} not found")
+def outcome(pool):
+    path = state / f"outcome-{pool}"
+    return path.read_text().strip() if path.exists() else "pass"
+if args[:2] == ["apply", "-f"]:
+    (state / "applied.json").write_text(sys.stdin.read())
+    print("applied")
+elif args[:2] == ["get", "namespace"]:
+    sys.exit(0 if (state / "namespace-exists").exists() else 1)
+elif args[:2] == ["get", "job"]:
+    result = outcome(pool_of(args[2]))
+    conditions = {
+        "pass": [{"type": "Complete", "status": "True"}],
+        "fail": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                  "message": "Job has reached the specified backoff limit"}],
+        "deadline": [{"type": "Failed", "status": "True", "reason": "DeadlineExceeded",
+                      "message": "Job was active longer than specified deadline"}],
+        "pending": [],
+    }[result]
+    print(json.dumps({"status": {"conditions": conditions}}))
+elif args[0] == "logs":
+    pool = pool_of(args[1].removeprefix("job/"))
+    if outcome(pool) == "fail":
+        print("gpukit-verify: ok: one GPU visible")
+        print(f"gpukit-verify: FAIL: GPU model is 'NVIDIA A10G', but pool {pool} promises L4")
+        print(f"gpukit-verify: FAIL pool {pool} (1 check(s) failed)")
+elif args[:2] == ["get", "pods"]:
+    print("Pending")
+elif args[0] == "delete":
+    print("deleted")
+else:
+    sys.exit(f"stub kubectl: unexpected {args}")
+"""
+
+
+class Cluster:
+    """The stub kubectl and its state."""
+
+    def __init__(self, base: Path) -> None:
+        self.state = base / "state"
+        self.state.mkdir()
+        bin_dir = base / "bin"
+        bin_dir.mkdir()
+        self.kubectl = bin_dir / "kubectl"
+        self.kubectl.write_text(STUB)
+        self.kubectl.chmod(0o755)
+        self.kubeconfig = base / "kubeconfig.yaml"
+        self.kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
+
+    def outcome(self, pool: str, result: str) -> None:
+        (self.state / f"outcome-{pool}").write_text(result)
+
+    @property
+    def calls(self) -> list[list[str]]:
+        return [json.loads(line) for line in (self.state / "calls.log").read_text().splitlines()]
+
+    @property
+    def applied(self) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = json.loads((self.state / "applied.json").read_text())["items"]
+        return items
+
+    def verify(self, *flags: str) -> int:
+        return main(
+            [
+                "verify",
+                "--project",
+                str(ROOT),
+                "--kubeconfig",
+                str(self.kubeconfig),
+                "--kubectl",
+                str(self.kubectl),
+                *flags,
+            ]
+        )
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Cluster:
+    return Cluster(tmp_path)
+
+
+def test_every_pool_passes_exit_0_and_the_jobs_are_cleaned_up(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cluster.verify("--stack", "eks-train") == 0
+    out = capsys.readouterr().out
+    assert "pool l4: PASS" in out and "pool h100: PASS" in out
+    assert "2 of 2 GPU pool(s) passed" in out
+    calls = cluster.calls
+    assert all(call[:2] == ["--kubeconfig", str(cluster.kubeconfig)] for call in calls)
+    kinds = [item["kind"] for item in cluster.applied]
+    assert kinds == ["Namespace", "Job", "Job"]  # the namespace was missing: this run made it
+    run = cluster.applied[1]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    deletes = [call[2:] for call in calls if call[2] == "delete"]
+    assert ["delete", "job", "-n", NAMESPACE, "-l", f"gpukit.dev/verify-run={run}"] == deletes[0][:6]
+    assert deletes[1][:3] == ["delete", "namespace", NAMESPACE]
+
+
+def test_the_cli_applies_the_jobs_the_component_renders_valid_under_strict_schema(cluster: Cluster) -> None:
+    assert cluster.verify("--stack", "eks-train") == 0
+    jobs = [item for item in cluster.applied if item["kind"] == "Job"]
+    for job in jobs:
+        kubernetes_validate.validate(job, "1.35.0", strict=True)
+    h100 = next(j for j in jobs if j["metadata"]["labels"]["gpukit.dev/verify-pool"] == "h100")
+    (container,) = h100["spec"]["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["nvidia.com/mig-1g.10gb"] == "1"
+    assert h100["spec"]["ttlSecondsAfterFinished"] == 3600
+    assert h100["spec"]["template"]["spec"]["nodeSelector"] == {"gpukit.dev/pool": "h100"}
+
+
+def test_a_failed_pool_exits_1_with_the_failed_check_and_the_pool_named(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.outcome("h100", "fail")
+    assert cluster.verify("--stack", "eks-train") == 1
+    out = capsys.readouterr().out
+    assert "pool l4: PASS" in out
+    assert "pool h100: FAIL: GPU model is 'NVIDIA A10G', but pool h100 promises L4" in out
+    assert any(call[2] == "delete" for call in cluster.calls)
+
+
+def test_a_job_past_its_deadline_fails_with_kubernetes_reason(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.outcome("l4", "deadline")
+    assert cluster.verify("--stack", "eks-dev") == 1
+    assert (
+        "pool l4: FAIL: DeadlineExceeded: Job was active longer than specified deadline"
+        in capsys.readouterr().out
+    )
+
+
+def test_a_job_that_never_finishes_times_out_and_is_still_cleaned_up(cluster: Cluster) -> None:
+    cluster.outcome("l4", "pending")
+    (cluster.state / "namespace-exists").touch()
+    config = example_config("eks-dev")
+    checks = cluster_checks(resolve_config(config))
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    results = run_verification(
+        Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, clock=lambda: now[0], sleep=sleep
+    )
+    assert [(r.pool, r.passed) for r in results] == [("l4", False)]
+    assert results[0].reason == "timed out: the Job did not finish in time (pod Pending)"
+    assert 5 * 60 <= now[0] <= 5 * 60 + 120  # waited the Job's deadline plus the margin, then gave up
+    assert [item["kind"] for item in cluster.applied] == ["Job"]  # the namespace existed: left alone
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert len(deletes) == 1 and deletes[0][:2] == ["delete", "job"]
+
+
+def test_an_interrupted_run_still_deletes_its_jobs(cluster: Cluster) -> None:
+    cluster.outcome("l4", "pending")
+    checks = cluster_checks(resolve_config(example_config("eks-dev")))
+
+    def interrupt(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_verification(Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, sleep=interrupt)
+    assert any(call[2:4] == ["delete", "job"] for call in cluster.calls)
+
+
+@pytest.mark.parametrize(
+    ("flags", "flag"),
+    [
+        (["--stack", "eks-dev", "--kubeconfig", "/nonexistent/kubeconfig"], "--kubeconfig"),
+        (["--stack", "eks-dev", "--timeout-minutes", "1"], "--timeout-minutes"),
+        (["--stack", "eks-dev", "--kubectl", "/nonexistent/kubectl"], "--kubectl"),
+        ([], "--stack"),
+    ],
+)
+def test_invalid_flags_exit_2_naming_the_flag_and_touch_no_cluster(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], flags: list[str], flag: str
+) -> None:
+    assert cluster.verify(*flags) == 2
+    assert f"  {flag}: " in capsys.readouterr().err
+    assert not (cluster.state / "calls.log").exists()
+
+
+def test_an_invalid_stack_exits_2_naming_the_key(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = example_config("eks-dev")
+    config["gpukit:verification"] = {"timeoutMinutes": 1}
+    path = cluster.state.parent / "Pulumi.bad.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    assert cluster.verify("--config", str(path)) == 2
+    assert "gpukit:verification.timeoutMinutes" in capsys.readouterr().err
+    assert not (cluster.state / "calls.log").exists()
