@@ -9,7 +9,14 @@ from gpukit.components.config.library import resolve_args
 from gpukit.components.gpu_operator.component import GpuOperator, sharing_args
 from gpukit.components.pools import tolerations_for
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import BudgetSpec, ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
+from gpukit.components.spec import (
+    BudgetSpec,
+    ClusterSpec,
+    EphemeralSpec,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    WorkloadsSpec,
+)
 from gpukit.components.substrate import require_sdk
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
@@ -45,6 +52,8 @@ class GpuClusterArgs(TypedDict):
     workloads: NotRequired[WorkloadsSpec]
     budget: NotRequired[BudgetSpec]
     """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
+    ephemeral: NotRequired[EphemeralSpec]
+    """`gpukit ephemeral up`'s expiry, tagged / labelled on every cloud resource."""
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 

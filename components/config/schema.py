@@ -755,6 +755,20 @@ BUDGET_FIELDS = (
     ),
 )
 
+EPHEMERAL_FIELDS = (
+    Field(
+        "expiresAt",
+        "str",
+        "when an ephemeral stack expires, RFC 3339 UTC (set by `gpukit ephemeral up`)",
+        default_doc="unset",
+        doc="Set by `gpukit ephemeral up --ttl` (docs/ephemeral.md), not by hand: the time after which "
+        "`gpukit ephemeral reap` destroys the stack, RFC 3339 in UTC with whole seconds "
+        "(`2026-12-01T15:30:00Z`). Every AWS resource gets the tag and every Google Cloud resource the "
+        "label `gpukit-expires-at` with the UTC minute (`20261201t1530z`, a value both clouds accept). "
+        "k3s over SSH has no cloud resources to tag.",
+    ),
+)
+
 TOP_LEVEL_FIELDS = (
     Field(
         "cluster",
@@ -801,6 +815,14 @@ TOP_LEVEL_FIELDS = (
         specific=True,
         doc="A cost limit the stack is checked against before anything is created. Clouds only: machines "
         "you own (provider ssh) have no list price, so a budget there could not be checked and is refused.",
+    ),
+    Field(
+        "ephemeral",
+        "object",
+        "ephemeral stack settings",
+        default={},
+        fields=EPHEMERAL_FIELDS,
+        doc="What `gpukit ephemeral up` records on a throwaway stack: its expiry.",
     ),
     Field(
         "sshPrivateKey",
