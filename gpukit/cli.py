@@ -131,6 +131,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     doctor.add_argument("--cuda", help="CUDA version your images use, checked against the driver")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    from gpukit.ephemeral.command import add_parser as add_ephemeral
+
+    add_ephemeral(sub)
     return parser
 
 
@@ -318,6 +322,10 @@ def _run(argv: list[str] | None) -> int:
         return catalog_command(args)
     if args.command == "size":
         return size_command(args)
+    if args.command == "ephemeral":
+        from gpukit.ephemeral.command import ephemeral_command
+
+        return ephemeral_command(args)
     return EXIT_INVALID  # argparse rejects unknown commands before this
 
 
