@@ -126,7 +126,7 @@ def _pulumi_command() -> Any:
     from pulumi.automation import CommandResult, PulumiCommand
     from pulumi.automation.errors import create_command_error
 
-    class CancellablePulumiCommand(PulumiCommand):  # type: ignore[misc]
+    class CancellablePulumiCommand(PulumiCommand):
         """The Automation API's command runner, except that an interrupted gpukit (Ctrl-C, or SIGTERM
         turned into KeyboardInterrupt) stops the CLI it runs: SIGINT first, which the CLI takes as
         "cancel gracefully", then SIGKILL after CANCEL_GRACE_SECONDS. The SDK's own runner leaves

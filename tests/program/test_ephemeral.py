@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -183,7 +182,7 @@ def test_a_failed_up_destroys_what_it_created_and_removes_the_stack(
 def test_the_guard_refuses_an_expensive_stack_before_any_pulumi_call(
     stub: Stub, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _up(stub, capsys, source="eks-train")
+    code, _out, err = _up(stub, capsys, source="eks-train")
     assert code == 2
     assert "max $/h guard" in err and "$117.56/h" in err and "$50.00/h" in err
     assert stub.calls() == []  # not even `pulumi version`
