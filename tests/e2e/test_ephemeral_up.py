@@ -7,16 +7,22 @@ control plane, a NAT gateway and one m7i.large). Skips everywhere else.
 """
 
 import json
+import shutil
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from e2e.real_stack import kubectl_json, opt_in
+
 from gpukit.ephemeral import lifecycle
 from gpukit.ephemeral.ttl import parse_ttl
 from gpukit.ephemeral.workspace import EphemeralHome
 
-pytestmark = opt_in("AWS_PROFILE", "AWS_ACCESS_KEY_ID")
+pytestmark = [
+    opt_in("AWS_PROFILE", "AWS_ACCESS_KEY_ID"),
+    pytest.mark.skipif(shutil.which("aws") is None, reason="opt-in: needs the aws CLI to read the tags"),
+]
 
 
 def test_an_ephemeral_eks_dev_comes_up_tagged_and_goes_away(tmp_path: Path) -> None:
