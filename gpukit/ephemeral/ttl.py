@@ -17,7 +17,7 @@ class TtlError(ValueError):
 
 def parse_ttl(text: str) -> timedelta:
     """`90m`, `4h`, `2d` -> the timedelta; TtlError naming the form and the bounds otherwise."""
-    match = TTL.fullmatch(text.strip())
+    match = TTL.fullmatch(text)
     if match is None:
         raise TtlError(f"--ttl must be a whole number of minutes, hours or days (90m, 4h, 2d); got {text!r}")
     ttl = timedelta(**{UNITS[match.group(2)]: int(match.group(1))})
