@@ -124,7 +124,7 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     }
     if "budget" in parsed:  # substrate-specific (not in Pulumi.yaml): only a stack that sets it has it
         args["budget"] = parsed["budget"]
-    if parsed.get("ephemeral"):
+    if "ephemeral" in parsed:  # substrate-specific, like budget
         args["ephemeral"] = parsed["ephemeral"]
     if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset
         args["ssh_private_key"] = parsed["ssh_private_key"]

@@ -765,7 +765,7 @@ EPHEMERAL_FIELDS = (
         "`gpukit ephemeral reap` destroys the stack, RFC 3339 in UTC with whole seconds "
         "(`2026-12-01T15:30:00Z`). Every AWS resource gets the tag and every Google Cloud resource the "
         "label `gpukit-expires-at` with the UTC minute (`20261201t1530z`, a value both clouds accept). "
-        "k3s over SSH has no cloud resources to tag.",
+        "Clouds only (k3s over SSH has no cloud resources to tag).",
     ),
 )
 
@@ -820,9 +820,11 @@ TOP_LEVEL_FIELDS = (
         "ephemeral",
         "object",
         "ephemeral stack settings",
-        default={},
         fields=EPHEMERAL_FIELDS,
-        doc="What `gpukit ephemeral up` records on a throwaway stack: its expiry.",
+        specific=True,
+        doc="What `gpukit ephemeral up` records on a throwaway stack: its expiry, tagged on every cloud "
+        "resource. Clouds only: k3s over SSH creates no cloud resources to tag, so the key is refused there "
+        "(an ephemeral k3s-ssh stack keeps its expiry on the Pulumi stack only).",
     ),
     Field(
         "sshPrivateKey",
@@ -854,7 +856,12 @@ CLOUD_MACHINE_REQUIRED = frozenset(
     }
 )
 """What every substrate that creates machines from a cloud catalog needs."""
-CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb", "budget"}
+CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {
+    "nodePools.capacity",
+    "nodePools.diskSizeGb",
+    "budget",
+    "ephemeral",
+}
 """What every substrate that creates machines from a cloud catalog takes."""
 K3S_KEYS = frozenset(
     {

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from gpukit.components.config.resolve import resolve_config
 from gpukit.components.ephemeral import format_expiry, parse_expiry
 from gpukit.ephemeral.guard import PlannedCost, plan_copy
 from gpukit.ephemeral.names import ephemeral_name, is_ephemeral, random_suffix
@@ -48,8 +49,8 @@ class EphemeralError(Exception):
 class UpRequest:
     source: str
     ttl: timedelta
-    max_hourly_cost: float | None
-    """None: no guard (only where the source's machines are your own, k3s over SSH)."""
+    max_hourly_cost: float
+    """The guard's limit (where the substrate has prices: not on machines you own, k3s over SSH)."""
     allow_unpriced: bool = False
     name: str | None = None
 
@@ -81,10 +82,16 @@ def up(home: EphemeralHome, request: UpRequest, now: datetime, log: Log) -> UpRe
             EXIT_REFUSED,
         )
     expires_at = expires(now, request.ttl)
-    cluster = source.stack.config.get("gpukit:cluster")
-    own_hosts = isinstance(cluster, dict) and cluster.get("provider") == "ssh"
-    limit = None if own_hosts else request.max_hourly_cost
-    config = ephemeral_config(source, name, expires_at, limit, request.allow_unpriced)
+    # The source's substrate, which says what the copy may set (a source that is invalid stops here).
+    accepts = resolve_config(source.stack.config, source.stack.secret_keys).substrate.accepts
+    config = ephemeral_config(
+        source,
+        name,
+        expires_at=expires_at,
+        max_hourly_cost=request.max_hourly_cost,
+        allow_unpriced=request.allow_unpriced,
+        accepts=accepts,
+    )
     verdict = plan_copy(name, source.stack.path, config)
     if verdict.refusals:
         raise EphemeralError(

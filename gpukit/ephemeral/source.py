@@ -73,14 +73,18 @@ def load_source(spec: str) -> Source:
 def ephemeral_config(
     source: Source,
     name: str,
+    *,
     expires_at: datetime,
-    max_hourly_cost: float | None,
+    max_hourly_cost: float,
     allow_unpriced: bool,
+    accepts: frozenset[str],
 ) -> dict[str, Any]:
     """The copy's config: the source's, with the cluster renamed to the stack (unique per copy), the
     expiry, GPU verification on unless the source decides, and the cost guard as the stack's budget
     (the lower of the source's limit and `max_hourly_cost`), so that `pulumi up` itself refuses a
-    stack over it too. `max_hourly_cost` None: no budget (machines you own have no price)."""
+    stack over it too. `accepts` (the source's substrate's keys, Substrate.accepts) says which of the
+    expiry, the budget and GKE's deletion protection the substrate takes: machines you own (k3s over
+    SSH) have no cloud resources to tag and no price."""
     if source.stack.secret_keys:
         keys = ", ".join(source.stack.secret_keys)
         raise StackFileError(
@@ -92,18 +96,19 @@ def ephemeral_config(
     if not isinstance(cluster, dict):
         raise StackFileError(f"{source.stack.path}: {CLUSTER_KEY} must be a mapping")
     cluster["name"] = name
-    if cluster.get("platform") == "gke":
+    if "cluster.deletionProtection" in accepts:
         cluster["deletionProtection"] = False  # a throwaway cluster must be destroyable
-    ephemeral = config.get(EPHEMERAL_KEY)
-    config[EPHEMERAL_KEY] = {
-        **(ephemeral if isinstance(ephemeral, dict) else {}),
-        "expiresAt": format_expiry(expires_at),
-    }
+    if "ephemeral" in accepts:
+        ephemeral = config.get(EPHEMERAL_KEY)
+        config[EPHEMERAL_KEY] = {
+            **(ephemeral if isinstance(ephemeral, dict) else {}),
+            "expiresAt": format_expiry(expires_at),
+        }
     if VERIFICATION_IN_SCHEMA:
         verification = config.get(VERIFICATION_KEY)
         verification = verification if isinstance(verification, dict) else {}
         config[VERIFICATION_KEY] = {"enabled": True, **verification}
-    if max_hourly_cost is not None:
+    if "budget" in accepts:
         budget = config.get(BUDGET_KEY)
         budget = dict(budget) if isinstance(budget, dict) else {}
         own = budget.get("maxHourlyCost")

@@ -94,15 +94,17 @@ def test_a_stack_that_is_not_ephemeral_carries_no_expiry() -> None:
     assert EXPIRY_TAG not in json.loads(rec.one("pulumi:providers:aws").inputs["defaultTags"])["tags"]
 
 
-def test_k3s_over_ssh_takes_the_key_and_has_nothing_to_tag() -> None:
+def test_k3s_over_ssh_has_nothing_to_tag_and_refuses_the_key() -> None:
     config = example_config("k3s-ssh")
-    config["gpukit:ephemeral"] = {"expiresAt": EXPIRES_AT}
     config["gpukit:sshPrivateKey"] = "-----BEGIN OPENSSH PRIVATE KEY-----"  # decrypted, as under Pulumi
     secret = ["gpukit:sshPrivateKey"]
-    assert resolve_config(config, secret).spec["expires_at"] == EXPIRES_AT
     rec = record(lambda: build(config, secret), config=config, secret_keys=secret)
     assert rec.resources
-    assert not [r.type for r in rec.resources if r.type.startswith(("aws:", "gcp:", "pulumi:providers:aws"))]
+    assert not [r.type for r in rec.resources if r.type.startswith(("aws:", "gcp:", "pulumi:providers:a"))]
+    config["gpukit:ephemeral"] = {"expiresAt": EXPIRES_AT}
+    with pytest.raises(ConfigError) as err:
+        resolve_config(config, secret)
+    assert [p.key for p in err.value.problems] == ["gpukit:ephemeral"]
 
 
 @pytest.mark.parametrize(
