@@ -13,6 +13,7 @@ from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import (
     BudgetSpec,
     ClusterSpec,
+    EphemeralSpec,
     GpuOperatorSpec,
     NodePoolSpec,
     StorageSpec,
@@ -62,6 +63,8 @@ class GpuClusterArgs(TypedDict):
     """Shared ReadWriteMany volumes (components/storage/): each a StorageClass `shared-<name>`."""
     verification: NotRequired[VerificationSpec]
     """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
+    ephemeral: NotRequired[EphemeralSpec]
+    """`gpukit ephemeral up`'s expiry, tagged / labelled on every cloud resource."""
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 

@@ -224,6 +224,9 @@ class ClusterSpec(TypedDict):
     """IAM roles/users given cluster-admin through EKS access entries (the deployer always is)."""
     tags: NotRequired[dict[str, str]]
     """Extra tags put on every cloud resource."""
+    expires_at: NotRequired[str]
+    """Derived from `gpukit:ephemeral.expiresAt` (never set in the cluster section): the expiry every
+    cloud resource is tagged / labelled with (components/ephemeral.py)."""
     support_type: NotRequired[SupportType]
     """EKS: the cluster's support policy (default `standard`)."""
     log_retention_days: NotRequired[int]
@@ -324,6 +327,11 @@ class GpuOperatorSpec(TypedDict):
 class WorkloadsSpec(TypedDict):
     cuda_version: NotRequired[str]
     """Newest CUDA version the cluster's images are built for; checked against each pool's driver."""
+
+
+class EphemeralSpec(TypedDict):
+    expires_at: NotRequired[str]
+    """RFC 3339 UTC (`2026-12-01T15:30:00Z`), set by `gpukit ephemeral up`."""
 
 
 class BudgetSpec(TypedDict):

@@ -135,6 +135,10 @@ def _parser() -> argparse.ArgumentParser:
     from gpukit.verify.parser import add_parser as add_verify_parser
 
     add_verify_parser(sub)
+
+    from gpukit.ephemeral.command import add_parser as add_ephemeral
+
+    add_ephemeral(sub)
     return parser
 
 
@@ -326,6 +330,10 @@ def _run(argv: list[str] | None) -> int:
         from gpukit.verify.command import verify_command
 
         return verify_command(args, lambda: _stack(args, _gpukit_project(args), None))
+    if args.command == "ephemeral":
+        from gpukit.ephemeral.command import ephemeral_command
+
+        return ephemeral_command(args)
     return EXIT_INVALID  # argparse rejects unknown commands before this
 
 

@@ -127,6 +127,8 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
         args["storage"] = parsed["storage"]
     if "budget" in parsed:  # substrate-specific (not in Pulumi.yaml): only a stack that sets it has it
         args["budget"] = parsed["budget"]
+    if "ephemeral" in parsed:  # substrate-specific, like budget
+        args["ephemeral"] = parsed["ephemeral"]
     if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset
         args["ssh_private_key"] = parsed["ssh_private_key"]
         if SSH_KEY not in secret_keys:
@@ -146,6 +148,9 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     problems.extend(found)
     if problems or validated is None:
         raise ConfigError(redact(problems, secret_values(config, secret_keys)))
+    expires_at = typed.get("ephemeral", {}).get("expires_at")
+    if expires_at is not None:  # the tag every cloud resource carries, read with the cluster's own
+        typed["cluster"]["expires_at"] = expires_at
     pools = validated.cluster_pool_facts(typed["node_pools"])
     if not validated.operator_shares_gpus(typed):
         pools = tuple(without_operator_sharing_labels(p) for p in pools)

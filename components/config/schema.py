@@ -880,6 +880,20 @@ VERIFICATION_FIELDS = (
     ),
 )
 
+EPHEMERAL_FIELDS = (
+    Field(
+        "expiresAt",
+        "str",
+        "when an ephemeral stack expires, RFC 3339 UTC (set by `gpukit ephemeral up`)",
+        default_doc="unset",
+        doc="Set by `gpukit ephemeral up --ttl` (docs/ephemeral.md), not by hand: the time after which "
+        "`gpukit ephemeral reap` destroys the stack, RFC 3339 in UTC with whole seconds "
+        "(`2026-12-01T15:30:00Z`). Every AWS resource gets the tag and every Google Cloud resource the "
+        "label `gpukit-expires-at` with the UTC minute (`20261201t1530z`, a value both clouds accept). "
+        "Clouds only (k3s over SSH has no cloud resources to tag).",
+    ),
+)
+
 TOP_LEVEL_FIELDS = (
     Field(
         "cluster",
@@ -936,6 +950,16 @@ TOP_LEVEL_FIELDS = (
         doc="Whether `pulumi up` proves each GPU pool works (a Job per pool), and how long it may take.",
     ),
     Field(
+        "ephemeral",
+        "object",
+        "ephemeral stack settings",
+        fields=EPHEMERAL_FIELDS,
+        specific=True,
+        doc="What `gpukit ephemeral up` records on a throwaway stack: its expiry, tagged on every cloud "
+        "resource. Clouds only: k3s over SSH creates no cloud resources to tag, so the key is refused there "
+        "(an ephemeral k3s-ssh stack keeps its expiry on the Pulumi stack only).",
+    ),
+    Field(
         "sshPrivateKey",
         "secret",
         "SSH private key for provider ssh (pulumi config set --secret)",
@@ -966,7 +990,12 @@ CLOUD_MACHINE_REQUIRED = frozenset(
     }
 )
 """What every substrate that creates machines from a cloud catalog needs."""
-CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {"nodePools.capacity", "nodePools.diskSizeGb", "budget"}
+CLOUD_MACHINE_KEYS = CLOUD_MACHINE_REQUIRED | {
+    "nodePools.capacity",
+    "nodePools.diskSizeGb",
+    "budget",
+    "ephemeral",
+}
 """What every substrate that creates machines from a cloud catalog takes."""
 K3S_KEYS = frozenset(
     {

@@ -17,10 +17,12 @@ from gpukit.components.catalog.gpu_names import pool_gpu_model
 from gpukit.components.catalog.gpus import GpuModel, UnknownGpuModelError
 from gpukit.components.catalog.instances import MachineCatalog, UnknownInstanceTypeError
 from gpukit.components.config.schema import TOP_LEVEL_FIELDS, VERIFICATION_TIMEOUT_RANGE
+from gpukit.components.ephemeral import EXPIRES_AT_KEY, expiry_problem
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
     BudgetSpec,
     ClusterSpec,
+    EphemeralSpec,
     GpuOperatorSpec,
     MigStrategy,
     NodePoolSpec,
@@ -298,6 +300,13 @@ def _validate_verification(verification: VerificationSpec, problems: list[Proble
         )
 
 
+def _validate_ephemeral(ephemeral: EphemeralSpec, problems: list[Problem]) -> None:
+    expires_at = ephemeral.get("expires_at")
+    why = expiry_problem(expires_at) if expires_at is not None else None
+    if why is not None:
+        problems.append(Problem(EXPIRES_AT_KEY, why))
+
+
 def validate_cluster_args(
     args: "GpuClusterArgs", sections: tuple[str, ...] = SECTIONS
 ) -> tuple[Substrate | None, list[Problem]]:
@@ -336,4 +345,6 @@ def validate_cluster_args(
         _validate_budget(args.get("budget", {}), problems)
     if "verification" in sections:
         _validate_verification(args.get("verification", {}), problems)
+    if "ephemeral" in sections:
+        _validate_ephemeral(args.get("ephemeral", {}), problems)
     return substrate, problems

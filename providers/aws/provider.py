@@ -3,12 +3,25 @@
 import pulumi
 import pulumi_aws as aws
 
+from gpukit.components.ephemeral import EXPIRY_TAG, expiry_label
 from gpukit.components.spec import ClusterSpec
 
 
+def expiry_tags(spec: ClusterSpec) -> dict[str, str]:
+    """An ephemeral stack's expiry tag (`gpukit-expires-at`, so a forgotten cluster is found in the
+    console and by its tag); nothing for an ordinary stack."""
+    return {EXPIRY_TAG: expiry_label(spec["expires_at"])} if "expires_at" in spec else {}
+
+
 def cluster_tags(spec: ClusterSpec) -> dict[str, str]:
-    """What every AWS resource of the cluster is tagged with: its cluster, gpukit, and `tags`."""
-    return {"gpukit:cluster": spec["name"], "managed-by": "gpukit", **spec.get("tags", {})}
+    """What every AWS resource of the cluster is tagged with: its cluster, gpukit, `tags`, and an
+    ephemeral stack's expiry."""
+    return {
+        "gpukit:cluster": spec["name"],
+        "managed-by": "gpukit",
+        **spec.get("tags", {}),
+        **expiry_tags(spec),
+    }
 
 
 def cluster_provider(name: str, spec: ClusterSpec, parent: pulumi.Resource) -> aws.Provider:

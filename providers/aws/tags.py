@@ -19,17 +19,19 @@ MAX_KEY_LENGTH, MAX_VALUE_LENGTH = 128, 256
 # \w: Unicode letters, digits and `_`; then space and + - = . : / @ (AWS's "generally allowed" set).
 _ALLOWED = re.compile(r"[\w +\-=.:/@]*")
 
-GPUKIT_TAG_KEYS = frozenset({"gpukit:cluster", "managed-by", "gpukit:pool", "Name"})
-"""Tags gpukit sets itself: on every resource (gpukit:cluster, managed-by) or on some (Name, gpukit:pool)."""
+GPUKIT_TAG_KEYS = frozenset({"gpukit:cluster", "managed-by", "gpukit:pool", "Name", "gpukit-expires-at"})
+"""Tags gpukit sets itself: on every resource (gpukit:cluster, managed-by; gpukit-expires-at on an
+ephemeral stack's, components/ephemeral.py) or on some (Name, gpukit:pool)."""
 GPUKIT_TAG_PREFIXES = (
     "gpukit:",  # gpukit's own namespace: IAM conditions read gpukit:cluster
     "kubernetes.io/cluster/",  # subnet discovery by load balancer controllers
     "kubernetes.io/role/",
     "k8s.io/cluster-autoscaler/",  # Cluster Autoscaler discovery and scale-from-zero templates
 )
-GPUKIT_TAGS_MAX = 5
+GPUKIT_TAGS_MAX = 6
 """The most tags gpukit itself puts on one resource that also gets the user's: a subnet carries
-gpukit:cluster, managed-by, Name, kubernetes.io/cluster/<name> and kubernetes.io/role/... (counted over
+gpukit:cluster, managed-by, Name, kubernetes.io/cluster/<name> and kubernetes.io/role/..., and on an
+ephemeral stack gpukit-expires-at (counted over
 the example stacks' plans by tests/program/test_bad_configs_validation.py
 test_gpukit_sets_at_most_its_budget_of_tags_beside_the_users, which fails when gpukit adds more)."""
 MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - GPUKIT_TAGS_MAX

@@ -13,6 +13,7 @@ only, which every API accepts.
 
 import re
 
+from gpukit.components.ephemeral import EXPIRY_TAG, expiry_label
 from gpukit.components.errors import Problem
 from gpukit.components.spec import ClusterSpec
 
@@ -24,17 +25,20 @@ CLUSTER_LABEL = "gpukit-cluster"
 MANAGED_BY_LABEL = "managed-by"
 POOL_LABEL = "gpukit-pool"
 ROLE_LABEL = "gpukit-role"
-# gpukit's own keys: on every resource (cluster, managed-by), and on k3s machines (pool, role).
-GPUKIT_LABELS = (CLUSTER_LABEL, MANAGED_BY_LABEL, POOL_LABEL, ROLE_LABEL)
+EXPIRES_LABEL = EXPIRY_TAG
+# gpukit's own keys: on every resource (cluster, managed-by; expires-at on an ephemeral stack's), and
+# on k3s machines (pool, role).
+GPUKIT_LABELS = (CLUSTER_LABEL, MANAGED_BY_LABEL, POOL_LABEL, ROLE_LABEL, EXPIRES_LABEL)
 MAX_USER_LABELS = MAX_LABELS - len(GPUKIT_LABELS)
 
 TAGS_KEY = "gpukit:cluster.tags"
 
 
 def cluster_labels(spec: ClusterSpec) -> dict[str, str]:
-    """What every Google Cloud resource of the cluster is labelled with: its cluster, gpukit, and the
-    user's `tags` (validated: never one of gpukit's own keys)."""
-    return {**spec.get("tags", {}), CLUSTER_LABEL: spec["name"], MANAGED_BY_LABEL: "gpukit"}
+    """What every Google Cloud resource of the cluster is labelled with: its cluster, gpukit, the
+    user's `tags` (validated: never one of gpukit's own keys), and an ephemeral stack's expiry."""
+    expiry = {EXPIRES_LABEL: expiry_label(spec["expires_at"])} if "expires_at" in spec else {}
+    return {**spec.get("tags", {}), CLUSTER_LABEL: spec["name"], MANAGED_BY_LABEL: "gpukit", **expiry}
 
 
 def validate_gcp_labels(cluster: ClusterSpec, problems: list[Problem]) -> None:

@@ -411,7 +411,7 @@ CASES += [
         gke_config,
         cluster_set(tags={f"t{i}": "x" for i in range(61)}),
         TAGS,
-        "at most 60 tags on Google Cloud",
+        "at most 59 tags on Google Cloud",
     ),
     (
         "tags-not-a-map",

@@ -462,14 +462,18 @@ def test_a_whole_internet_access_list_plans_with_a_warning(
 # --- the tags gpukit sets itself fit the budget the tag checks leave it ------------------------------
 
 
+@pytest.mark.parametrize("ephemeral", [False, True])
 @pytest.mark.parametrize("stack", ["eks-dev", "eks-train", "k3s-aws"])
-def test_gpukit_sets_at_most_its_budget_of_tags_beside_the_users(stack: str) -> None:
+def test_gpukit_sets_at_most_its_budget_of_tags_beside_the_users(stack: str, ephemeral: bool) -> None:
     """Every AWS resource that gets the user's tags (the provider's default tags, or tag
     specifications gpukit fills from them) holds at most GPUKIT_TAGS_MAX tags of gpukit's own, so
-    MAX_USER_TAGS user tags always fit AWS's 50."""
+    MAX_USER_TAGS user tags always fit AWS's 50 (also on an ephemeral stack, which adds its expiry)."""
     config = example_config(stack)
     config[CLUSTER]["tags"] = {"team": "ml"}
     own = {"gpukit:cluster", "managed-by"}  # the provider's default tags besides the user's
+    if ephemeral:
+        config["gpukit:ephemeral"] = {"expiresAt": "2026-12-01T15:30:00Z"}
+        own.add("gpukit-expires-at")
     counts: dict[str, int] = {}
     for resource in record(lambda: build(config), region=config["aws:region"]).resources:
         if not resource.type.startswith("aws:"):

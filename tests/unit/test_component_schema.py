@@ -25,6 +25,7 @@ from gpukit.components.verification.component import GpuVerification
                 "gpuOperator",
                 "workloads",
                 "budget",
+                "ephemeral",
                 "storage",
                 "verification",
                 "sshPrivateKey",

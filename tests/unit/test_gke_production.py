@@ -68,7 +68,7 @@ def test_too_many_tags_leave_no_room_for_gpukits_labels() -> None:
     tags = {f"t{i}": "x" for i in range(MAX_USER_LABELS + 1)}
     assert label_problems(tags) == [
         f"gpukit:cluster.tags: at most {MAX_USER_LABELS} tags on Google Cloud (a resource takes 64 labels "
-        f"and gpukit sets up to 4 itself); got {MAX_USER_LABELS + 1}"
+        f"and gpukit sets up to 5 itself); got {MAX_USER_LABELS + 1}"
     ]
     assert label_problems(dict(list(tags.items())[:MAX_USER_LABELS])) == []
 

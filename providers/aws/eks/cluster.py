@@ -30,7 +30,7 @@ from gpukit.providers.aws.iam_policies import (
 )
 from gpukit.providers.aws.karpenter_validation import uses_karpenter
 from gpukit.providers.aws.offerings import zones_not_offering
-from gpukit.providers.aws.provider import cluster_provider, cluster_tags
+from gpukit.providers.aws.provider import cluster_provider, cluster_tags, expiry_tags
 from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller, principal_key
 from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
 
@@ -204,6 +204,7 @@ class EksCluster(pulumi.ComponentResource):
                         "scaling": scaling(
                             group.min_size, group.max_size, current_desired_size(group.name_prefix, sizes)
                         ),
+                        "instance_tags": expiry_tags(spec),
                         "wait_for": [*node_grants, *node_network],
                     },
                     opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),

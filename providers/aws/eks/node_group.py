@@ -35,6 +35,9 @@ class EksNodePoolArgs(TypedDict):
     """The node group's name prefix: `<pool>-` or, for one zone of a GPU pool, `<pool>-<AZ ID>-`."""
     scaling: Scaling
     """This group's share of the pool's minNodes/maxNodes, and its desired size (eks/scaling.py)."""
+    instance_tags: dict[str, str]
+    """Tags for the instances and volumes the launch template starts besides the pool's own (an
+    ephemeral stack's expiry): the provider's default tags do not reach them."""
     wait_for: list[pulumi.Resource]
     """What the node group itself waits for (the node role's grants, the network add-ons): a
     component's depends_on does not reach its children."""
@@ -73,8 +76,11 @@ class EksNodePool(pulumi.ComponentResource):
                 }
             ],
             tag_specifications=[
-                {"resource_type": "instance", "tags": {"Name": f"{pool.name}", "gpukit:pool": pool.name}},
-                {"resource_type": "volume", "tags": {"gpukit:pool": pool.name}},
+                {
+                    "resource_type": "instance",
+                    "tags": {"Name": f"{pool.name}", "gpukit:pool": pool.name, **args["instance_tags"]},
+                },
+                {"resource_type": "volume", "tags": {"gpukit:pool": pool.name, **args["instance_tags"]}},
             ],
             update_default_version=True,
             opts=child,

@@ -1,0 +1,266 @@
+"""`gpukit ephemeral up/down/list/reap` through the Pulumi Automation API.
+
+`up` never leaves a half-made stack behind on purpose: when `pulumi up` fails, or gpukit is
+interrupted (Ctrl-C, or SIGTERM, which the command turns into KeyboardInterrupt), it cancels the CLI
+(workspace.py), destroys what was created and removes the stack, then re-raises the original error.
+What it cannot clean up (the machine running it dies, or the cloud refuses a delete) keeps its expiry,
+on the stack (tag and config) and on every cloud resource (tag / label), for `reap` and for people.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpukit.components.config.resolve import resolve_config
+from gpukit.components.ephemeral import format_expiry, parse_expiry
+from gpukit.ephemeral.guard import PlannedCost, plan_copy
+from gpukit.ephemeral.names import ephemeral_name, is_ephemeral, random_suffix
+from gpukit.ephemeral.source import EPHEMERAL_KEY, ephemeral_config, load_source
+from gpukit.ephemeral.ttl import expires
+from gpukit.ephemeral.workspace import EphemeralHome, open_workspace, write_private, write_stack_config
+
+# Stack tags (Pulumi Cloud and, from CLI v3.211.0, DIY backends keep them: pulumi/pulumi#19882): names
+# at most 40 characters of letters, digits and `-_.:`, values at most 256 (pulumi/pulumi#24428 quotes
+# the service's ValidateStackTags).
+EXPIRES_TAG = "gpukit:expires-at"
+SOURCE_TAG = "gpukit:ephemeral-from"
+CREATED_TAG = "gpukit:created-at"
+
+Log = Callable[[str], None]
+
+EXIT_REFUSED = 2
+EXIT_FAILED = 1
+
+
+class EphemeralError(Exception):
+    """A refusal or failure to report as `gpukit: <message>` with `exit_code`."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILED, problems: list[str] | None = None):
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.problems = problems or []
+
+
+@dataclass(frozen=True)
+class UpRequest:
+    source: str
+    ttl: timedelta
+    max_hourly_cost: float
+    """The guard's limit (where the substrate has prices: not on machines you own, k3s over SSH)."""
+    allow_unpriced: bool = False
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class UpResult:
+    name: str
+    kubeconfig: Path
+    expires_at: datetime
+    cost: PlannedCost
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """Stack outputs, secrets left out."""
+
+
+def command_error_text(err: BaseException) -> str:
+    """What the CLI said on stderr (it masks secrets), or the error itself; never the environment."""
+    stderr = getattr(err, "stderr", None)
+    text = stderr.strip() if isinstance(stderr, str) and stderr.strip() else str(err).strip()
+    return text or type(err).__name__
+
+
+def up(home: EphemeralHome, request: UpRequest, now: datetime, log: Log) -> UpResult:
+    source = load_source(request.source)
+    name = request.name or ephemeral_name(source.name, now, random_suffix())
+    if not is_ephemeral(name):
+        raise EphemeralError(
+            f"--name {name!r}: an ephemeral stack's name starts with 'eph-' and is a cluster name "
+            "(lowercase letters, digits and '-', at most 32 characters)",
+            EXIT_REFUSED,
+        )
+    expires_at = expires(now, request.ttl)
+    # The source's substrate, which says what the copy may set (a source that is invalid stops here).
+    accepts = resolve_config(source.stack.config, source.stack.secret_keys).substrate.accepts
+    config = ephemeral_config(
+        source,
+        name,
+        expires_at=expires_at,
+        max_hourly_cost=request.max_hourly_cost,
+        allow_unpriced=request.allow_unpriced,
+        accepts=accepts,
+    )
+    verdict = plan_copy(name, source.stack.path, config)
+    if verdict.refusals:
+        raise EphemeralError(
+            f"refused by the max $/h guard before any Pulumi call: {name} (from {source.name})",
+            EXIT_REFUSED,
+            [f.message for f in verdict.refusals],
+        )
+    if verdict.errors:
+        raise EphemeralError(
+            f"the plan of {name} (from {source.name}) has preflight errors; `pulumi up` would stop on them",
+            EXIT_FAILED,
+            [f"{f.key}: {f.message}" for f in verdict.errors],
+        )
+
+    from pulumi.automation import Stack
+
+    workspace = open_workspace(home)
+    stack = None
+    try:
+        stack = Stack.create(name, workspace)
+        write_stack_config(home.stack_file(name), config)
+        for key, value in (
+            (EXPIRES_TAG, format_expiry(expires_at)),
+            (SOURCE_TAG, source.name),
+            (CREATED_TAG, format_expiry(now)),
+        ):
+            workspace.set_tag(name, key, value)
+        log(f"gpukit: deploying {name} (from {source.name}, expires {format_expiry(expires_at)})")
+        result = stack.up(on_output=log, on_error=log)
+        kubeconfig = result.outputs.get("kubeconfig")
+        if kubeconfig is None or not isinstance(kubeconfig.value, str):
+            raise EphemeralError(f"{name}: `pulumi up` succeeded but the stack has no kubeconfig output")
+        path = home.kubeconfig(name)
+        write_private(path, kubeconfig.value)
+    except BaseException as err:
+        if stack is not None:
+            interrupted = isinstance(err, KeyboardInterrupt)
+            why = "interrupted" if interrupted else "failed"
+            log(f"gpukit: `ephemeral up` of {name} {why}; destroying what was created")
+            _tear_down(workspace, home, name, log)
+        raise
+    shown = {k: v.value for k, v in result.outputs.items() if not v.secret}
+    return UpResult(name, path, expires_at, verdict.cost, shown)
+
+
+def _tear_down(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
+    """Destroy and remove the stack; a failure here is reported, and the stack kept for `reap`."""
+    try:
+        destroy(workspace, home, name, log)
+    except KeyboardInterrupt:
+        log(f"gpukit: clean-up of {name} interrupted; run `gpukit ephemeral down {name}`")
+        raise
+    except Exception as err:
+        log(
+            f"gpukit: clean-up of {name} failed, the stack is kept (it expires and `gpukit ephemeral "
+            f"reap` retries): {command_error_text(err)}"
+        )
+
+
+def destroy(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
+    """`pulumi destroy`, then `pulumi stack rm`, then the stack's local files."""
+    from pulumi.automation import Stack
+
+    stack = Stack.select(name, workspace)
+    stack.destroy(on_output=log, on_error=log)
+    workspace.remove_stack(name)
+    home.stack_file(name).unlink(missing_ok=True)
+    home.kubeconfig(name).unlink(missing_ok=True)
+    log(f"gpukit: destroyed and removed {name}")
+
+
+def down(home: EphemeralHome, name: str, log: Log) -> None:
+    if not is_ephemeral(name):
+        raise EphemeralError(
+            f"{name!r} is not an ephemeral stack (their names start with 'eph-'); "
+            "gpukit ephemeral down destroys those only",
+            EXIT_REFUSED,
+        )
+    workspace = open_workspace(home)
+    if name not in {s.name for s in workspace.list_stacks()}:
+        raise EphemeralError(f"no ephemeral stack {name!r} in {home.backend}", EXIT_REFUSED)
+    destroy(workspace, home, name, log)
+
+
+@dataclass(frozen=True)
+class EphemeralStack:
+    name: str
+    source: str
+    created_at: datetime | None
+    expires_at: datetime | None
+    """None: no expiry on record (`reap` leaves it alone and says so)."""
+    cost: PlannedCost | None
+    """None: no local config to plan (the stack was made on another machine)."""
+
+    def expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= now
+
+
+def _local_config(home: EphemeralHome, name: str) -> dict[str, Any] | None:
+    path = home.stack_file(name)
+    if not path.is_file():
+        return None
+    doc = yaml.safe_load(path.read_text()) or {}
+    config = doc.get("config") if isinstance(doc, dict) else None
+    return config if isinstance(config, dict) else None
+
+
+def _stack_cost(home: EphemeralHome, name: str, config: dict[str, Any] | None) -> PlannedCost | None:
+    if config is None:
+        return None
+    try:
+        return plan_copy(name, home.stack_file(name), config).cost
+    except Exception:  # a config this gpukit no longer plans: the list still shows the stack
+        return None
+
+
+def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
+    """Every ephemeral stack in the backend, with its expiry from the stack tag (or, where the backend
+    keeps no tags, the stack's config) and its $/h from the offline plan of its config."""
+    workspace = open_workspace(home)
+    found = []
+    for summary in sorted(workspace.list_stacks(), key=lambda s: s.name):
+        if not is_ephemeral(summary.name):
+            continue
+        tags = workspace.list_tags(summary.name)
+        config = _local_config(home, summary.name)
+        from_config = (config or {}).get(EPHEMERAL_KEY) or {}
+        expires_at = parse_expiry(tags.get(EXPIRES_TAG)) or parse_expiry(from_config.get("expiresAt"))
+        found.append(
+            EphemeralStack(
+                summary.name,
+                tags.get(SOURCE_TAG, "?"),
+                parse_expiry(tags.get(CREATED_TAG)),
+                expires_at,
+                _stack_cost(home, summary.name, config),
+            )
+        )
+    return found
+
+
+@dataclass
+class ReapResult:
+    destroyed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    """Not expired, or no expiry on record."""
+
+
+def reap(home: EphemeralHome, now: datetime, dry_run: bool, log: Log) -> ReapResult:
+    """Destroy every expired ephemeral stack (all of them, a failure does not stop the others)."""
+    result = ReapResult()
+    stacks = ephemeral_stacks(home)
+    workspace = open_workspace(home)
+    for stack in stacks:
+        if not stack.expired(now):
+            if stack.expires_at is None:
+                log(f"gpukit: {stack.name} has no expiry on record; left alone (`gpukit ephemeral down` it)")
+            result.kept.append(stack.name)
+            continue
+        assert stack.expires_at is not None
+        if dry_run:
+            log(f"gpukit: would destroy {stack.name} (expired {format_expiry(stack.expires_at)})")
+            result.destroyed.append(stack.name)
+            continue
+        log(f"gpukit: destroying {stack.name} (expired {format_expiry(stack.expires_at)})")
+        try:
+            destroy(workspace, home, stack.name, log)
+            result.destroyed.append(stack.name)
+        except Exception as err:
+            log(f"gpukit: destroying {stack.name} failed: {command_error_text(err)}")
+            result.failed.append(stack.name)
+    return result

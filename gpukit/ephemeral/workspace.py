@@ -1,0 +1,208 @@
+"""Where ephemeral stacks live on this machine, and the Pulumi Automation API workspace over them.
+
+`--state-dir` (default ~/.gpukit/ephemeral, or $GPUKIT_EPHEMERAL_STATE_DIR) holds:
+
+- `backend/`: the Pulumi state, as a local file backend (`file://<state-dir>/backend`), unless
+  `--backend URL` names another (s3://, gs://, azblob://, https://api.pulumi.com, ...);
+- `passphrase`: a generated passphrase (mode 0600) that encrypts the stacks' secrets (the kubeconfig
+  output), handed to the CLI as PULUMI_CONFIG_PASSPHRASE_FILE so it is never in an argument or printed;
+  a PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE already in the environment wins;
+- `project/`: the Pulumi project every ephemeral stack runs (Pulumi.yaml naming gpukit's program and
+  this Python environment, and one `Pulumi.<stack>.yaml` per stack), so that nothing is written into
+  the user's own project folder;
+- `kubeconfigs/<stack>.yaml`: each stack's kubeconfig (mode 0600).
+"""
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+STATE_DIR_ENV = "GPUKIT_EPHEMERAL_STATE_DIR"
+DEFAULT_STATE_DIR = Path("~/.gpukit/ephemeral")
+PASSPHRASE_ENVS = ("PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE")
+CANCEL_GRACE_SECONDS = 300.0
+"""How long a cancelled `pulumi up` gets to stop cleanly after SIGINT (it finishes the operations in
+flight and saves the state) before it is killed; a killed one may leave the stack locked."""
+
+MAIN_PY = (
+    '"""gpukit ephemeral stacks run gpukit\'s own program."""\n\nfrom gpukit.program import main\n\nmain()\n'
+)
+
+
+def default_state_dir() -> Path:
+    return Path(os.environ.get(STATE_DIR_ENV) or DEFAULT_STATE_DIR).expanduser()
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to a file only its owner can read (0600 from the moment it exists)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+
+
+@dataclass(frozen=True)
+class EphemeralHome:
+    root: Path
+    backend_url: str | None = None
+    """None: the local file backend under `root`."""
+
+    @property
+    def project_dir(self) -> Path:
+        return self.root / "project"
+
+    @property
+    def backend(self) -> str:
+        return self.backend_url or f"file://{self.root / 'backend'}"
+
+    @property
+    def passphrase_file(self) -> Path:
+        return self.root / "passphrase"
+
+    def kubeconfig(self, stack: str) -> Path:
+        return self.root / "kubeconfigs" / f"{stack}.yaml"
+
+    def stack_file(self, stack: str) -> Path:
+        return self.project_dir / f"Pulumi.{stack}.yaml"
+
+    def prepare(self) -> None:
+        """The folders, the project and (unless the environment brings one) the passphrase."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if self.backend_url is None:
+            (self.root / "backend").mkdir(exist_ok=True, mode=0o700)
+        self.project_dir.mkdir(exist_ok=True)
+        (self.project_dir / "Pulumi.yaml").write_text(project_yaml())
+        (self.project_dir / "__main__.py").write_text(MAIN_PY)
+        if not _passphrase_in_env() and not self.passphrase_file.exists():
+            write_private(self.passphrase_file, secrets.token_urlsafe(32))
+
+    def env(self) -> dict[str, str]:
+        """What the CLI runs with: the backend, and the passphrase file unless the environment has one."""
+        env = {"PULUMI_BACKEND_URL": self.backend, "PULUMI_SKIP_UPDATE_CHECK": "true"}
+        if not _passphrase_in_env():
+            env["PULUMI_CONFIG_PASSPHRASE_FILE"] = str(self.passphrase_file)
+        return env
+
+
+def _passphrase_in_env() -> bool:
+    return any(os.environ.get(name) for name in PASSPHRASE_ENVS)
+
+
+def project_yaml() -> str:
+    """gpukit's program in this Python environment: the virtualenv running gpukit (an absolute
+    `virtualenv` is used as it is: pulumi-language-python resolveVirtualEnvironmentPath), or the
+    `python3` on PATH where gpukit is not in a virtualenv."""
+    options: dict[str, Any] = {"toolchain": "pip"}
+    if sys.prefix != sys.base_prefix:
+        options["virtualenv"] = sys.prefix
+    project = {
+        "name": "gpukit",
+        "description": "gpukit ephemeral stacks (made by `gpukit ephemeral up`)",
+        "runtime": {"name": "python", "options": options},
+    }
+    return "# Written by gpukit ephemeral (gpukit/ephemeral/workspace.py).\n" + yaml.safe_dump(project)
+
+
+def write_stack_config(path: Path, config: Mapping[str, Any]) -> None:
+    """The stack's config into its Pulumi.<stack>.yaml, keeping what `stack init` wrote there (the
+    passphrase provider's `encryptionsalt`)."""
+    existing = yaml.safe_load(path.read_text()) if path.is_file() else None
+    doc = existing if isinstance(existing, dict) else {}
+    doc["config"] = dict(config)
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def _pulumi_command() -> Any:
+    from pulumi.automation import CommandResult, PulumiCommand
+    from pulumi.automation.errors import create_command_error
+
+    class CancellablePulumiCommand(PulumiCommand):
+        """The Automation API's command runner, except that an interrupted gpukit (Ctrl-C, or SIGTERM
+        turned into KeyboardInterrupt) stops the CLI it runs: SIGINT first, which the CLI takes as
+        "cancel gracefully", then SIGKILL after CANCEL_GRACE_SECONDS. The SDK's own runner leaves
+        the CLI running when only gpukit got the signal (subprocess.Popen.__exit__ does not stop its
+        child on KeyboardInterrupt), and a `destroy` run next would find the stack locked."""
+
+        def run(
+            self,
+            args: list[str],
+            cwd: str,
+            additional_env: Mapping[str, str],
+            on_output: Any = None,
+            on_error: Any = None,
+        ) -> Any:
+            if "--non-interactive" not in args:
+                args.insert(0, "--non-interactive")
+            env = {**os.environ, **additional_env, "PULUMI_AUTOMATION_API": "true"}
+            process = subprocess.Popen(
+                [self.command, *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=env,
+                encoding="utf-8",
+                # Its own process group: a Ctrl-C at the terminal reaches gpukit only, and gpukit
+                # decides how the CLI stops (it cancels it, then destroys).
+                start_new_session=True,
+            )
+            out: list[str] = []
+            err: list[str] = []
+            readers = [
+                threading.Thread(target=_drain, args=(process.stdout, on_output, out), daemon=True),
+                threading.Thread(target=_drain, args=(process.stderr, on_error, err), daemon=True),
+            ]
+            for reader in readers:
+                reader.start()
+            try:
+                code = process.wait()
+            except BaseException:
+                _stop(process)
+                raise
+            for reader in readers:
+                reader.join()
+            result = CommandResult(stdout="\n".join(out), stderr="\n".join(err), code=code)
+            if code != 0:
+                raise create_command_error(result)
+            return result
+
+    return CancellablePulumiCommand()
+
+
+def _drain(stream: Any, callback: Any, chunks: list[str]) -> None:
+    for line in iter(stream.readline, ""):
+        stripped = line.rstrip()
+        if callback:
+            callback(stripped)
+        chunks.append(stripped)
+    stream.close()
+
+
+def _stop(process: "subprocess.Popen[str]") -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=CANCEL_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def open_workspace(home: EphemeralHome) -> Any:
+    """A LocalWorkspace over the ephemeral project, talking to the home's backend."""
+    from pulumi.automation import LocalWorkspace
+
+    home.prepare()
+    return LocalWorkspace(
+        work_dir=str(home.project_dir), env_vars=home.env(), pulumi_command=_pulumi_command()
+    )

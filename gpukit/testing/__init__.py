@@ -1,0 +1,1 @@
+"""Test helpers for gpukit users: the `gpukit_cluster` pytest fixture (pytest_plugin.py)."""

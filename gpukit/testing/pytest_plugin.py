@@ -1,0 +1,106 @@
+"""The `gpukit_cluster` pytest fixture: a real cluster for a test session, always destroyed.
+
+Installed with gpukit (the `pytest11` entry point `gpukit`), it only adds options until a test asks
+for the fixture: nothing is imported, planned or deployed otherwise. Options (or ini keys):
+
+    --gpukit-stack STACK        (gpukit_stack)      example stack name or stack file; unset: tests skip
+    --gpukit-ttl 2h             (gpukit_ttl)        the expiry, should the teardown itself be lost
+    --gpukit-state-dir DIR      (gpukit_state_dir)  as `gpukit ephemeral --state-dir`
+    --gpukit-backend URL        (gpukit_backend)    as `gpukit ephemeral --backend`
+    --gpukit-max-hourly-cost N  (gpukit_max_hourly_cost)
+
+The cluster is destroyed in the session's teardown: after the last test, when tests fail, and on
+Ctrl-C (pytest still runs session finalizers after a KeyboardInterrupt, from its sessionfinish hook).
+While the cluster exists, SIGTERM (what CI runners and `timeout` send) is turned into
+KeyboardInterrupt so it unwinds the same way. A SIGKILL or a lost machine skips all of that: the
+stack's expiry and `gpukit ephemeral reap` are for that (docs/ephemeral.md).
+"""
+
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+
+OPTIONS = (
+    ("stack", None, "stack to copy: an example stack name or a stack file (unset: gpukit_cluster skips)"),
+    ("ttl", "2h", "how long the cluster lives if the teardown is lost (default 2h)"),
+    ("state-dir", None, "gpukit ephemeral --state-dir"),
+    ("backend", None, "gpukit ephemeral --backend"),
+    ("max-hourly-cost", None, "gpukit ephemeral --max-hourly-cost (USD)"),
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("gpukit", "gpukit_cluster fixture (docs/ephemeral.md)")
+    for name, default, text in OPTIONS:
+        group.addoption(f"--gpukit-{name}", dest=f"gpukit_{name.replace('-', '_')}", default=None, help=text)
+        parser.addini(f"gpukit_{name.replace('-', '_')}", text, default=default)
+
+
+def _option(config: pytest.Config, name: str) -> str | None:
+    attr = f"gpukit_{name.replace('-', '_')}"
+    value = config.getoption(attr) or config.getini(attr)
+    return str(value) if value else None
+
+
+@dataclass(frozen=True)
+class GpukitCluster:
+    name: str
+    """The ephemeral stack's name, also the cluster's."""
+    kubeconfig: Path
+    """A 0600 file: pass it as KUBECONFIG or --kubeconfig."""
+    outputs: dict[str, Any] = field(default_factory=dict)
+    """The stack's outputs, secrets left out (clusterName, pools, nextSteps)."""
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@pytest.fixture(scope="session")
+def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
+    """A cluster made with `gpukit ephemeral up` from --gpukit-stack, destroyed after the session."""
+    config = request.config
+    stack = _option(config, "stack")
+    if stack is None:
+        pytest.skip("gpukit_cluster needs a stack: pass --gpukit-stack STACK or set gpukit_stack in the ini")
+    from datetime import UTC, datetime
+
+    from gpukit.ephemeral import lifecycle
+    from gpukit.ephemeral.guard import max_hourly_limit
+    from gpukit.ephemeral.ttl import parse_ttl
+    from gpukit.ephemeral.workspace import EphemeralHome, default_state_dir
+
+    state_dir = _option(config, "state-dir")
+    limit = _option(config, "max-hourly-cost")
+    home = EphemeralHome(
+        Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(),
+        _option(config, "backend"),
+    )
+    up = lifecycle.UpRequest(
+        source=stack,
+        ttl=parse_ttl(_option(config, "ttl") or "2h"),
+        max_hourly_cost=max_hourly_limit(float(limit) if limit else None),
+    )
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        try:
+            # A failed or interrupted `up` destroys what it made before raising.
+            result = lifecycle.up(home, up, datetime.now(UTC), _log)
+        except lifecycle.EphemeralError as err:
+            pytest.fail(f"gpukit_cluster: {err}" + "".join(f"\n  {p}" for p in err.problems), pytrace=False)
+        try:
+            yield GpukitCluster(result.name, result.kubeconfig, result.outputs)
+        finally:
+            lifecycle.down(home, result.name, _log)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

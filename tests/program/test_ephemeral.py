@@ -1,0 +1,404 @@
+"""`gpukit ephemeral up/down/list/reap` and the `gpukit_cluster` fixture against a stub Pulumi CLI
+(tests/fixtures/stub_pulumi/pulumi) that records every call and keeps fake stacks: what was asked of
+Pulumi, in what order, and what is left afterwards."""
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from gpukit.cli import main
+from gpukit.components.ephemeral import parse_expiry
+from gpukit.ephemeral import lifecycle
+from gpukit.ephemeral.source import VERIFICATION_IN_SCHEMA, VERIFICATION_KEY
+from gpukit.ephemeral.workspace import EphemeralHome
+from harness import ROOT
+
+STUB = ROOT / "tests" / "fixtures" / "stub_pulumi"
+
+
+@dataclass
+class Stub:
+    state: Path
+    home: Path
+
+    def calls(self) -> list[list[str]]:
+        """Every CLI call's arguments, without the --non-interactive the Automation API adds."""
+        path = self.state / "calls.jsonl"
+        if not path.is_file():
+            return []
+        return [
+            [a for a in json.loads(line)["argv"] if a != "--non-interactive"]
+            for line in path.read_text().splitlines()
+        ]
+
+    def raw_calls(self) -> list[dict[str, Any]]:
+        path = self.state / "calls.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+    def commands(self) -> list[str]:
+        """`stack init`, `up`, `destroy`, `stack rm`: the first words of each call."""
+        out = []
+        for argv in self.calls():
+            words = [a for a in argv if not a.startswith("-")]
+            out.append(" ".join(words[:2]) if words[:1] == ["stack"] else words[0] if words else "")
+        return out
+
+    def destroyed_then_removed(self) -> bool:
+        """The last calls: `destroy`, (the summary it reads), then `stack rm`."""
+        commands = self.commands()
+        return (
+            "destroy" in commands
+            and commands[-1] == "stack rm"
+            and "up" not in commands[len(commands) - commands[::-1].index("destroy") :]
+        )
+
+    def stacks(self) -> dict[str, dict[str, Any]]:
+        folder = self.state / "stacks"
+        return (
+            {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+            if folder.is_dir()
+            else {}
+        )
+
+    def ephemeral(self, *args: str) -> list[str]:
+        return ["ephemeral", *args, "--state-dir", str(self.home)]
+
+
+@pytest.fixture
+def stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Stub:
+    monkeypatch.setenv("PATH", f"{STUB}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_STATE", str(tmp_path / "stub"))
+    for name in (
+        "PULUMI_CONFIG_PASSPHRASE",
+        "PULUMI_CONFIG_PASSPHRASE_FILE",
+        "GPUKIT_EPHEMERAL_MAX_HOURLY",
+        "GPUKIT_STUB_PULUMI_UP",
+        "GPUKIT_STUB_PULUMI_DESTROY",
+        "PULUMI_BACKEND_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    return Stub(tmp_path / "stub", tmp_path / "home")
+
+
+def _up(
+    stub: Stub, capsys: pytest.CaptureFixture[str], *extra: str, source: str = "eks-dev"
+) -> tuple[int, str, str]:
+    code = main(stub.ephemeral("up", "--from", source, "--ttl", "4h", *extra))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_up_deploys_a_uniquely_named_copy_that_expires(
+    stub: Stub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    code, out, err = _up(stub, capsys)
+    assert code == 0, err
+    (name,) = stub.stacks()
+    assert name.startswith("eph-eks-dev-") and len(name) <= 32
+    # stdout is the kubeconfig's path, and only that; the file is the stack's output, mode 0600.
+    kubeconfig = Path(out.strip())
+    assert kubeconfig == stub.home / "kubeconfigs" / f"{name}.yaml"
+    assert stat.S_IMODE(kubeconfig.stat().st_mode) == 0o600
+    assert f"current-context: {name}" in kubeconfig.read_text()
+    assert f"gpukit ephemeral down {name}" in err
+
+    stack = stub.stacks()[name]
+    expires_at = parse_expiry(stack["tags"]["gpukit:expires-at"])
+    assert expires_at is not None and timedelta(hours=4) <= expires_at - before <= timedelta(
+        hours=4, minutes=1
+    )
+    assert stack["tags"]["gpukit:ephemeral-from"] == "eks-dev"
+    assert stack["resources"] == 42
+
+    doc = yaml.safe_load((stub.home / "project" / f"Pulumi.{name}.yaml").read_text())
+    assert doc["encryptionsalt"] == "v1:stub-salt"  # what `stack init` wrote is kept
+    config = doc["config"]
+    assert config["gpukit:ephemeral"]["expiresAt"] == stack["tags"]["gpukit:expires-at"]
+    assert config["gpukit:cluster"]["name"] == name  # two copies never share a cluster name
+    assert config["gpukit:budget"] == {"maxHourlyCost": 50.0, "allowUnpriced": False}
+    if VERIFICATION_IN_SCHEMA:
+        assert config[VERIFICATION_KEY]["enabled"] is True
+    else:  # part 1 of issue 16 (the verification key) is merged separately
+        assert VERIFICATION_KEY not in config
+
+    assert stub.commands() == [
+        "version",
+        "stack init",
+        "stack tag",
+        "stack tag",
+        "stack tag",
+        "up",
+        "stack output",
+        "stack output",
+        "stack history",
+    ]
+    # The backend is the state dir's file backend; the passphrase reaches the CLI as a 0600 file only.
+    passphrase = stub.home / "passphrase"
+    assert stat.S_IMODE(passphrase.stat().st_mode) == 0o600
+    for call in stub.raw_calls()[1:]:
+        assert call["env"]["PULUMI_BACKEND_URL"] == f"file://{stub.home / 'backend'}"
+        assert call["env"]["PULUMI_CONFIG_PASSPHRASE_FILE"] == str(passphrase)
+        assert call["cwd"] == str(stub.home / "project")
+    secret = passphrase.read_text()
+    assert secret not in (stub.state / "calls.jsonl").read_text() and secret not in out + err
+
+
+def test_a_second_copy_gets_another_stack_and_cluster_name(
+    stub: Stub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _up(stub, capsys)[0] == 0
+    assert _up(stub, capsys)[0] == 0
+    names = list(stub.stacks())
+    assert len(names) == 2 and names[0] != names[1]
+
+
+def test_a_failed_up_destroys_what_it_created_and_removes_the_stack(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_UP", "fail")
+    code, out, err = _up(stub, capsys)
+    assert code == 1
+    assert "creating the node group failed (simulated)" in err  # the original error
+    assert out == ""
+    commands = stub.commands()
+    assert commands.index("destroy") > commands.index("up") and stub.destroyed_then_removed()
+    assert stub.stacks() == {}
+    assert not list((stub.home / "project").glob("Pulumi.eph-*.yaml"))
+    assert not (stub.home / "kubeconfigs").exists() or not list((stub.home / "kubeconfigs").iterdir())
+
+
+def test_the_guard_refuses_an_expensive_stack_before_any_pulumi_call(
+    stub: Stub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = _up(stub, capsys, source="eks-train")
+    assert code == 2
+    assert "max $/h guard" in err and "$117.56/h" in err and "$50.00/h" in err
+    assert stub.calls() == []  # not even `pulumi version`
+    # Raised per run, the same stack passes the guard.
+    code, _, err = _up(stub, capsys, "--max-hourly-cost", "150", source="eks-train")
+    assert code == 0, err
+
+
+def test_the_limit_comes_from_the_environment_too(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUKIT_EPHEMERAL_MAX_HOURLY", "5")
+    code, _, err = _up(stub, capsys)
+    assert code == 2 and "$6.68/h" in err and "$5.00/h" in err
+    assert stub.calls() == []
+
+
+def test_list_shows_age_expiry_and_cost(stub: Stub, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _up(stub, capsys)[0] == 0
+    (name,) = stub.stacks()
+    assert main(stub.ephemeral("list", "--json")) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["name"] == name and row["source"] == "eks-dev"
+    assert row["expired"] is False and 0 <= row["ageSeconds"] < 600
+    assert row["expiresAt"] == stub.stacks()[name]["tags"]["gpukit:expires-at"]
+    # What `gpukit plan --stack eks-dev` prices: $0.246 idle, $6.68 at max nodes.
+    assert round(row["hourlyCostIdle"], 3) == 0.246 and round(row["hourlyCostMax"], 2) == 6.68
+    assert main(stub.ephemeral("list")) == 0
+    text = capsys.readouterr().out
+    assert name in text and "$6.68" in text and "EXPIRED" in text
+
+
+def test_reap_destroys_expired_stacks_only(stub: Stub, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _up(stub, capsys)[0] == 0
+    code = main(stub.ephemeral("up", "--from", "gke-dev", "--ttl", "7d"))
+    assert code == 0, capsys.readouterr().err
+    home = EphemeralHome(stub.home)
+    soon, late = sorted(stub.stacks(), key=lambda n: stub.stacks()[n]["tags"]["gpukit:expires-at"])
+    in_five_hours = datetime.now(UTC) + timedelta(hours=5)
+    logged: list[str] = []
+    assert lifecycle.reap(home, in_five_hours, dry_run=True, log=logged.append).destroyed == [soon]
+    assert set(stub.stacks()) == {soon, late}  # a dry run destroys nothing
+    assert "destroy" not in stub.commands()
+
+    result = lifecycle.reap(home, in_five_hours, dry_run=False, log=logged.append)
+    assert (result.destroyed, result.failed, result.kept) == ([soon], [], [late])
+    assert set(stub.stacks()) == {late}
+    assert not (stub.home / "kubeconfigs" / f"{soon}.yaml").exists()
+    assert (stub.home / "kubeconfigs" / f"{late}.yaml").exists()
+
+
+def _expire(stub: Stub, name: str) -> None:
+    """Move a stack's recorded expiry into the past, as time would."""
+    path = stub.state / "stacks" / f"{name}.json"
+    stack = json.loads(path.read_text())
+    stack["tags"]["gpukit:expires-at"] = "2020-01-01T00:00:00Z"
+    path.write_text(json.dumps(stack))
+
+
+def test_reap_from_the_command_line_and_a_failed_destroy_exits_non_zero(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _up(stub, capsys)[0] == 0
+    assert _up(stub, capsys)[0] == 0
+    expired, kept = list(stub.stacks())
+    _expire(stub, expired)
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_DESTROY", "fail")
+    assert main(stub.ephemeral("reap")) == 1
+    assert "deleting the VPC failed" in capsys.readouterr().err
+    assert set(stub.stacks()) == {expired, kept}  # kept for the next reap
+    monkeypatch.delenv("GPUKIT_STUB_PULUMI_DESTROY")
+    assert main(stub.ephemeral("reap")) == 0
+    assert set(stub.stacks()) == {kept}
+
+
+def test_down_destroys_removes_the_stack_and_its_kubeconfig(
+    stub: Stub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _up(stub, capsys)
+    assert code == 0
+    (name,) = stub.stacks()
+    assert main(stub.ephemeral("down", name)) == 0
+    assert stub.stacks() == {} and not Path(out.strip()).exists()
+    assert stub.destroyed_then_removed(), stub.commands()
+    # Never a stack that is not ephemeral, and never one that is not there.
+    assert main(stub.ephemeral("down", "production")) == 2
+    assert main(stub.ephemeral("down", name)) == 2
+    assert "no ephemeral stack" in capsys.readouterr().err
+
+
+def test_bad_ttl_and_name_are_refused_before_any_pulumi_call(
+    stub: Stub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(stub.ephemeral("up", "--from", "eks-dev", "--ttl", "4 hours")) == 2
+    assert main(stub.ephemeral("up", "--from", "eks-dev", "--ttl", "30d")) == 2
+    assert main(stub.ephemeral("up", "--from", "eks-dev", "--ttl", "4h", "--name", "prod")) == 2
+    assert main(stub.ephemeral("up", "--from", "no-such-stack", "--ttl", "4h")) == 2
+    err = capsys.readouterr().err
+    assert "--ttl must be" in err and "'prod'" in err and "Pulumi.no-such-stack.yaml" in err
+    assert stub.calls() == []
+
+
+# --- interruption: a real process, a real signal -------------------------------------------------------
+
+
+def _env(stub: Stub, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "GPUKIT_"))}
+    return {
+        **env,
+        "PATH": f"{STUB}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+        "GPUKIT_STUB_PULUMI_STATE": str(stub.state),
+        "GPUKIT_STUB_PULUMI_UP": "hang",
+        **extra,
+    }
+
+
+def _wait_for_up(stub: Stub, process: "subprocess.Popen[str]", timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not list(stub.state.glob("*.up-started")):
+        if process.poll() is not None:
+            raise AssertionError(f"exited {process.returncode} before `up` started: {process.communicate()}")
+        assert time.monotonic() < deadline, "`pulumi up` never started"
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_an_interrupted_up_cancels_pulumi_then_destroys_and_removes_the_stack(
+    stub: Stub, sig: signal.Signals
+) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gpukit.cli", *stub.ephemeral("up", "--from", "eks-dev", "--ttl", "1h")],
+        env=_env(stub),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for_up(stub, process)
+    process.send_signal(sig)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "interrupted; destroying what was created" in err and out == ""
+    assert stub.destroyed_then_removed(), stub.commands()
+    assert ["<stub: up cancelled by SIGINT>"] in stub.calls()  # pulumi up was cancelled, not orphaned
+    assert stub.stacks() == {}
+
+
+SESSION_TEST = """
+import time
+from pathlib import Path
+
+def test_uses_the_cluster(gpukit_cluster):
+    assert gpukit_cluster.kubeconfig.is_file()
+    Path("{marker}").write_text(gpukit_cluster.name)
+    time.sleep(600)
+"""
+
+
+def _pytest_session(stub: Stub, tmp_path: Path, *options: str, **env: str) -> "subprocess.Popen[str]":
+    tests = tmp_path / "user_tests"
+    tests.mkdir(exist_ok=True)
+    (tests / "test_cluster.py").write_text(SESSION_TEST.format(marker=tmp_path / "in-test"))
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:gpukit",
+            "-p",
+            "gpukit.testing.pytest_plugin",
+            "--rootdir",
+            str(tests),
+            "-c",
+            os.devnull,
+            str(tests),
+            *options,
+        ],
+        env=_env(stub, GPUKIT_STUB_PULUMI_UP="ok", **env),
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_test_session_still_destroys_its_cluster(
+    stub: Stub, tmp_path: Path, sig: signal.Signals
+) -> None:
+    process = _pytest_session(
+        stub, tmp_path, "--gpukit-stack", "eks-dev", "--gpukit-state-dir", str(stub.home)
+    )
+    marker = tmp_path / "in-test"
+    deadline = time.monotonic() + 180
+    while not marker.exists():
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "the test never ran"
+        time.sleep(0.2)
+    name = marker.read_text()
+    assert name in stub.stacks()
+    process.send_signal(sig)
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode != 0, output
+    assert stub.destroyed_then_removed(), output
+    assert stub.stacks() == {}
+    assert not (stub.home / "kubeconfigs" / f"{name}.yaml").exists()
+
+
+def test_the_fixture_skips_without_a_stack_and_calls_nothing(stub: Stub, tmp_path: Path) -> None:
+    process = _pytest_session(stub, tmp_path, "-rs")
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 0, output
+    assert "1 skipped" in output and "--gpukit-stack" in output
+    assert stub.calls() == []

@@ -1,0 +1,96 @@
+"""The pure parts of `gpukit ephemeral`: names, ttl, the expiry's tag value, the list's text."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from gpukit.components.ephemeral import expiry_label, format_expiry, parse_expiry
+from gpukit.components.validate.common import NAME_RE
+from gpukit.ephemeral.guard import PlannedCost
+from gpukit.ephemeral.lifecycle import EphemeralStack
+from gpukit.ephemeral.names import PULUMI_STACK_NAME, ephemeral_name, is_ephemeral, source_slug
+from gpukit.ephemeral.render import age_text, list_document, render_list
+from gpukit.ephemeral.ttl import TtlError, parse_ttl
+from gpukit.providers.aws.tags import _ALLOWED as AWS_TAG_CHARACTERS
+from gpukit.providers.gcp.labels import LABEL_KEY, LABEL_VALUE
+
+NOW = datetime(2026, 12, 1, 11, 30, 5, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("source", "name"),
+    [
+        ("eks-dev", "eph-eks-dev-2612011130-x7k2"),
+        ("Pulumi.My_Team Stack", "eph-pulumi-my-te-2612011130-x7k2"),
+        ("---", "eph-stack-2612011130-x7k2"),
+        ("researchteamstack", "eph-researchteam-2612011130-x7k2"),
+    ],
+)
+def test_names_are_stack_names_and_cluster_names(source: str, name: str) -> None:
+    got = ephemeral_name(source, NOW, "x7k2")
+    assert got == name
+    assert len(got) <= 32 and NAME_RE.fullmatch(got) and PULUMI_STACK_NAME.fullmatch(got)
+    assert is_ephemeral(got) and not is_ephemeral("eks-dev") and not is_ephemeral("eph-UPPER")
+    assert len(source_slug("x" * 80)) == 12
+
+
+def test_a_bad_suffix_is_refused() -> None:
+    with pytest.raises(ValueError, match="suffix"):
+        ephemeral_name("eks-dev", NOW, "X7K2")
+
+
+@pytest.mark.parametrize(
+    ("text", "ttl"), [("90m", timedelta(minutes=90)), ("4h", timedelta(hours=4)), ("7d", timedelta(days=7))]
+)
+def test_ttl(text: str, ttl: timedelta) -> None:
+    assert parse_ttl(text) == ttl
+
+
+@pytest.mark.parametrize("text", ["4", "4 h", "1.5h", "5m", "8d", "4h\n", "-4h"])
+def test_bad_ttl(text: str) -> None:
+    with pytest.raises(TtlError):
+        parse_ttl(text)
+
+
+def test_the_expiry_tag_value_is_legal_on_aws_and_google_cloud() -> None:
+    assert format_expiry(NOW) == "2026-12-01T11:30:05Z"
+    assert parse_expiry("2026-12-01T11:30:05Z") == NOW
+    value = expiry_label("2026-12-01T11:30:05Z")
+    assert value == "20261201t1130z"
+    assert LABEL_VALUE.fullmatch(value) and LABEL_KEY.fullmatch("gpukit-expires-at")
+    assert AWS_TAG_CHARACTERS.fullmatch(value) and AWS_TAG_CHARACTERS.fullmatch("gpukit-expires-at")
+    for bad in ("2026-12-01T11:30:05+00:00", "2026-12-01T11:30:05.1Z", "2026-13-01T00:00:00Z", 20261201):
+        assert parse_expiry(bad) is None
+
+
+def test_age_text() -> None:
+    assert [age_text(timedelta(minutes=m)) for m in (0, 12, 125, 3 * 1440 + 250)] == [
+        "0m",
+        "12m",
+        "2h05m",
+        "3d4h",
+    ]
+
+
+def test_the_list_text_and_json() -> None:
+    stacks = [
+        EphemeralStack(
+            "eph-eks-dev-2612011130-x7k2",
+            "eks-dev",
+            NOW - timedelta(hours=2, minutes=5),
+            NOW + timedelta(hours=2),
+            PlannedCost(0.246, 6.68, False),
+        ),
+        EphemeralStack("eph-gke-dev-2611301130-ab12", "gke-dev", None, NOW - timedelta(days=1), None),
+    ]
+    assert render_list(stacks, NOW) == (
+        "NAME                         FROM     AGE    EXPIRES (UTC)         EXPIRED  $/h IDLE  $/h MAX\n"
+        "eph-eks-dev-2612011130-x7k2  eks-dev  2h05m  2026-12-01T13:30:05Z  no       $0.25     $6.68\n"
+        "eph-gke-dev-2611301130-ab12  gke-dev  ?      2026-11-30T11:30:05Z  yes      -         -\n"
+        "\n"
+        "$/h: list prices from the offline plan of each stack's config ('-': no local config to plan)\n"
+    )
+    doc = list_document(stacks, NOW)
+    assert doc[0]["ageSeconds"] == 7500 and doc[0]["expired"] is False and doc[0]["hourlyCostMax"] == 6.68
+    assert doc[1]["expired"] is True and doc[1]["hourlyCostIdle"] is None
+    assert render_list([], NOW) == "no ephemeral stacks\n"
