@@ -196,7 +196,7 @@ def test_the_limit_comes_from_the_environment_too(
 ) -> None:
     monkeypatch.setenv("GPUKIT_EPHEMERAL_MAX_HOURLY", "5")
     code, _, err = _up(stub, capsys)
-    assert code == 2 and "$6.68/h" in err and "$5.00/h" in err
+    assert code == 2 and "$6.77/h" in err and "$5.00/h" in err
     assert stub.calls() == []
 
 
@@ -208,11 +208,11 @@ def test_list_shows_age_expiry_and_cost(stub: Stub, capsys: pytest.CaptureFixtur
     assert row["name"] == name and row["source"] == "eks-dev"
     assert row["expired"] is False and 0 <= row["ageSeconds"] < 600
     assert row["expiresAt"] == stub.stacks()[name]["tags"]["gpukit:expires-at"]
-    # What `gpukit plan --stack eks-dev` prices: $0.246 idle, $6.68 at max nodes.
-    assert round(row["hourlyCostIdle"], 3) == 0.246 and round(row["hourlyCostMax"], 2) == 6.68
+    # What `gpukit plan --stack eks-dev` prices: $0.328 idle (EFS model cache included), $6.77 at max nodes.
+    assert round(row["hourlyCostIdle"], 3) == 0.328 and round(row["hourlyCostMax"], 2) == 6.77
     assert main(stub.ephemeral("list")) == 0
     text = capsys.readouterr().out
-    assert name in text and "$6.68" in text and "EXPIRED" in text
+    assert name in text and "$6.77" in text and "EXPIRED" in text
 
 
 def test_reap_destroys_expired_stacks_only(stub: Stub, capsys: pytest.CaptureFixture[str]) -> None:
