@@ -1,0 +1,67 @@
+"""Meaning checks of an `nfs` shared volume on k3s, per provider: where its export comes from. Pure.
+
+- an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
+  reach, `path` an absolute path of plain characters (nfs_exports.export_path_problem);
+- `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
+- neither: k3s on aws/gcp only, where gpukit makes a small VM; over SSH there is nothing to make one on.
+
+Which substrates take `nfs` at all is the backend table's (components/storage/backends.py).
+"""
+
+from collections.abc import Mapping, Sequence
+
+from gpukit.components.errors import Problem
+from gpukit.components.k3s.nfs_exports import export_path_problem
+from gpukit.providers.ssh.addresses import address_ok, same_host, unusable
+
+
+def nfs_problems(
+    key: str, nfs: Mapping[str, str] | None, provider: str, hosts: Sequence[str]
+) -> list[Problem]:
+    """Problems with volume `key`'s `nfs` on k3s over `provider` (ssh, aws, gcp); `hosts`: the addresses of
+    the cluster's SSH hosts (empty elsewhere)."""
+    problems: list[Problem] = []
+    given = dict(nfs or {})
+    server, path, host = given.get("server"), given.get("path"), given.get("host")
+    if server is not None:
+        why = None if address_ok(server) else "is not an IP address or DNS name"
+        why = why or unusable(server)
+        if why is not None:
+            problems.append(
+                Problem(
+                    f"{key}.nfs.server",
+                    f"must be the NFS server's IP address or DNS name as the nodes "
+                    f"reach it; {server!r} {why}",
+                )
+            )
+    if path is not None and (why := export_path_problem(path)) is not None:
+        problems.append(Problem(f"{key}.nfs.path", f"{why}; got {path!r}"))
+    if host is not None:
+        if provider != "ssh":
+            problems.append(
+                Problem(
+                    f"{key}.nfs.host",
+                    f"only on k3s over SSH (a host of the cluster becomes the server); on k3s over "
+                    f"{provider} leave `nfs` out for a small VM gpukit makes, or name an export with "
+                    f"server and path; got host {host!r}",
+                )
+            )
+        elif same_host(host) not in {same_host(h) for h in hosts}:
+            listed = ", ".join(hosts) or "none"
+            problems.append(
+                Problem(
+                    f"{key}.nfs.host",
+                    f"must be the address of one of the cluster's hosts (nodePools[*].hosts[*].address: "
+                    f"{listed}): gpukit sets the server up over SSH with that host's pinned key; "
+                    f"got {host!r}",
+                )
+            )
+    if provider == "ssh" and host is None and server is None and path is None:
+        problems.append(
+            Problem(
+                f"{key}.nfs",
+                "required on k3s over SSH: {host: <one of the cluster's host addresses>} for a server "
+                "gpukit sets up there, or {server, path} of an export you run",
+            )
+        )
+    return problems
