@@ -5,8 +5,9 @@ elsewhere (nfs_host_server.py on an SSH host, providers/<cloud>/k3s/nfs_server.p
 is the user's own; `after` holds what must be ready before claims can be provisioned.
 """
 
+import functools
 from collections.abc import Sequence
-from typing import Optional, TypedDict
+from typing import Any, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -22,6 +23,10 @@ from gpukit.components.k3s.nfs_chart import (
 from gpukit.components.k3s.nfs_class import nfs_storage_class
 
 TYPE_TOKEN = "gpukit:index:K3sNfsDriver"
+
+
+def _storage_class(volume: str, share: str, server: str) -> dict[str, Any]:
+    return nfs_storage_class(volume, server, share)
 
 
 class NfsVolumeArgs(TypedDict):
@@ -59,7 +64,7 @@ class K3sNfsDriver(pulumi.ComponentResource):
         self.storage_classes = []
         for volume in args["volumes"]:
             manifest = pulumi.Output.from_input(volume["server"]).apply(
-                lambda server, v=volume: nfs_storage_class(v["volume"], server, v["share"])
+                functools.partial(_storage_class, volume["volume"], volume["share"])
             )
             storage_class = k8s.storage.v1.StorageClass(
                 f"{name}-{volume['volume']}",
@@ -71,5 +76,5 @@ class K3sNfsDriver(pulumi.ComponentResource):
                 mount_options=manifest["mountOptions"],
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[release, *args["after"]]),
             )
-            self.storage_classes.append(storage_class.metadata.name)  # type: ignore[arg-type]
+            self.storage_classes.append(storage_class.metadata.apply(lambda m: m.name or ""))
         self.register_outputs({"storage_classes": self.storage_classes})

@@ -3,13 +3,15 @@ K3sNfsHostServer per host, all its volumes at once), exporting to every host of 
 naming an export of the user's get the driver and class only."""
 
 from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import pulumi
 
 from gpukit.components.k3s.names import node_name
-from gpukit.components.k3s.nfs_driver import NfsVolumeArgs
+from gpukit.components.k3s.nfs_driver import K3sNfsDriver, NfsVolumeArgs
 from gpukit.components.k3s.nfs_exports import volume_directory
 from gpukit.components.k3s.nfs_host_server import K3sNfsHostServer
+from gpukit.components.k3s.nfs_storage import build_nfs_driver
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import HostSpec
 from gpukit.providers.ssh.addresses import same_host
@@ -61,3 +63,31 @@ def nfs_host_servers(
         )
         for address, names in served.items()
     ]
+
+
+class SharedVolume(Protocol):
+    """What this needs of a planned shared volume (components/storage/plan.py PlannedVolume)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> Mapping[str, Any]: ...
+
+
+def build_ssh_nfs(
+    name: str,
+    volumes: Sequence[SharedVolume],
+    pools: Sequence[PoolFacts],
+    private_key: pulumi.Input[str],
+    kubernetes: pulumi.ProviderResource,
+    *,
+    parent: pulumi.Resource,
+    ready: Sequence[pulumi.Resource] = (),
+) -> K3sNfsDriver:
+    """The NFS servers on the hosts the volumes name, then the driver and one class per volume."""
+    pairs = [(v.name, dict(v.spec.get("nfs") or {})) for v in volumes]
+    servers = nfs_host_servers(name, pairs, pools, private_key, parent)
+    hosts = hosts_of(pools)
+    targets = [nfs_volume_target(volume, nfs, hosts) for volume, nfs in pairs]
+    return build_nfs_driver(name, targets, [s.setup for s in servers], kubernetes, parent, ready=ready)
