@@ -3,7 +3,8 @@
 - an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
   reach, `path` an absolute path of plain characters (nfs_exports.export_path_problem);
 - `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
-- neither: k3s on aws/gcp only, where gpukit makes a small VM; over SSH there is nothing to make one on.
+- neither: refused. (On k3s over aws/gcp it is to mean a small VM gpukit makes, not built yet: until
+  then the volume must name an export.)
 
 Which substrates take `nfs` at all is the backend table's (components/storage/backends.py).
 """
@@ -42,8 +43,7 @@ def nfs_problems(
                 Problem(
                     f"{key}.nfs.host",
                     f"only on k3s over SSH (a host of the cluster becomes the server); on k3s over "
-                    f"{provider} leave `nfs` out for a small VM gpukit makes, or name an export with "
-                    f"server and path; got host {host!r}",
+                    f"{provider} name an export with server and path; got host {host!r}",
                 )
             )
         elif same_host(host) not in {same_host(h) for h in hosts}:
@@ -56,12 +56,18 @@ def nfs_problems(
                     f"got {host!r}",
                 )
             )
-    if provider == "ssh" and host is None and server is None and path is None:
+    if host is None and server is None and path is None:
+        where = (
+            "{host: <one of the cluster's host addresses>} for a server gpukit sets up there, or "
+            if provider == "ssh"
+            # The small VM gpukit would make is not built yet: refused rather than planned and not made.
+            else ""
+        )
         problems.append(
             Problem(
                 f"{key}.nfs",
-                "required on k3s over SSH: {host: <one of the cluster's host addresses>} for a server "
-                "gpukit sets up there, or {server, path} of an export you run",
+                f"required on k3s over {provider}: {where}{{server, path}} of an export the nodes reach"
+                + ("" if provider == "ssh" else " (a VM gpukit makes for it is not built yet)"),
             )
         )
     return problems

@@ -97,7 +97,6 @@ def test_good_nfs_volumes_pass() -> None:
     assert nfs_problems(KEY, {"host": "192.0.2.11"}, "ssh", SSH_HOSTS) == []
     assert nfs_problems(KEY, {"host": "GPU-2.lab.example"}, "ssh", SSH_HOSTS) == []
     assert nfs_problems(KEY, {"server": "nas.lab.example", "path": "/volume1/ml"}, "ssh", SSH_HOSTS) == []
-    assert nfs_problems(KEY, None, "aws", []) == []
     assert nfs_problems(KEY, {"server": "10.0.0.5", "path": "/export"}, "gcp", []) == []
 
 
@@ -111,7 +110,8 @@ def test_good_nfs_volumes_pass() -> None:
         ({"server": "10.0.0.5", "path": "srv/nfs"}, "ssh", "nfs.path", "absolute path"),
         ({"server": "10.0.0.5", "path": "/srv/nfs\n"}, "ssh", "nfs.path", "absolute path"),
         ({"server": "10.0.0.5", "path": "/srv/../etc"}, "ssh", "nfs.path", "'..'"),
-        (None, "ssh", "nfs", "required on k3s over SSH"),
+        (None, "ssh", "nfs", "required on k3s over ssh"),
+        (None, "gcp", "nfs", "not built yet"),
     ],
 )
 def test_bad_nfs_volumes_are_refused_naming_the_key(
