@@ -7,9 +7,19 @@ import pulumi
 
 from gpukit.components.config.library import resolve_args
 from gpukit.components.gpu_operator.component import GpuOperator, sharing_args
+from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import tolerations_for
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import BudgetSpec, ClusterSpec, GpuOperatorSpec, NodePoolSpec, WorkloadsSpec
+from gpukit.components.spec import (
+    BudgetSpec,
+    ClusterSpec,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    StorageSpec,
+    WorkloadsSpec,
+)
+from gpukit.components.storage.built import BuiltVolume
+from gpukit.components.storage.plan import planned_volumes
 from gpukit.components.substrate import require_sdk
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
@@ -45,6 +55,8 @@ class GpuClusterArgs(TypedDict):
     workloads: NotRequired[WorkloadsSpec]
     budget: NotRequired[BudgetSpec]
     """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
+    storage: NotRequired[StorageSpec]
+    """Shared ReadWriteMany volumes (components/storage/): each a StorageClass `shared-<name>`."""
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 
@@ -114,6 +126,8 @@ class GpuCluster(pulumi.ComponentResource):
                 ),
             )
 
+        self.shared_volumes = self._build_shared_storage(name, cluster, handle)
+
         self.cluster_name = handle.name
         self.kubeconfig = handle.kubeconfig
         self.pools = [
@@ -136,3 +150,19 @@ class GpuCluster(pulumi.ComponentResource):
         found = declared.get()
         if found is not None:
             found.append(self)
+
+    def _build_shared_storage(
+        self, name: str, cluster: ResolvedCluster, handle: ClusterHandle
+    ) -> list[BuiltVolume]:
+        """The substrate's shared volumes; every planned one must come back built (validation refused
+        kinds the substrate does not build, so a missing one is a substrate's bug, said here)."""
+        volumes = planned_volumes(cluster)
+        if not volumes:
+            return []
+        built = cluster.substrate.build_shared_storage(name, cluster, volumes, handle, self)
+        missing = sorted({v.name for v in volumes} - {b.name for b in built})
+        if missing:
+            raise RuntimeError(
+                f"substrate {cluster.substrate.name!r} built no shared volume {', '.join(missing)}"
+            )
+        return built

@@ -16,6 +16,7 @@ from gpukit.components.catalog.instances import MachineCatalog, PriceBasis, Quot
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Capacity
+from gpukit.components.storage.plan import planned_volumes
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ class CostEstimate:
     """Where the pools' prices come from: the stack's region, its table's date and source."""
     charges_region: str = ""
     """The region the cluster charges are list prices of (the catalog's home region)."""
+    unpriced_volumes: tuple[str, ...] = ()
+    """Shared volumes with no sourced list price: not in the totals (the report says so)."""
 
     @property
     def idle_total(self) -> float:
@@ -117,9 +120,16 @@ def estimate(cluster: ResolvedCluster) -> CostEstimate:
     for p in cluster.pools:
         quote = pool_quote(catalog, p, region)
         pools.append(PoolCost(p, quote.per_node, quote.note))
+    volumes = planned_volumes(cluster)
+    storage = [
+        Charge(f"shared volume {v.name} ({v.kind.value}, {v.size_gb} GiB)", hourly, hourly)
+        for v in volumes
+        if (hourly := v.usd_per_hour) is not None
+    ]
     return CostEstimate(
         pools=pools,
-        charges=cluster.substrate.charges(cluster),
+        charges=[*cluster.substrate.charges(cluster), *storage],
+        unpriced_volumes=tuple(v.name for v in volumes if v.usd_per_hour is None),
         basis=catalog.price_basis_in(region),
         charges_region=catalog.price_basis.region,
     )

@@ -108,6 +108,31 @@ class Autoscaler(str, Enum):
     """The Kubernetes Cluster Autoscaler over one managed node group per pool and zone."""
 
 
+class StorageKind(str, Enum):
+    """The backend of a shared volume (components/storage/backends.py holds what each one is)."""
+
+    AUTO = "auto"
+    """gpukit picks the backend from the substrate, the volume's role and throughput (the plan says why)."""
+    EFS = "efs"
+    FSX_LUSTRE = "fsx-lustre"
+    S3 = "s3"
+    FILESTORE = "filestore"
+    GCS_FUSE = "gcs-fuse"
+    MANAGED_LUSTRE = "managed-lustre"
+    NFS = "nfs"
+
+
+class StorageRole(str, Enum):
+    """What a shared volume is for: it drives `kind: auto`."""
+
+    DATASETS = "datasets"
+    """Read by many pods at once, mostly read."""
+    CHECKPOINTS = "checkpoints"
+    """Written by training, read back on another node after a reclaim: needs full POSIX writes."""
+    MODEL_CACHE = "model-cache"
+    """Model weights written once, read by every replica."""
+
+
 DEFAULT_ZONE_COUNT = 3
 """Zones of a new VPC when `zoneCount` is not set (capped by what the region offers)."""
 
@@ -306,3 +331,34 @@ class BudgetSpec(TypedDict):
     """USD per hour at list prices with every pool at max nodes; unset: no limit."""
     allow_unpriced: NotRequired[bool]
     """Accept a lower-bound cost when a pool has no price in the region (default false: refuse)."""
+
+
+class NfsSpec(TypedDict):
+    """An NFS volume's server: an export you name (`server` + `path`), or one of the cluster's own SSH
+    hosts gpukit makes the server (`host`); neither on k3s over aws/gcp: a small VM gpukit makes."""
+
+    server: NotRequired[str]
+    path: NotRequired[str]
+    host: NotRequired[str]
+    """The `address` of a host listed in one of the cluster's pools (k3s over SSH)."""
+
+
+class SharedVolumeSpec(TypedDict):
+    """One shared (ReadWriteMany) volume of `gpukit:storage.shared`."""
+
+    name: str
+    kind: StorageKind
+    role: StorageRole
+    size_gb: int
+    """GiB. Elastic backends (efs, s3, gcs-fuse) grow as written: there it is the size costs are shown for."""
+    throughput_mbps: NotRequired[int]
+    """MB/s the volume must deliver; picks the backend (auto) and tier (unset: the backend's first)."""
+    tier: NotRequired[str]
+    """A backend's performance tier by name (components/storage/backends.py lists each one's)."""
+    bucket: NotRequired[str]
+    """s3 and gcs-fuse: an existing bucket the volume mounts (required there)."""
+    nfs: NotRequired[NfsSpec]
+
+
+class StorageSpec(TypedDict):
+    shared: NotRequired[list[SharedVolumeSpec]]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.errors import MissingExtraError, Problem
-from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider
+from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
 from gpukit.components.validate.limits import NO_LIMITS, SubstrateLimits
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from gpukit.components.plan_fakes import PlanFakes
     from gpukit.components.pools import PoolFacts
     from gpukit.components.resolved import ResolvedCluster
+    from gpukit.components.storage.built import BuiltVolume
+    from gpukit.components.storage.plan import PlannedVolume
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,9 @@ class Substrate(Protocol):
     """The value of the nvidia.com/gpu taint on GPU nodes (GKE sets `present` itself)."""
     limits: SubstrateLimits = NO_LIMITS
     """The provider's sourced limits on node counts and list sizes (providers/<cloud>/limits.py)."""
+    shared_storage_kinds: frozenset[StorageKind] = frozenset()
+    """The shared-storage backends gpukit builds here (`build_shared_storage`); a volume of any other
+    kind is refused. Each must list this substrate in components/storage/backends.py (a test checks)."""
 
     def pool_facts(self, pool: NodePoolSpec) -> "PoolFacts":
         """The facts of one validated pool: its machine from the catalog, its scale bounds."""
@@ -180,6 +185,23 @@ class Substrate(Protocol):
     def build(self, name: str, cluster: "ResolvedCluster", parent: "pulumi.Resource") -> "ClusterHandle":
         """Network, control plane and node pools; imports the cloud SDK here and nowhere earlier."""
         ...
+
+    def shared_volume_zones(self, cluster: "ResolvedCluster", volume: "PlannedVolume") -> list[str]:
+        """The zones a shared volume serves, for the plan (empty: every zone of the cluster)."""
+        return []
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: "ResolvedCluster",
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """The shared volumes (file systems, CSI drivers, StorageClass `volume.storage_class` on
+        `handle.kubernetes`), one BuiltVolume each, children of `parent`. Called once the cluster exists,
+        only with validated volumes of the kinds in `shared_storage_kinds`."""
+        return []
 
 
 _REQUIRED = ("gpu_node_software", "preinstalled_driver_branch", "plan_fakes", "build")

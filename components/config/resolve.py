@@ -122,6 +122,8 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
         "gpu_operator": parsed.get("gpu_operator", {}),
         "workloads": parsed.get("workloads", {}),
     }
+    if parsed.get("storage", {}).get("shared"):  # absent or empty: no shared volumes
+        args["storage"] = parsed["storage"]
     if "budget" in parsed:  # substrate-specific (not in Pulumi.yaml): only a stack that sets it has it
         args["budget"] = parsed["budget"]
     if parsed.get("ssh_private_key"):  # an empty value (a project default) means unset

@@ -31,6 +31,8 @@ from gpukit.components.spec import (
     Provider,
     ReleaseChannel,
     SharingMode,
+    StorageKind,
+    StorageRole,
     SupportType,
 )
 
@@ -755,6 +757,104 @@ BUDGET_FIELDS = (
     ),
 )
 
+NFS_FIELDS = (
+    Field(
+        "server",
+        "str",
+        "NFS server address of an existing export (with path)",
+        doc="The address of an NFS server you run, with `path`: gpukit mounts its export and changes "
+        "nothing on it.",
+    ),
+    Field(
+        "path", "str", "the export's path on server", doc="The exported directory on `server` (`/srv/nfs`)."
+    ),
+    Field(
+        "host",
+        "str",
+        "k3s over SSH: address of a cluster host gpukit makes the NFS server",
+        doc="The `address` of one of the cluster's SSH hosts: gpukit sets up an NFS server there. Not highly "
+        "available: the volume is down while that host is.",
+    ),
+)
+
+SHARED_VOLUME_FIELDS = (
+    Field(
+        "name",
+        "str",
+        "volume name",
+        required=True,
+        doc="Lowercase letters, digits and `-`, at most 24 characters, unique. Claims use the StorageClass "
+        "`shared-<name>`.",
+    ),
+    Field(
+        "kind",
+        "str",
+        "backend, or auto",
+        required=True,
+        choices=StorageKind,
+        doc="The backend: `auto` picks one for the substrate, `role` and `throughputMbps` (the plan says "
+        "which and why). EKS: `efs`, `fsx-lustre`, `s3`; GKE: `filestore`, `gcs-fuse`, `managed-lustre`; "
+        "k3s: `nfs`.",
+    ),
+    Field(
+        "role",
+        "str",
+        "what the volume is for: datasets, checkpoints or model-cache",
+        required=True,
+        choices=StorageRole,
+        doc="What the volume is for; it drives `kind: auto` (checkpoints need full POSIX writes, so never a "
+        "bucket).",
+    ),
+    Field(
+        "sizeGb",
+        "int",
+        "size in GiB",
+        required=True,
+        doc="The size in GiB, within the backend's range and step. Elastic backends (efs, s3, gcs-fuse) grow "
+        "as data is written: there it is the size the plan prices.",
+    ),
+    Field(
+        "throughputMbps",
+        "int",
+        "MB/s the volume must deliver (optional)",
+        doc="The throughput the volume must deliver, MB/s. `auto` picks a backend that gives it at "
+        "`sizeGb`, and a backend with tiers its first tier that does; refused where none can.",
+    ),
+    Field(
+        "tier",
+        "str",
+        "backend performance tier (optional)",
+        default_doc="the backend's first tier that fits",
+        doc="A performance tier of the backend, by name (`gpukit plan` lists them when a name is wrong).",
+    ),
+    Field(
+        "bucket",
+        "str",
+        "s3, gcs-fuse: existing bucket to mount",
+        doc="`s3` and `gcs-fuse` (required there): an existing bucket the volume mounts; gpukit never "
+        "creates or deletes it. `auto` picks a bucket backend only where it is set.",
+    ),
+    Field(
+        "nfs",
+        "object",
+        "nfs: {server, path} of an export, or {host}",
+        fields=NFS_FIELDS,
+        doc="`nfs` only: an existing export (`server`, `path`), or a host of the cluster gpukit makes the "
+        "server (`host`, k3s over SSH). On k3s over aws/gcp, leave it out for a small VM gpukit makes.",
+    ),
+)
+
+STORAGE_FIELDS = (
+    Field(
+        "shared",
+        "list[object]",
+        "shared ReadWriteMany volumes",
+        fields=SHARED_VOLUME_FIELDS,
+        default_doc="`[]`",
+        doc="Shared ReadWriteMany volumes, each a StorageClass `shared-<name>` pods claim.",
+    ),
+)
+
 TOP_LEVEL_FIELDS = (
     Field(
         "cluster",
@@ -815,9 +915,10 @@ TOP_LEVEL_FIELDS = (
     Field(
         "storage",
         "object",
-        "",
-        planned="shared (RWX) storage for datasets and checkpoints",
-        doc="Not built yet: shared storage. It is refused.",
+        "shared storage {shared: [...]}",
+        default={},
+        fields=STORAGE_FIELDS,
+        doc="Shared storage the cluster's pods mount (see docs/shared-storage.md).",
     ),
 )
 

@@ -27,6 +27,7 @@ from gpukit.components.spec import (
     SharingMode,
     WorkloadsSpec,
 )
+from gpukit.components.storage.validate import validate_storage
 from gpukit.components.substrate import Substrate, registry
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr_list, check_name
 from gpukit.components.validate.keys import key_problems
@@ -313,6 +314,8 @@ def validate_cluster_args(
                 problems.extend(substrate.validate(args, pools_ok))
         if "gpuOperator" in sections:
             _validate_operator(args["gpu_operator"], substrate, problems)
+        if "storage" in sections and "storage" in args:
+            problems.extend(validate_storage(args["storage"], substrate, cluster.get("region", "")))
     if "workloads" in sections:
         _validate_workloads(args.get("workloads", {}), problems)
     if "budget" in sections:

@@ -11,6 +11,7 @@ import yaml
 from gpukit.plan.boot_files import boot_files
 from gpukit.plan.engine import PlanResult, ProgramPlan, mask_secrets
 from gpukit.plan.fakes import Recorded
+from gpukit.plan.shared_storage import shared_storage_document
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -85,6 +86,8 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
         },
         "gpuSoftware": [{"component": o.name, "runs": o.runs, "note": o.note} for o in plan.operands],
         "storage": plan.storage,
+        # Only where the stack declares shared volumes: plans without them stay as they were.
+        **({"sharedStorage": shared_storage_document(plan.shared_volumes)} if plan.shared_volumes else {}),
         "findings": [
             {"severity": f.severity.value, "key": f.key, "message": f.message, "fix": f.fix or None}
             for f in plan.findings

@@ -15,6 +15,7 @@ from gpukit.components.findings import Finding, Severity
 from gpukit.components.gpu_operator.values import Operand, operands
 from gpukit.components.preflight import preflight
 from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.storage.plan import PlannedVolume, planned_volumes
 from gpukit.components.substrate import PlannedHost
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 from gpukit.plan.stack_file import LoadedStack
@@ -37,6 +38,8 @@ class PlanResult:
     """k3s over SSH: every host and what it joins as."""
     zones: dict[str, list[str]] = field(default_factory=dict)
     """Pool name -> the zones its nodes go to (empty: wherever the cluster's network reaches)."""
+    shared_volumes: list[PlannedVolume] = field(default_factory=list)
+    """`gpukit:storage.shared`, each with its backend, tier, price and StorageClass."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -139,6 +142,7 @@ def cluster_plan(
         storage=component.storage,
         hosts=cluster.substrate.planned_hosts(cluster),
         zones={pool.name: cluster.substrate.pool_zones(cluster, pool) for pool in cluster.pools},
+        shared_volumes=planned_volumes(cluster),
     )
 
 

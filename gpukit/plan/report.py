@@ -12,6 +12,7 @@ from gpukit.components.findings import Finding
 from gpukit.plan.engine import PlanResult, ProgramPlan
 from gpukit.plan.fakes import Recorded
 from gpukit.plan.gpu_models import gpu_model_lines
+from gpukit.plan.shared_storage import shared_storage_lines
 from gpukit.text_table import text_table
 
 
@@ -261,6 +262,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     out += ["", "GPU software:"]
     out += [f"  {o.name}: {o.note}" for o in plan.operands]
     out += ["", f"Storage: {plan.storage}"]
+    out += shared_storage_lines(plan.shared_volumes)
     out += ["", "Preflight:"]
     out += [line for f in plan.findings for line in finding_lines(f)] or ["  no findings"]
     if plan.hosts:
@@ -321,6 +323,11 @@ def cost_lines(costs: CostEstimate, limit: float | None = None) -> list[str]:
         out.append(
             f"  ! NO PRICE for pool(s) {pools}: {'; '.join(reasons)}. They are left out, so a total that "
             'includes their nodes is a lower bound ("at least")'
+        )
+    if costs.unpriced_volumes:
+        out.append(
+            f"  ! NO PRICE for shared volume(s) {', '.join(costs.unpriced_volumes)}: gpukit has no sourced "
+            "list price for their backend; they are left out of the totals"
         )
     if any(pc.spot_upper_bound for pc in costs.pools):
         out.append(

@@ -1,0 +1,106 @@
+"""A shared volume as planned: its backend and tier (chosen for `kind: auto`), what it gives, what it
+costs and the StorageClass a claim uses. Pure: the plan report, plan.json, costs and the substrates'
+build hooks all read these facts, computed from the validated config."""
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageRole
+from gpukit.components.storage.backends import BACKENDS, Backend, Tier
+from gpukit.components.storage.choice import Choice, choose_backend, pick_tier
+from gpukit.components.storage.naming import storage_class_name
+
+if TYPE_CHECKING:
+    from gpukit.components.resolved import ResolvedCluster
+    from gpukit.components.substrate import Substrate
+
+HOURS_PER_MONTH = 730
+"""The month AWS and Google Cloud price monthly storage over (AWS pricing pages: "730 hours in a month";
+Google Cloud pricing calculator likewise)."""
+
+
+@dataclass(frozen=True)
+class PlannedVolume:
+    spec: SharedVolumeSpec
+    backend: Backend
+    tier: Tier
+    reason: str
+    """Why `kind: auto` chose this backend; "" where the config names the kind."""
+    zones: tuple[str, ...] = ()
+    """The zones it serves (Substrate.shared_volume_zones); empty: every zone of the cluster."""
+
+    @property
+    def name(self) -> str:
+        return self.spec["name"]
+
+    @property
+    def role(self) -> StorageRole:
+        return self.spec["role"]
+
+    @property
+    def kind(self) -> StorageKind:
+        return self.backend.kind
+
+    @property
+    def size_gb(self) -> int:
+        return self.spec["size_gb"]
+
+    @property
+    def throughput_mbps(self) -> float | None:
+        """What the tier gives at this size (None: no sourced figure)."""
+        return self.tier.throughput_mbps(self.size_gb)
+
+    @property
+    def storage_class(self) -> str:
+        return storage_class_name(self.name)
+
+    @property
+    def highly_available(self) -> bool:
+        return self.tier.highly_available
+
+    @property
+    def usd_per_gb_month(self) -> float | None:
+        return self.tier.usd_per_gb_month
+
+    @property
+    def usd_per_hour(self) -> float | None:
+        rate = self.tier.usd_per_gb_month
+        return None if rate is None else rate * self.size_gb / HOURS_PER_MONTH
+
+
+def volume_choice(volume: SharedVolumeSpec, substrate: "Substrate", region: str) -> Choice:
+    """The backend and tier a volume gets on `substrate`: `auto` chosen among what the substrate builds,
+    a named kind taken as named (with its named tier, or the first that fits)."""
+    kind = volume["kind"]
+    size, wanted = volume["size_gb"], volume.get("throughput_mbps")
+    if kind is StorageKind.AUTO:
+        return choose_backend(
+            substrate.name,
+            volume["role"],
+            size,
+            wanted,
+            region,
+            bucket="bucket" in volume,
+            usable=substrate.shared_storage_kinds,
+        )
+    named = BACKENDS[kind]
+    if "tier" in volume:
+        tier = named.tier(volume["tier"])
+        return Choice(named, tier, "" if tier is not None else f"no tier {volume['tier']!r}")
+    tier, why_not = pick_tier(named, size, wanted)
+    return Choice(named, tier, why_not)
+
+
+def planned_volumes(cluster: "ResolvedCluster") -> list[PlannedVolume]:
+    """Every shared volume of a validated cluster, in config order."""
+    substrate, region = cluster.substrate, cluster.spec.get("region", "")
+    found: list[PlannedVolume] = []
+    for volume in cluster.args.get("storage", {}).get("shared", []):
+        choice = volume_choice(volume, substrate, region)
+        if choice.backend is None or choice.tier is None:  # validation refuses these: never reached
+            raise ValueError(f"shared volume {volume['name']!r} was not validated: {choice.reason}")
+        reason = choice.reason if volume["kind"] is StorageKind.AUTO else ""
+        planned = PlannedVolume(volume, choice.backend, choice.tier, reason)
+        zones = tuple(substrate.shared_volume_zones(cluster, planned))
+        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones))
+    return found

@@ -1,0 +1,87 @@
+"""The plan's "Shared storage" section and plan.json's `sharedStorage`, from the planned volumes (pure)."""
+
+from typing import Any
+
+from gpukit.components.storage.plan import PlannedVolume
+from gpukit.text_table import text_table
+
+
+def _rate(value: float | None, unit: str) -> str:
+    return "no sourced price" if value is None else f"${value:,.4f}{unit}"
+
+
+def _throughput(volume: PlannedVolume) -> str:
+    given = volume.throughput_mbps
+    return "not sourced" if given is None else f"{given:,.0f} MB/s"
+
+
+def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
+    """Each volume's backend, size, throughput, zones, price, availability and the StorageClass a claim
+    names; nothing when the stack has no shared volumes."""
+    if not volumes:
+        return []
+    rows = [
+        [
+            v.name,
+            v.role.value,
+            f"{v.kind.value}{' (auto)' if v.reason else ''}",
+            v.tier.name,
+            f"{v.size_gb:,} GiB",
+            _throughput(v),
+            ",".join(v.zones) or "cluster's zones",
+            "yes" if v.highly_available else "NO",
+            _rate(v.usd_per_hour, "/h"),
+            _rate(v.usd_per_gb_month, "/GiB-month"),
+            v.storage_class,
+        ]
+        for v in volumes
+    ]
+    out = ["", "Shared storage (ReadWriteMany; a claim names the StorageClass):"]
+    out += text_table(
+        [
+            "volume",
+            "role",
+            "backend",
+            "tier",
+            "size",
+            "throughput",
+            "zones",
+            "HA",
+            "$/h",
+            "price",
+            "StorageClass",
+        ],
+        rows,
+    )
+    out += [f"  {v.name}: auto chose {v.reason}" for v in volumes if v.reason]
+    out += [
+        f"  {v.name}: not highly available: the volume is down while its {v.backend.title} server or zone is"
+        for v in volumes
+        if not v.highly_available
+    ]
+    return out
+
+
+def shared_storage_document(volumes: list[PlannedVolume]) -> list[dict[str, Any]]:
+    """plan.json's `sharedStorage` entries."""
+    return [
+        {
+            "name": v.name,
+            "role": v.role.value,
+            "backend": v.kind.value,
+            "autoReason": v.reason or None,
+            "tier": v.tier.name,
+            "sizeGb": v.size_gb,
+            "throughputMbps": v.throughput_mbps,
+            "zones": list(v.zones),
+            "highlyAvailable": v.highly_available,
+            "accessModes": list(v.backend.access_modes),
+            "csiDriver": v.backend.csi_driver,
+            "encryptedAtRest": v.backend.encrypted_at_rest,
+            "encryptedInTransit": v.backend.encrypted_in_transit,
+            "costPerHour": v.usd_per_hour,
+            "pricePerGbMonth": v.usd_per_gb_month,
+            "storageClass": v.storage_class,
+        }
+        for v in volumes
+    ]
