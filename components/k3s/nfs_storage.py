@@ -3,10 +3,15 @@ a cloud VM's), the same driver release and StorageClasses (K3sNfsDriver). Each p
 its servers and hands over one NfsVolumeArgs per volume."""
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pulumi
 
 from gpukit.components.k3s.nfs_driver import K3sNfsDriver, NfsVolumeArgs
+from gpukit.components.storage.built import BuiltVolume
+
+if TYPE_CHECKING:
+    from gpukit.components.storage.plan import PlannedVolume
 
 
 def build_nfs_driver(
@@ -27,3 +32,8 @@ def build_nfs_driver(
             parent=parent, providers={"kubernetes": kubernetes}, depends_on=list(ready)
         ),
     )
+
+
+def built_volumes(volumes: Sequence["PlannedVolume"], driver: K3sNfsDriver) -> list[BuiltVolume]:
+    """What GpuCluster gets back: each volume's class (made by `driver`, which a workload waits for)."""
+    return [BuiltVolume(v.name, v.storage_class, [driver]) for v in volumes]

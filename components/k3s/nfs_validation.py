@@ -10,6 +10,7 @@ Which substrates take `nfs` at all is the backend table's (components/storage/ba
 """
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from gpukit.components.errors import Problem
 from gpukit.components.k3s.nfs_exports import export_path_problem
@@ -70,4 +71,16 @@ def nfs_problems(
                 + ("" if provider == "ssh" else " (a VM gpukit makes for it is not built yet)"),
             )
         )
+    return problems
+
+
+def shared_nfs_problems(
+    storage: Mapping[str, Any] | None, provider: str, hosts: Sequence[str]
+) -> list[Problem]:
+    """nfs_problems for every volume of `gpukit:storage.shared` that is NFS on k3s (`nfs`, or `auto`,
+    which picks NFS: k3s has no other backend)."""
+    problems: list[Problem] = []
+    for i, volume in enumerate((storage or {}).get("shared", [])):
+        if getattr(volume.get("kind"), "value", volume.get("kind")) in {"nfs", "auto"}:
+            problems += nfs_problems(f"gpukit:storage.shared[{i}]", volume.get("nfs"), provider, hosts)
     return problems

@@ -12,6 +12,7 @@ from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.k3s.nfs_validation import shared_nfs_problems
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
@@ -162,6 +163,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
         problems.extend(tag_problems(cluster.get("tags", {})))
+        problems.extend(shared_nfs_problems(args.get("storage"), "aws", []))  # type: ignore[arg-type]
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
         for i, pool in enumerate(args["node_pools"] if pools_ok else []):

@@ -12,6 +12,7 @@ from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.k3s.nfs_validation import shared_nfs_problems
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
@@ -170,6 +171,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         for i, pool in enumerate(pools or []):
             validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
+        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", []))  # type: ignore[arg-type]
         return problems
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:

@@ -9,6 +9,7 @@ from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
+from gpukit.components.k3s.nfs_validation import shared_nfs_problems
 from gpukit.components.k3s.substrates import K3sSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts, make_pool_facts
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
     from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
+    from gpukit.components.storage.built import BuiltVolume
+    from gpukit.components.storage.plan import PlannedVolume
 
 
 class K3sSshSubstrate(K3sSubstrate):
@@ -49,7 +52,11 @@ class K3sSshSubstrate(K3sSubstrate):
         return replace(facts, hosts=tuple(hosts))
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
-        return validate_ssh_cluster(args, pools_ok)
+        hosts = [h["address"] for p in args["node_pools"] for h in p.get("hosts", [])] if pools_ok else []
+        problems = validate_ssh_cluster(args, pools_ok)
+        if pools_ok:
+            problems += shared_nfs_problems(args.get("storage"), "ssh", hosts)  # type: ignore[arg-type]
+        return problems
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         """Unknown until each host's own preflight reads it (it refuses a driver too old for CUDA)."""
@@ -79,6 +86,31 @@ class K3sSshSubstrate(K3sSubstrate):
             )
             for h in k3s_hosts(cluster.pools, "")
         ]
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """NFS servers on the hosts volumes name (over SSH, like the k3s install), then the driver."""
+        import pulumi
+
+        from gpukit.components.k3s.nfs_storage import built_volumes
+        from gpukit.providers.ssh.k3s.nfs import build_ssh_nfs
+
+        driver = build_ssh_nfs(
+            name,
+            volumes,
+            cluster.pools,
+            pulumi.Output.secret(cluster.args["ssh_private_key"]),
+            handle.kubernetes,
+            parent=parent,
+            ready=handle.system_ready,
+        )
+        return built_volumes(volumes, driver)
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes | None:
         return ssh_plan_fakes(config)
