@@ -163,7 +163,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
         problems.extend(tag_problems(cluster.get("tags", {})))
-        problems.extend(shared_nfs_problems(args.get("storage"), "aws", []))  # type: ignore[arg-type]
+        problems.extend(shared_nfs_problems(args.get("storage"), "aws", []))
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
         for i, pool in enumerate(args["node_pools"] if pools_ok else []):

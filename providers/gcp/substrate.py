@@ -171,7 +171,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         for i, pool in enumerate(pools or []):
             validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
-        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", []))  # type: ignore[arg-type]
+        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", []))
         return problems
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:

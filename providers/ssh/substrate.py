@@ -55,7 +55,7 @@ class K3sSshSubstrate(K3sSubstrate):
         hosts = [h["address"] for p in args["node_pools"] for h in p.get("hosts", [])] if pools_ok else []
         problems = validate_ssh_cluster(args, pools_ok)
         if pools_ok:
-            problems += shared_nfs_problems(args.get("storage"), "ssh", hosts)  # type: ignore[arg-type]
+            problems += shared_nfs_problems(args.get("storage"), "ssh", hosts)
         return problems
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
