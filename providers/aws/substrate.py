@@ -12,7 +12,6 @@ from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
-from gpukit.components.k3s.nfs_validation import shared_nfs_problems
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
@@ -43,6 +42,7 @@ from gpukit.providers.aws.validation import (
     validate_eks_pools,
     validate_public_subnets,
 )
+from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
 
 
 def aws_pool_facts(base: PoolFacts, pool: NodePoolSpec) -> PoolFacts:

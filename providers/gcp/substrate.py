@@ -12,7 +12,6 @@ from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
-from gpukit.components.k3s.nfs_validation import shared_nfs_problems
 from gpukit.components.k3s.substrates import K3sCloudSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
@@ -59,6 +58,7 @@ from gpukit.providers.gcp.validation import (
     validate_k3s_network,
     validate_server_zones,
 )
+from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
 
 if TYPE_CHECKING:
     import pulumi

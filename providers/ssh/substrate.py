@@ -9,7 +9,6 @@ from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
-from gpukit.components.k3s.nfs_validation import shared_nfs_problems
 from gpukit.components.k3s.substrates import K3sSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts, make_pool_facts
@@ -22,6 +21,7 @@ from gpukit.providers.ssh.config import K3S_SSH_KEYS, REQUIRED_KEYS
 from gpukit.providers.ssh.fakes import ssh_plan_fakes
 from gpukit.providers.ssh.findings import fixed_size_findings, host_key_findings
 from gpukit.providers.ssh.host_keys import describe_host_key
+from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
 from gpukit.providers.ssh.validation import validate_ssh_cluster
 
 if TYPE_CHECKING:

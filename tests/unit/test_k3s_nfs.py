@@ -16,8 +16,8 @@ from gpukit.components.k3s.nfs_chart import (
     nfs_driver_values,
 )
 from gpukit.components.k3s.nfs_class import example_claim, nfs_storage_class
-from gpukit.components.k3s.nfs_validation import nfs_problems
 from gpukit.components.pools import SERVER_TAINT
+from gpukit.providers.ssh.k3s.nfs_validation import nfs_problems
 
 CHART_VALUES = yaml.safe_load(
     (Path(__file__).parents[1] / "reference/csi-driver-nfs-4.13.4/values.yaml").read_text()

@@ -1,4 +1,5 @@
-"""Meaning checks of an `nfs` shared volume on k3s, per provider: where its export comes from. Pure.
+"""Meaning checks of an `nfs` shared volume on k3s, per provider (ssh, aws, gcp): where its export comes
+from. Pure. Kept with the SSH provider, whose address rules (providers/ssh/addresses.py) it shares.
 
 - an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
   reach, `path` an absolute path of plain characters (nfs_exports.export_path_problem);
