@@ -139,12 +139,6 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "unknown key; allowed keys: name, platform",
     ),
     (
-        "unknown-planned-top-level-storage",
-        top_set("gpukit:storage", {"type": "efs"}),
-        "gpukit:storage",
-        "is not built yet in this version of gpukit; remove the key",
-    ),
-    (
         "missing-cluster-name",
         cluster_drop("name"),
         f"{CLUSTER}.name",

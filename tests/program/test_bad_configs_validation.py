@@ -585,6 +585,19 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         {"eks": "default-only", "gke": "used", "k3s-aws": "used", "k3s-gcp": "used", "k3s-ssh": "used"},
     ),
     "workloads.cudaVersion": (_other_cuda, None, dict.fromkeys(SUBSTRATES, "used")),
+    # Audited whole, as gpu is: a volume of the substrate's own backend once one is built there (each
+    # backend's helper turns its substrate's outcome to "used").
+    "storage.shared": (
+        lambda c: c.update(
+            {
+                "gpukit:storage": {
+                    "shared": [{"name": "ckpt", "kind": "auto", "role": "checkpoints", "sizeGb": 1200}]
+                }
+            }
+        ),
+        None,
+        dict.fromkeys(SUBSTRATES, "refused"),
+    ),
 }
 AUDIT = [
     pytest.param(path, substrate, id=f"{path}-{substrate}")
@@ -605,6 +618,7 @@ def test_every_common_key_is_audited_on_every_substrate() -> None:
         and path != "cluster.platform"
     }
     leaves = {p.removesuffix(".model").removesuffix(".count") for p in leaves}  # gpu is audited whole
+    leaves = {"storage.shared" if p.startswith("storage.shared.") else p for p in leaves}  # whole, too
     audited = {p.removesuffix("(fixed)") for p in COMMON_KEYS}
     assert leaves == audited
     for path in audited:

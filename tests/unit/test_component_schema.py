@@ -16,7 +16,10 @@ from gpukit.components.gpu_operator.component import GpuOperator
 @pytest.mark.parametrize(
     ("component", "inputs"),
     [
-        (GpuCluster, {"cluster", "nodePools", "gpuOperator", "workloads", "budget", "sshPrivateKey"}),
+        (
+            GpuCluster,
+            {"cluster", "nodePools", "gpuOperator", "workloads", "budget", "storage", "sshPrivateKey"},
+        ),
         (
             GpuOperator,
             {
