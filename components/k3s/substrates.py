@@ -74,6 +74,18 @@ class K3sCloudSubstrate(K3sSubstrate):
     autoscaler_provider: str = ""
     """The Cluster Autoscaler's name for the cloud (its --cloud-provider: aws, gce)."""
 
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """Built with the cluster (components/k3s/cloud_flow.py: an export the user names, else a small
+        VM in the cluster's network), handed back here."""
+        return handle.built_volumes
+
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         """What minNodes and maxNodes do: the Cluster Autoscaler on the servers owns each agent group's
         size between them (components/autoscaler/k3s_values.py)."""

@@ -20,6 +20,22 @@ Google Cloud pricing calculator likewise)."""
 
 
 @dataclass(frozen=True)
+class VolumeServer:
+    """A machine gpukit runs for one volume (k3s NFS on a small cloud VM): what it is and costs. Its
+    data sits on a disk of its own, priced per GiB-month; the machine per hour."""
+
+    machine: str
+    """Its machine type, e.g. m7i.large."""
+    machine_usd_per_hour: float | None
+    """On-demand list price in the cluster's region (None: no sourced price there)."""
+    disk: str
+    """The data disk's type, e.g. gp3."""
+    disk_usd_per_gb_month: float | None
+    zone: str = ""
+    """Where it runs, where known before `pulumi up` ("" otherwise: the plan says how it is chosen)."""
+
+
+@dataclass(frozen=True)
 class PlannedVolume:
     spec: SharedVolumeSpec
     backend: Backend
@@ -28,6 +44,8 @@ class PlannedVolume:
     """Why `kind: auto` chose this backend; "" where the config names the kind."""
     zones: tuple[str, ...] = ()
     """The zones it serves (Substrate.shared_volume_zones); empty: every zone of the cluster."""
+    server: VolumeServer | None = None
+    """The machine gpukit runs for it (Substrate.shared_volume_server); its price is the volume's."""
 
     @property
     def name(self) -> str:
@@ -60,12 +78,17 @@ class PlannedVolume:
 
     @property
     def usd_per_gb_month(self) -> float | None:
-        return self.tier.usd_per_gb_month
+        return self.tier.usd_per_gb_month if self.server is None else self.server.disk_usd_per_gb_month
 
     @property
     def usd_per_hour(self) -> float | None:
-        rate = self.tier.usd_per_gb_month
-        return None if rate is None else rate * self.size_gb / HOURS_PER_MONTH
+        """The backend's rate for the size, or a server's machine plus its disk (None: either unpriced)."""
+        rate = self.usd_per_gb_month
+        storage = None if rate is None else rate * self.size_gb / HOURS_PER_MONTH
+        if self.server is None or storage is None:
+            return storage
+        machine = self.server.machine_usd_per_hour
+        return None if machine is None else machine + storage
 
 
 def volume_choice(volume: SharedVolumeSpec, substrate: "Substrate", region: str) -> Choice:
@@ -102,5 +125,6 @@ def planned_volumes(cluster: "ResolvedCluster") -> list[PlannedVolume]:
         reason = choice.reason if volume["kind"] is StorageKind.AUTO else ""
         planned = PlannedVolume(volume, choice.backend, choice.tier, reason)
         zones = tuple(substrate.shared_volume_zones(cluster, planned))
-        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones))
+        server = substrate.shared_volume_server(cluster, planned)
+        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones, server))
     return found

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from gpukit.components.storage.plan import PlannedVolume
+from gpukit.components.storage.plan import PlannedVolume, VolumeServer
 from gpukit.text_table import text_table
 
 
@@ -13,6 +13,16 @@ def _rate(value: float | None, unit: str) -> str:
 def _throughput(volume: PlannedVolume) -> str:
     given = volume.throughput_mbps
     return "not sourced" if given is None else f"{given:,.0f} MB/s"
+
+
+def _server_line(volume: str, size_gb: int, server: VolumeServer) -> str:
+    where = f" in {server.zone}" if server.zone else ""
+    return (
+        f"  {volume}: served by a VM gpukit runs{where}: {server.machine} on demand "
+        f"({_rate(server.machine_usd_per_hour, '/h')}) with its own encrypted {size_gb:,} GiB "
+        f"{server.disk} data disk ({_rate(server.disk_usd_per_gb_month, '/GiB-month')}), kept when the VM "
+        "is replaced"
+    )
 
 
 def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
@@ -54,6 +64,7 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
         rows,
     )
     out += [f"  {v.name}: auto chose {v.reason}" for v in volumes if v.reason]
+    out += [_server_line(v.name, v.size_gb, v.server) for v in volumes if v.server is not None]
     out += [
         f"  {v.name}: not highly available: the volume is down while its {v.backend.title} server or zone is"
         for v in volumes
@@ -83,5 +94,16 @@ def shared_storage_document(volumes: list[PlannedVolume]) -> list[dict[str, Any]
             "pricePerGbMonth": v.usd_per_gb_month,
             "storageClass": v.storage_class,
         }
+        | ({} if v.server is None else {"server": _server_document(v.server)})
         for v in volumes
     ]
+
+
+def _server_document(server: VolumeServer) -> dict[str, Any]:
+    return {
+        "machineType": server.machine,
+        "machineCostPerHour": server.machine_usd_per_hour,
+        "disk": server.disk,
+        "diskPricePerGbMonth": server.disk_usd_per_gb_month,
+        "zone": server.zone or None,
+    }

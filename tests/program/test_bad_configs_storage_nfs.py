@@ -14,9 +14,14 @@ from tests.program.test_bad_configs_k3s_cloud import aws_config, gcp_config
 VOLUME = "gpukit:storage.shared[0]"
 
 
-def nfs_volume(**nfs: str) -> Callable[[Config], None]:
+def nfs_volume(size_gb: int = 100, kind: str = "nfs", **nfs: str) -> Callable[[Config], None]:
     def mutate(config: Config) -> None:
-        volume: dict[str, Any] = {"name": "checkpoints", "kind": "nfs", "role": "checkpoints", "sizeGb": 100}
+        volume: dict[str, Any] = {
+            "name": "checkpoints",
+            "kind": kind,
+            "role": "checkpoints",
+            "sizeGb": size_gb,
+        }
         if nfs:
             volume["nfs"] = dict(nfs)
         config["gpukit:storage"] = {"shared": [volume]}
@@ -70,6 +75,28 @@ CASES = [
     ),
     ("no-export-over-ssh", k3s_config, nfs_volume(), f"{VOLUME}.nfs", "required on k3s over ssh"),
     ("no-export-on-gcp", gcp_config, nfs_volume(), f"{VOLUME}.nfs", "not built yet"),
+    # The VM gpukit makes on aws keeps the volume on one gp3 disk: 1 to 16,384 GiB.
+    (
+        "vm-disk-over-gp3-max",
+        aws_config,
+        nfs_volume(size_gb=20000),
+        f"{VOLUME}.sizeGb",
+        "one gp3 disk, which takes 1 to 16,384 GiB; got 20,000",
+    ),
+    (
+        "vm-disk-over-gp3-max-by-auto",
+        aws_config,
+        nfs_volume(size_gb=16385, kind="auto"),
+        f"{VOLUME}.sizeGb",
+        "takes 1 to 16,384 GiB; got 16,385",
+    ),
+    (
+        "export-server-without-path-on-aws",
+        aws_config,
+        nfs_volume(server="10.50.0.9"),
+        f"{VOLUME}.nfs.path",
+        "required with server and path",
+    ),
     ("nfs-on-eks", eks_config, nfs_volume(server="10.0.0.5", path="/srv/nfs"), f"{VOLUME}.kind", "nfs"),
 ]
 

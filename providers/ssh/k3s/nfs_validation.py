@@ -4,13 +4,15 @@ from. Pure. Kept with the SSH provider, whose address rules (providers/ssh/addre
 - an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
   reach, `path` an absolute path of plain characters (nfs_exports.export_path_problem);
 - `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
-- neither: refused. (On k3s over aws/gcp it is to mean a small VM gpukit makes, not built yet: until
-  then the volume must name an export.)
+- neither: on k3s over aws and gcp a small VM gpukit makes serves the volume from a disk of its own,
+  whose size range `vm_disk` gives (sizeGb outside it is refused); over SSH refused (name a host or
+  an export).
 
 Which substrates take `nfs` at all is the backend table's (components/storage/backends.py).
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gpukit.components.errors import Problem
@@ -18,11 +20,27 @@ from gpukit.components.k3s.nfs_exports import export_path_problem
 from gpukit.providers.ssh.addresses import address_ok, same_host, unusable
 
 
+@dataclass(frozen=True)
+class VmDisk:
+    """The data disk of the VM gpukit makes for an NFS volume on a cloud: its type and size range."""
+
+    disk_type: str
+    min_gb: int
+    max_gb: int
+
+
 def nfs_problems(
-    key: str, nfs: Mapping[str, str] | None, provider: str, hosts: Sequence[str]
+    key: str,
+    nfs: Mapping[str, str] | None,
+    provider: str,
+    hosts: Sequence[str],
+    *,
+    vm_disk: VmDisk | None = None,
+    size_gb: int | None = None,
 ) -> list[Problem]:
     """Problems with volume `key`'s `nfs` on k3s over `provider` (ssh, aws, gcp); `hosts`: the addresses of
-    the cluster's SSH hosts (empty elsewhere)."""
+    the cluster's SSH hosts (empty elsewhere); `vm_disk`: the disk a VM gpukit makes would hold the
+    volume on (None: no VM on this provider)."""
     problems: list[Problem] = []
     given = dict(nfs or {})
     server, path, host = given.get("server"), given.get("path"), given.get("host")
@@ -59,29 +77,46 @@ def nfs_problems(
                 )
             )
     if host is None and server is None and path is None:
-        where = (
-            "{host: <one of the cluster's host addresses>} for a server gpukit sets up there, or "
-            if provider == "ssh"
-            # The small VM gpukit would make is not built yet: refused rather than planned and not made.
-            else ""
-        )
-        problems.append(
-            Problem(
-                f"{key}.nfs",
-                f"required on k3s over {provider}: {where}{{server, path}} of an export the nodes reach"
-                + ("" if provider == "ssh" else " (a VM gpukit makes for it is not built yet)"),
+        if vm_disk is None:
+            where = (
+                "{host: <one of the cluster's host addresses>} for a server gpukit sets up there, or "
+                if provider == "ssh"
+                else ""
             )
-        )
+            problems.append(
+                Problem(
+                    f"{key}.nfs",
+                    f"required on k3s over {provider}: {where}{{server, path}} of an export the nodes reach"
+                    + ("" if provider == "ssh" else " (a VM gpukit makes for it is not built yet)"),
+                )
+            )
+        elif size_gb is not None and size_gb >= 1 and not vm_disk.min_gb <= size_gb <= vm_disk.max_gb:
+            # (below 1 GiB the neutral check already said so)
+            problems.append(
+                Problem(
+                    f"{key}.sizeGb",
+                    f"the VM gpukit makes for this NFS volume keeps it on one {vm_disk.disk_type} disk, "
+                    f"which takes {vm_disk.min_gb:,} to {vm_disk.max_gb:,} GiB; got {size_gb:,} (or name an "
+                    "export with nfs: {server, path})",
+                )
+            )
     return problems
 
 
 def shared_nfs_problems(
-    storage: Mapping[str, Any] | None, provider: str, hosts: Sequence[str]
+    storage: Mapping[str, Any] | None, provider: str, hosts: Sequence[str], vm_disk: VmDisk | None = None
 ) -> list[Problem]:
     """nfs_problems for every volume of `gpukit:storage.shared` that is NFS on k3s (`nfs`, or `auto`,
     which picks NFS: k3s has no other backend)."""
     problems: list[Problem] = []
     for i, volume in enumerate((storage or {}).get("shared", [])):
         if getattr(volume.get("kind"), "value", volume.get("kind")) in {"nfs", "auto"}:
-            problems += nfs_problems(f"gpukit:storage.shared[{i}]", volume.get("nfs"), provider, hosts)
+            problems += nfs_problems(
+                f"gpukit:storage.shared[{i}]",
+                volume.get("nfs"),
+                provider,
+                hosts,
+                vm_disk=vm_disk,
+                size_gb=volume.get("size_gb"),
+            )
     return problems
