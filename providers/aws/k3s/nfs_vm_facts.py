@@ -10,8 +10,10 @@
   newer ModifyVolume reference lists gp3 up to 65,536 GiB; gpukit keeps the limit every API takes.
 - gp3 price: $0.08 per GB-month in US East (N. Virginia) (Amazon EBS pricing, aws.amazon.com/ebs/
   pricing/, as quoted by saisci.com "gp2 vs gp3 Cost Comparison - EBS Volumes", 2021-02): the home
-  region's rate, like the cluster's other charges (providers/aws/catalog.py). Its baseline (3,000 IOPS,
-  125 MiB/s) is included in that rate.
+  region's rate, like the cluster's other charges (providers/aws/catalog.py). Its baseline, "3,000 IOPS
+  baseline performance and 125 MiB/s, regardless of volume size" (AWS Storage Blog, "Migrate your
+  Amazon EBS volumes from gp2 to gp3", aws.amazon.com/blogs/storage/), is included in that rate;
+  gpukit provisions no more, so about 125 MiB/s is what the volume gives all its clients together.
 """
 
 NFS_VM_INSTANCE_TYPE = "m7i.large"
