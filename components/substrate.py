@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from gpukit.components.pools import PoolFacts
     from gpukit.components.resolved import ResolvedCluster
     from gpukit.components.storage.built import BuiltVolume
-    from gpukit.components.storage.plan import PlannedVolume
+    from gpukit.components.storage.plan import PlannedVolume, VolumeServer
 
 
 @dataclass(frozen=True)
@@ -189,6 +189,13 @@ class Substrate(Protocol):
     def shared_volume_zones(self, cluster: "ResolvedCluster", volume: "PlannedVolume") -> list[str]:
         """The zones a shared volume serves, for the plan (empty: every zone of the cluster)."""
         return []
+
+    def shared_volume_server(
+        self, cluster: "ResolvedCluster", volume: "PlannedVolume"
+    ) -> "VolumeServer | None":
+        """The machine gpukit runs for a shared volume (its type, prices, zone), for the plan and costs;
+        None where the backend needs none of gpukit's (a managed service, the user's own server)."""
+        return None
 
     def build_shared_storage(
         self,

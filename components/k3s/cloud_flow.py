@@ -20,11 +20,13 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_access import K3sCloudAccess
 from gpukit.components.k3s.cloud_init import CloudNode, NodeSettings, pool_node
 from gpukit.components.k3s.host_scripts import k3s_download
+from gpukit.components.k3s.nfs_storage import NfsVm, build_cloud_nfs
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.k3s.pool_sync import K3sPoolSync
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import NodeRole, PodSecurityLevel
+from gpukit.components.spec import NodeRole, PodSecurityLevel, StorageKind
+from gpukit.components.storage.plan import planned_volumes
 
 Network = TypeVar("Network")
 Secrets = TypeVar("Secrets")
@@ -71,6 +73,11 @@ class K3sCloudAdapter(Protocol, Generic[Network, Secrets]):
         self, pool: PoolFacts, node: CloudNode, network: Network, secrets: Secrets, servers: K3sServers
     ) -> None:
         """One agent pool: a group of machines that each run `node`, joining through `servers.join_urls`."""
+        ...
+
+    def nfs_server(self, volume: str, size_gb: int, network: Network) -> NfsVm:
+        """The small VM serving one NFS shared volume from a disk of its own (`size_gb`), reachable on
+        NFS from the cluster's nodes only, in `network`."""
         ...
 
     def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
@@ -131,5 +138,17 @@ def build_k3s_on_cloud(
         # Agent pools scale between minNodes and maxNodes; the autoscaler runs on the servers.
         K3sClusterAutoscaler(
             f"{name}-cluster-autoscaler", {"values": adapter.autoscaler_values()}, opts=in_cluster
+        )
+    # Shared NFS volumes: built here, where the network and the nodes' firewall are; GpuCluster's storage
+    # hook hands them back (K3sCloudSubstrate.build_shared_storage).
+    nfs = [v for v in planned_volumes(cluster) if v.kind is StorageKind.NFS]
+    if nfs:
+        access.handle.built_volumes = build_cloud_nfs(
+            name,
+            nfs,
+            lambda volume, size_gb: adapter.nfs_server(volume, size_gb, network),
+            access.kubernetes,
+            component,
+            ready=access.handle.system_ready,
         )
     return access.handle, servers.api_url

@@ -5,6 +5,7 @@ Substrates in providers/ subclass these: k3s over SSH `K3sSubstrate`, k3s on EC2
 """
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED, K3S_KEYS
 from gpukit.components.findings import Finding, Severity
@@ -12,13 +13,41 @@ from gpukit.components.gpu_operator.values import GpuNodeSoftware
 from gpukit.components.k3s.software import k3s_gpu_node_software
 from gpukit.components.pools import GPU_TAINT_VALUE, SERVER_TAINT, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import NodePoolSpec, NodeRole, Platform
+from gpukit.components.spec import NodePoolSpec, NodeRole, Platform, StorageKind
 from gpukit.components.substrate import Substrate
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpukit.components.handle import ClusterHandle
+    from gpukit.components.storage.built import BuiltVolume
+    from gpukit.components.storage.plan import PlannedVolume
 
 
 class K3sSubstrate(Substrate):
     platform = Platform.K3S
     gpu_taint_value = GPU_TAINT_VALUE
+    # NFS through the NFS CSI driver (components/k3s/nfs_*.py): an export the user names on every k3s,
+    # a server on one of the hosts over SSH (K3sSshSubstrate).
+    shared_storage_kinds = frozenset({StorageKind.NFS})
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """Exports the user names (`nfs: {server, path}`): the driver and a class per volume."""
+        from gpukit.components.k3s.nfs_storage import build_nfs_driver, built_volumes
+
+        targets = [
+            {"volume": v.name, "server": v.spec["nfs"]["server"], "share": v.spec["nfs"]["path"]}
+            for v in volumes
+        ]
+        driver = build_nfs_driver(name, targets, [], handle.kubernetes, parent, ready=handle.system_ready)  # type: ignore[arg-type]
+        return built_volumes(volumes, driver)
 
     def gpu_node_software(self, cluster: ResolvedCluster) -> GpuNodeSoftware:
         return k3s_gpu_node_software(cluster.driver)
@@ -44,6 +73,18 @@ class K3sCloudSubstrate(K3sSubstrate):
     requires = CLOUD_MACHINE_REQUIRED
     autoscaler_provider: str = ""
     """The Cluster Autoscaler's name for the cloud (its --cloud-provider: aws, gce)."""
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """Built with the cluster (components/k3s/cloud_flow.py: an export the user names, else a small
+        VM in the cluster's network), handed back here."""
+        return handle.built_volumes
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         """What minNodes and maxNodes do: the Cluster Autoscaler on the servers owns each agent group's

@@ -19,6 +19,22 @@ __all__ = ["HOURS_PER_MONTH", "PlannedVolume", "planned_volumes", "volume_choice
 
 
 @dataclass(frozen=True)
+class VolumeServer:
+    """A machine gpukit runs for one volume (k3s NFS on a small cloud VM): what it is and costs. Its
+    data sits on a disk of its own, priced per GiB-month; the machine per hour."""
+
+    machine: str
+    """Its machine type, e.g. m7i.large."""
+    machine_usd_per_hour: float | None
+    """On-demand list price in the cluster's region (None: no sourced price there)."""
+    disk: str
+    """The data disk's type, e.g. gp3."""
+    disk_usd_per_gb_month: float | None
+    zone: str = ""
+    """Where it runs, where known before `pulumi up` ("" otherwise: the plan says how it is chosen)."""
+
+
+@dataclass(frozen=True)
 class PlannedVolume:
     spec: SharedVolumeSpec
     backend: Backend
@@ -29,6 +45,8 @@ class PlannedVolume:
     """The zones it serves (Substrate.shared_volume_zones); empty: every zone of the cluster."""
     region: str = ""
     """The cluster's region: backends priced per region (rates.py) are priced only where sourced."""
+    server: VolumeServer | None = None
+    """The machine gpukit runs for it (Substrate.shared_volume_server); its price is the volume's."""
 
     @property
     def name(self) -> str:
@@ -66,6 +84,8 @@ class PlannedVolume:
 
     @property
     def usd_per_gb_month(self) -> float | None:
+        if self.server is not None:
+            return self.server.disk_usd_per_gb_month
         if self.priced_per_region:
             rate = regional_rate(self.kind, self.tier.name, self.region)
             return None if rate is None else rate.usd_per_gb_month
@@ -80,10 +100,16 @@ class PlannedVolume:
 
     @property
     def usd_per_hour(self) -> float | None:
+        """The backend's rate for the size, or a server's machine plus its disk (None: either unpriced, or
+        a bucket, which bills the bytes it holds)."""
         rate = self.usd_per_gb_month
         if rate is None or self.bills_stored_bytes:
             return None
-        return rate * self.size_gb / HOURS_PER_MONTH
+        storage = rate * self.size_gb / HOURS_PER_MONTH
+        if self.server is None:
+            return storage
+        machine = self.server.machine_usd_per_hour
+        return None if machine is None else machine + storage
 
 
 def volume_choice(volume: SharedVolumeSpec, substrate: "Substrate", region: str) -> Choice:
@@ -120,5 +146,6 @@ def planned_volumes(cluster: "ResolvedCluster") -> list[PlannedVolume]:
         reason = choice.reason if volume["kind"] is StorageKind.AUTO else ""
         planned = PlannedVolume(volume, choice.backend, choice.tier, reason)
         zones = tuple(substrate.shared_volume_zones(cluster, planned))
-        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones, region))
+        server = substrate.shared_volume_server(cluster, planned)
+        found.append(PlannedVolume(volume, choice.backend, choice.tier, reason, zones, region, server))
     return found

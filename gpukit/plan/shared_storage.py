@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from gpukit.components.storage.plan import PlannedVolume
+from gpukit.components.storage.plan import PlannedVolume, VolumeServer
 from gpukit.text_table import text_table
 
 
@@ -16,6 +16,16 @@ def _rate(volume: PlannedVolume, value: float | None, unit: str) -> str:
 def _throughput(volume: PlannedVolume) -> str:
     given = volume.throughput_mbps
     return "not sourced" if given is None else f"{given:,.0f} MB/s"
+
+
+def _server_line(volume: PlannedVolume, server: VolumeServer) -> str:
+    where = f" in {server.zone}" if server.zone else ""
+    return (
+        f"  {volume.name}: served by a VM gpukit runs{where}: {server.machine} on demand "
+        f"({_rate(volume, server.machine_usd_per_hour, '/h')}) with its own encrypted {volume.size_gb:,} GiB "
+        f"{server.disk} data disk ({_rate(volume, server.disk_usd_per_gb_month, '/GiB-month')}), kept when the VM "
+        "is replaced"
+    )
 
 
 def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
@@ -57,6 +67,7 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
         rows,
     )
     out += [f"  {v.name}: auto chose {v.reason}" for v in volumes if v.reason]
+    out += [_server_line(v, v.server) for v in volumes if v.server is not None]
     out += [
         f"  {v.name}: bucket {v.spec.get('bucket', '')} bills the bytes it stores, not sizeGb: "
         f"{_rate(v, v.usd_per_gb_month, '/GiB-month')} for Standard storage in {v.region or 'its region'}"
@@ -94,5 +105,16 @@ def shared_storage_document(volumes: list[PlannedVolume]) -> list[dict[str, Any]
             "pricePerGbMonth": v.usd_per_gb_month,
             "storageClass": v.storage_class,
         }
+        | ({} if v.server is None else {"server": _server_document(v.server)})
         for v in volumes
     ]
+
+
+def _server_document(server: VolumeServer) -> dict[str, Any]:
+    return {
+        "machineType": server.machine,
+        "machineCostPerHour": server.machine_usd_per_hour,
+        "disk": server.disk,
+        "diskPricePerGbMonth": server.disk_usd_per_gb_month,
+        "zone": server.zone or None,
+    }

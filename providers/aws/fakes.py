@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from gpukit.components.name_rules import planned_name
+from gpukit.components.name_rules import ResourceNameError, planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
 from gpukit.providers.aws.names import AWS_NAME_RULES
@@ -39,7 +39,12 @@ _EC2_PREFIXES = {
     "aws:efs/fileSystem:FileSystem": "fs",
     "aws:efs/mountTarget:MountTarget": "fsmt",
     "aws:fsx/lustreFileSystem:LustreFileSystem": "fs",
+    "aws:ebs/volume:Volume": "vol",
+    "aws:ec2/volumeAttachment:VolumeAttachment": "vai",
 }
+# CreateVolume: "gp2 and gp3: 1 - 16,384 GiB" (EC2 API reference, as providers/aws/k3s/nfs_vm_facts.py
+# cites); the volume types EBS has.
+_EBS_SIZES = {"gp2": (1, 16384), "gp3": (1, 16384), "io1": (4, 16384), "io2": (4, 65536)}
 
 
 def _pinned_prefixes(pools: Any) -> list[str]:
@@ -64,6 +69,17 @@ def _private_ip(name: str) -> str:
     return f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
 
 
+def _check_ebs_volume(name: str, inputs: dict[str, Any]) -> None:
+    """An EBS volume EC2 would refuse fails the plan, as `pulumi up` would."""
+    volume_type = inputs.get("type") or "gp2"
+    if volume_type not in _EBS_SIZES:
+        raise ResourceNameError(f"EBS volume {name}: type {volume_type!r} is not one of {sorted(_EBS_SIZES)}")
+    low, high = _EBS_SIZES[volume_type]
+    size = inputs.get("size")
+    if isinstance(size, (int, float)) and not low <= size <= high:
+        raise ResourceNameError(f"EBS volume {name}: {volume_type} takes {low} to {high} GiB; got {size}")
+
+
 class AwsFakes:
     """providers' PlanFakes for the `aws` package."""
 
@@ -72,6 +88,8 @@ class AwsFakes:
     def __init__(self, config: Mapping[str, Any]) -> None:
         self.region = str(config.get("aws:region") or DEFAULT_REGION)
         self.pinned_prefixes = _pinned_prefixes(config.get("gpukit:nodePools"))
+        self.subnets: dict[str, dict[str, Any]] = {}
+        """Subnets this plan made, by id: what getSubnet answers for them."""
 
     def resource(self, token: str, name: str, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Raises ResourceNameError for a name AWS would refuse (providers/aws/names.py)."""
@@ -83,6 +101,10 @@ class AwsFakes:
             rule.field: planned_name(token, name, inputs, rule) for rule in AWS_NAME_RULES.get(token, ())
         }
         named = {field: value for field, value in names.items() if value is not None}
+        if token == "aws:ec2/subnet:Subnet":
+            self.subnets[rid] = inputs
+        if token == "aws:ebs/volume:Volume":
+            _check_ebs_volume(name, inputs)
         return rid, {**named, **self._outputs(token, name, rid, {**inputs, **named})}
 
     def zones(self) -> list[tuple[str, str]]:
@@ -110,10 +132,27 @@ class AwsFakes:
                 "groupNames": [self.region] * len(zones),
             }
         if token == "aws:ec2/getSubnet:getSubnet":
-            # A reused subnet: its zone in this fake account, stable per subnet id.
+            subnet_id = str(args.get("id"))
+            made = self.subnets.get(subnet_id)
             zones = self.zones()
-            name, zone_id = zones[int(_hex(str(args.get("id")), length=4), 16) % len(zones)]
-            return {"id": args.get("id"), "availabilityZone": name, "availabilityZoneId": zone_id}
+            if made is not None:  # one this plan made: its own zone and range
+                zone = str(made.get("availabilityZone"))
+                zone_id = dict(zones).get(zone, "")
+                return {
+                    "id": subnet_id,
+                    "availabilityZone": zone,
+                    "availabilityZoneId": zone_id,
+                    "cidrBlock": made.get("cidrBlock"),
+                }
+            # A reused subnet: its zone in this fake account and a range, stable per subnet id.
+            name, zone_id = zones[int(_hex(subnet_id, length=4), 16) % len(zones)]
+            third = int(_hex(subnet_id, "cidr", length=2), 16)
+            return {
+                "id": subnet_id,
+                "availabilityZone": name,
+                "availabilityZoneId": zone_id,
+                "cidrBlock": f"10.99.{third}.0/24",
+            }
         if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
             return self._offerings(args)
         if token == "aws:eks/getClusters:getClusters":

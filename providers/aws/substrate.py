@@ -17,6 +17,7 @@ from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
+from gpukit.components.storage.plan import PlannedVolume, VolumeServer
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.aws.autoscaling import accelerator_label
@@ -30,6 +31,13 @@ from gpukit.providers.aws.eks.shared_storage.validation import validate_eks_stor
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
+from gpukit.providers.aws.k3s.nfs_vm_facts import (
+    GP3_USD_PER_GB_MONTH,
+    NFS_DISK_MAX_GB,
+    NFS_DISK_MIN_GB,
+    NFS_DISK_TYPE,
+    NFS_VM_INSTANCE_TYPE,
+)
 from gpukit.providers.aws.k3s.spot_drain_values import spot_drain_findings
 from gpukit.providers.aws.karpenter_validation import validate_karpenter_pools
 from gpukit.providers.aws.limits import EKS_LIMITS
@@ -44,6 +52,7 @@ from gpukit.providers.aws.validation import (
     validate_eks_pools,
     validate_public_subnets,
 )
+from gpukit.providers.ssh.k3s.nfs_validation import VmDisk, shared_nfs_problems
 
 
 def aws_pool_facts(base: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
@@ -164,6 +173,9 @@ class EksSubstrate(Substrate):
         return build_eks(name, cluster, parent)
 
 
+NFS_VM_DISK = VmDisk(NFS_DISK_TYPE, NFS_DISK_MIN_GB, NFS_DISK_MAX_GB)
+
+
 class K3sEc2Substrate(K3sCloudSubstrate):
     provider = Provider.AWS
     name = "k3s-aws"
@@ -187,6 +199,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
         problems.extend(tag_problems(cluster.get("tags", {})))
+        problems.extend(shared_nfs_problems(args.get("storage"), "aws", [], NFS_VM_DISK))
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
         for i, pool in enumerate(args["node_pools"] if pools_ok else []):
@@ -201,6 +214,18 @@ class K3sEc2Substrate(K3sCloudSubstrate):
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_ec2_charges(cluster)
+
+    def shared_volume_server(self, cluster: ResolvedCluster, volume: PlannedVolume) -> VolumeServer | None:
+        """An NFS volume naming no export is served by a VM gpukit makes (k3s/nfs_server.py)."""
+        if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
+            return None
+        machine = self.catalog.machine(NFS_VM_INSTANCE_TYPE)
+        return VolumeServer(
+            NFS_VM_INSTANCE_TYPE,
+            self.catalog.quote(machine, cluster.spec["region"]).per_node,
+            NFS_DISK_TYPE,
+            GP3_USD_PER_GB_MONTH,
+        )
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
         return AwsFakes(config)

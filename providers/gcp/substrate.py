@@ -60,6 +60,7 @@ from gpukit.providers.gcp.validation import (
     validate_k3s_network,
     validate_server_zones,
 )
+from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
 
 if TYPE_CHECKING:
     import pulumi
@@ -190,6 +191,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         for i, pool in enumerate(pools or []):
             validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
+        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", []))
         return problems
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:

@@ -21,6 +21,7 @@ from gpukit.providers.ssh.config import K3S_SSH_KEYS, REQUIRED_KEYS
 from gpukit.providers.ssh.fakes import ssh_plan_fakes
 from gpukit.providers.ssh.findings import fixed_size_findings, host_key_findings
 from gpukit.providers.ssh.host_keys import describe_host_key
+from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
 from gpukit.providers.ssh.validation import validate_ssh_cluster
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 
     from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
+    from gpukit.components.storage.built import BuiltVolume
+    from gpukit.components.storage.plan import PlannedVolume
 
 
 class K3sSshSubstrate(K3sSubstrate):
@@ -49,7 +52,11 @@ class K3sSshSubstrate(K3sSubstrate):
         return replace(facts, hosts=tuple(hosts))
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
-        return validate_ssh_cluster(args, pools_ok)
+        hosts = [h["address"] for p in args["node_pools"] for h in p.get("hosts", [])] if pools_ok else []
+        problems = validate_ssh_cluster(args, pools_ok)
+        if pools_ok:
+            problems += shared_nfs_problems(args.get("storage"), "ssh", hosts)
+        return problems
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         """Unknown until each host's own preflight reads it (it refuses a driver too old for CUDA)."""
@@ -79,6 +86,31 @@ class K3sSshSubstrate(K3sSubstrate):
             )
             for h in k3s_hosts(cluster.pools, "")
         ]
+
+    def build_shared_storage(
+        self,
+        name: str,
+        cluster: ResolvedCluster,
+        volumes: list["PlannedVolume"],
+        handle: "ClusterHandle",
+        parent: "pulumi.Resource",
+    ) -> list["BuiltVolume"]:
+        """NFS servers on the hosts volumes name (over SSH, like the k3s install), then the driver."""
+        import pulumi
+
+        from gpukit.components.k3s.nfs_storage import built_volumes
+        from gpukit.providers.ssh.k3s.nfs import build_ssh_nfs
+
+        driver = build_ssh_nfs(
+            name,
+            volumes,
+            cluster.pools,
+            pulumi.Output.secret(cluster.args["ssh_private_key"]),
+            handle.kubernetes,
+            parent=parent,
+            ready=handle.system_ready,
+        )
+        return built_volumes(volumes, driver)
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes | None:
         return ssh_plan_fakes(config)

@@ -18,6 +18,9 @@ from harness import Recording, example_config, is_secret, record, unknown_argume
 from tools import bundle_files, script_input
 
 STACK: dict[str, Any] = example_config("k3s-aws")
+# The k3s machines alone: the example's shared volume adds an NFS VM, a machine of another kind
+# (tests/component/test_k3s_aws_nfs.py).
+STACK.pop("gpukit:storage")
 CANONICAL = "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
 DLAMI = (
     "resolve:ssm:/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-24.04/latest/ami-id"

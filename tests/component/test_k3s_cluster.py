@@ -49,6 +49,8 @@ def test_every_host_is_checked_then_installed_and_every_node_but_the_first_serve
             "l40s-192-0-2-12-preflight",
             "l40s-192-0-2-12-k3s",
             "l40s-192-0-2-12-drain",
+            # The example's shared checkpoints volume: its NFS server on the k3s server host.
+            "nfs-control-192-0-2-10-setup",
         ]
     )
 
@@ -178,7 +180,7 @@ def test_kubeconfig_uses_the_pulumi_made_admin_certificate(lab: Recording) -> No
 
 
 def test_operator_values_for_k3s_and_no_extra_runtime_class(lab: Recording) -> None:
-    values = lab.one("kubernetes:helm.sh/v3:Release").inputs["values"]
+    values = lab.one("kubernetes:helm.sh/v3:Release", "lab-gpu-operator-release").inputs["values"]
     assert values["toolkit"]["env"] == [
         {"name": "CONTAINERD_SOCKET", "value": "/run/k3s/containerd/containerd.sock"}
     ]
@@ -205,7 +207,7 @@ def test_operator_mode_turns_driver_and_toolkit_on() -> None:
     config = k3s_config()
     config["gpukit:gpuOperator"]["driver"] = "operator"
     rec = run(config)
-    values = rec.one("kubernetes:helm.sh/v3:Release").inputs["values"]
+    values = rec.one("kubernetes:helm.sh/v3:Release", "lab-gpu-operator-release").inputs["values"]
     assert values["driver"]["enabled"] is True and values["toolkit"]["enabled"] is True
     assert "DRIVER_MODE=operator" in commands(rec)["l40s-192-0-2-11-preflight"]["create"]
 
@@ -231,7 +233,7 @@ def test_every_connection_and_proxy_checks_its_host_key() -> None:
     agent["bastion"] = {"address": "198.51.100.5", "user": "jump", "hostKey": f"198.51.100.5 {ED25519_OTHER}"}
     expected = {"192.0.2.10": ED25519_10, "192.0.2.11": ED25519_11, "192.0.2.12": ED25519_12}
     connections = {name: unsecret(inputs["connection"]) for name, inputs in commands(run(config)).items()}
-    assert len(connections) == 8
+    assert len(connections) == 9  # 8 for k3s, 1 for the NFS server on 192.0.2.10
     for name, connection in connections.items():
         assert connection["hostKey"] == expected[connection["host"]], name
         if connection["host"] == "192.0.2.11":

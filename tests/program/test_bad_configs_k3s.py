@@ -623,6 +623,7 @@ def test_ipv6_server_address_is_bracketed_in_the_join_url(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = k3s_config()
+    del config["gpukit:storage"]  # its NFS server names the server host by its IPv4 address
     config[POOLS][0]["hosts"] = [host("2001:db8::10")]
     del config[CLUSTER]["apiAddress"]
     doc = plan_ok(config, tmp_path, capsys)

@@ -605,7 +605,7 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
             }
         ),
         None,
-        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "gke": "used"},
+        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "gke": "used", "k3s-aws": "used"},
     ),
     "verification.enabled": (_toggle_verification, None, dict.fromkeys(SUBSTRATES, "used")),
     "verification.timeoutMinutes": (

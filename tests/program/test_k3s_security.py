@@ -27,6 +27,9 @@ def install_scripts(planned: PlannedStack) -> dict[str, str]:
         text = path.read_text()
         if path.suffix == ".yaml":
             files = {f["path"]: f["content"] for f in yaml.safe_load(text)["write_files"]}
+            if "-nfs-" in path.stem:  # an NFS VM gpukit makes for a shared volume: no k3s node
+                assert not any("install" in p or "token" in p for p in files), path.stem
+                continue
             found[path.stem] = files["/opt/gpukit/install.sh"]
         else:
             start = text.index("cat > /opt/gpukit/install.sh <<'GPUKIT_INSTALL_EOF'\n")

@@ -36,8 +36,11 @@ UNNAMED = {
             "natGateway:NatGateway",
             "networkInterface:NetworkInterface",
             "instance:Instance",
+            # An EBS volume and its attachment carry ids only (CreateVolume and AttachVolume take no name).
+            "volumeAttachment:VolumeAttachment",
         )
     ),
+    "aws:ebs/volume:Volume",
     "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
     "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule",
     "aws:lb/listener:Listener",

@@ -23,6 +23,7 @@ from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
 from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values
 from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole, machine_check
+from gpukit.providers.aws.k3s.nfs_server import K3sEc2NfsServer
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
 from gpukit.providers.aws.provider import cluster_tags
@@ -143,6 +144,22 @@ class Ec2Adapter:
                 # Agents registering before the first server answers retry; starting them after the
                 # servers only keeps the first boot's logs quiet.
                 "boot_after": [role, *servers.instances],
+            },
+            opts=self.children,
+        )
+
+    def nfs_server(self, volume: str, size_gb: int, network: Ec2Network) -> K3sEc2NfsServer:
+        """A small VM in the first private subnet, NFS open to the nodes' group only (nfs_server.py)."""
+        return K3sEc2NfsServer(
+            f"{self.name}-nfs-{volume}",
+            {
+                "cluster_name": self.cluster.name,
+                "volume": volume,
+                "size_gb": size_gb,
+                "vpc_id": network.vpc.vpc_id,
+                "subnet_ids": network.vpc.private_subnet_ids,
+                "nodes_security_group_id": network.groups.ids[Group.NODES],
+                "tags": self.tags,
             },
             opts=self.children,
         )

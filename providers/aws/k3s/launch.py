@@ -14,7 +14,7 @@ def node_launch_template(
     description: str,
     image: Ec2Image,
     disk_size_gb: int,
-    instance_profile_arn: pulumi.Input[str],
+    instance_profile_arn: Optional[pulumi.Input[str]],
     tags: dict[str, str],
     instance_type: Optional[str] = None,
     security_group_ids: Optional[list[pulumi.Input[str]]] = None,
@@ -22,7 +22,8 @@ def node_launch_template(
     shutdown_behavior: Optional[str] = None,
     opts: Optional[pulumi.ResourceOptions] = None,
 ) -> aws.ec2.LaunchTemplate:
-    """`security_group_ids` None where the instance brings its own network interface (servers)."""
+    """`security_group_ids` None where the instance brings its own network interface (servers);
+    `instance_profile_arn` None for a machine that needs no AWS access at all (the NFS VM)."""
     return aws.ec2.LaunchTemplate(
         name,
         description=description,
@@ -47,7 +48,7 @@ def node_launch_template(
                 },
             }
         ],
-        iam_instance_profile={"arn": instance_profile_arn},
+        iam_instance_profile=None if instance_profile_arn is None else {"arn": instance_profile_arn},
         vpc_security_group_ids=security_group_ids,
         user_data=user_data,
         instance_initiated_shutdown_behavior=shutdown_behavior,

@@ -15,6 +15,7 @@ import pulumi_gcp as gcp
 from gpukit.components.api_access import needs_public_endpoint
 from gpukit.components.k3s.cloud_flow import K3sServers
 from gpukit.components.k3s.cloud_init import CloudNode
+from gpukit.components.k3s.nfs_storage import NfsVm
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
@@ -149,6 +150,10 @@ class GceAdapter:
             opts=self.with_gcp,
         )
         self.agent_pools.append((pool, made))
+
+    def nfs_server(self, volume: str, size_gb: int, network: GceNetwork) -> NfsVm:
+        """Not built on Compute Engine yet: validation refuses an NFS volume without an export there."""
+        raise NotImplementedError(f"shared volume {volume}: an NFS VM on Compute Engine is not built yet")
 
     def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
         """The Cluster Autoscaler's GCE provider over every zonal group of the agent pools, with the

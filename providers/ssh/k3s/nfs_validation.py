@@ -1,0 +1,122 @@
+"""Meaning checks of an `nfs` shared volume on k3s, per provider (ssh, aws, gcp): where its export comes
+from. Pure. Kept with the SSH provider, whose address rules (providers/ssh/addresses.py) it shares.
+
+- an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
+  reach, `path` an absolute path of plain characters (nfs_exports.export_path_problem);
+- `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
+- neither: on k3s over aws and gcp a small VM gpukit makes serves the volume from a disk of its own,
+  whose size range `vm_disk` gives (sizeGb outside it is refused); over SSH refused (name a host or
+  an export).
+
+Which substrates take `nfs` at all is the backend table's (components/storage/backends.py).
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpukit.components.errors import Problem
+from gpukit.components.k3s.nfs_exports import export_path_problem
+from gpukit.providers.ssh.addresses import address_ok, same_host, unusable
+
+
+@dataclass(frozen=True)
+class VmDisk:
+    """The data disk of the VM gpukit makes for an NFS volume on a cloud: its type and size range."""
+
+    disk_type: str
+    min_gb: int
+    max_gb: int
+
+
+def nfs_problems(
+    key: str,
+    nfs: Mapping[str, str] | None,
+    provider: str,
+    hosts: Sequence[str],
+    *,
+    vm_disk: VmDisk | None = None,
+    size_gb: int | None = None,
+) -> list[Problem]:
+    """Problems with volume `key`'s `nfs` on k3s over `provider` (ssh, aws, gcp); `hosts`: the addresses of
+    the cluster's SSH hosts (empty elsewhere); `vm_disk`: the disk a VM gpukit makes would hold the
+    volume on (None: no VM on this provider)."""
+    problems: list[Problem] = []
+    given = dict(nfs or {})
+    server, path, host = given.get("server"), given.get("path"), given.get("host")
+    if server is not None:
+        why = None if address_ok(server) else "is not an IP address or DNS name"
+        why = why or unusable(server)
+        if why is not None:
+            problems.append(
+                Problem(
+                    f"{key}.nfs.server",
+                    f"must be the NFS server's IP address or DNS name as the nodes "
+                    f"reach it; {server!r} {why}",
+                )
+            )
+    if path is not None and (why := export_path_problem(path)) is not None:
+        problems.append(Problem(f"{key}.nfs.path", f"{why}; got {path!r}"))
+    if host is not None:
+        if provider != "ssh":
+            problems.append(
+                Problem(
+                    f"{key}.nfs.host",
+                    f"only on k3s over SSH (a host of the cluster becomes the server); on k3s over "
+                    f"{provider} name an export with server and path; got host {host!r}",
+                )
+            )
+        elif same_host(host) not in {same_host(h) for h in hosts}:
+            listed = ", ".join(hosts) or "none"
+            problems.append(
+                Problem(
+                    f"{key}.nfs.host",
+                    f"must be the address of one of the cluster's hosts (nodePools[*].hosts[*].address: "
+                    f"{listed}): gpukit sets the server up over SSH with that host's pinned key; "
+                    f"got {host!r}",
+                )
+            )
+    if host is None and server is None and path is None:
+        if vm_disk is None:
+            where = (
+                "{host: <one of the cluster's host addresses>} for a server gpukit sets up there, or "
+                if provider == "ssh"
+                else ""
+            )
+            problems.append(
+                Problem(
+                    f"{key}.nfs",
+                    f"required on k3s over {provider}: {where}{{server, path}} of an export the nodes reach"
+                    + ("" if provider == "ssh" else " (a VM gpukit makes for it is not built yet)"),
+                )
+            )
+        elif size_gb is not None and size_gb >= 1 and not vm_disk.min_gb <= size_gb <= vm_disk.max_gb:
+            # (below 1 GiB the neutral check already said so)
+            problems.append(
+                Problem(
+                    f"{key}.sizeGb",
+                    f"the VM gpukit makes for this NFS volume keeps it on one {vm_disk.disk_type} disk, "
+                    f"which takes {vm_disk.min_gb:,} to {vm_disk.max_gb:,} GiB; got {size_gb:,} (or name an "
+                    "export with nfs: {server, path})",
+                )
+            )
+    return problems
+
+
+def shared_nfs_problems(
+    storage: Mapping[str, Any] | None, provider: str, hosts: Sequence[str], vm_disk: VmDisk | None = None
+) -> list[Problem]:
+    """nfs_problems for every volume of `gpukit:storage.shared` that is NFS on k3s (`nfs`, or `auto`,
+    which picks NFS: k3s has no other backend)."""
+    problems: list[Problem] = []
+    for i, volume in enumerate((storage or {}).get("shared", [])):
+        if getattr(volume.get("kind"), "value", volume.get("kind")) in {"nfs", "auto"}:
+            problems += nfs_problems(
+                f"gpukit:storage.shared[{i}]",
+                volume.get("nfs"),
+                provider,
+                hosts,
+                vm_disk=vm_disk,
+                size_gb=volume.get("size_gb"),
+            )
+    return problems

@@ -1,0 +1,122 @@
+"""NFS shared volumes on k3s: the driver's values against the pinned chart's own values.yaml, the
+StorageClass (valid under kubernetes-validate --strict), and the checks of an `nfs` volume's keys."""
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from gpukit.components.k3s.nfs_chart import (
+    CHART,
+    CHART_REPOSITORY,
+    CHART_VERSION,
+    NAMESPACE,
+    nfs_driver_values,
+)
+from gpukit.components.k3s.nfs_class import example_claim, nfs_storage_class
+from gpukit.components.pools import SERVER_TAINT
+from gpukit.providers.ssh.k3s.nfs_validation import nfs_problems
+
+CHART_VALUES = yaml.safe_load(
+    (Path(__file__).parents[1] / "reference/csi-driver-nfs-4.13.4/values.yaml").read_text()
+)
+SSH_HOSTS = ["192.0.2.10", "192.0.2.11", "gpu-2.lab.example"]
+KEY = "gpukit:storage.shared[0]"
+
+
+def _unknown(values: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
+    """gpukit's keys the chart's values.yaml lacks; inside a map the chart leaves empty (`{}`, such as
+    nodeSelector) any key goes."""
+    found = []
+    for key, value in values.items():
+        if key not in chart:
+            found.append(f"{prefix}{key}")
+        elif isinstance(value, dict) and isinstance(chart[key], dict) and chart[key]:
+            found += _unknown(value, chart[key], f"{prefix}{key}.")
+    return found
+
+
+def test_the_chart_is_pinned_to_an_exact_version_from_its_own_repository() -> None:
+    assert (CHART, CHART_VERSION) == ("csi-driver-nfs", "4.13.4")
+    assert CHART_REPOSITORY == "https://kubernetes-csi.github.io/csi-driver-nfs"
+    assert NAMESPACE == "kube-system"
+
+
+def test_every_value_gpukit_sets_is_a_key_of_the_chart() -> None:
+    assert _unknown(nfs_driver_values(), CHART_VALUES) == []
+    assert _unknown({"controller": {"replica": 2}}, CHART_VALUES) == ["controller.replica"]
+
+
+def test_the_controller_runs_on_the_servers_through_their_taint() -> None:
+    controller = nfs_driver_values()["controller"]
+    assert controller["nodeSelector"] == {"node-role.kubernetes.io/control-plane": "true"}
+    tolerations = controller["tolerations"]
+    # gpukit taints servers CriticalAddonsOnly=true:NoExecute; the chart tolerates it as NoSchedule only.
+    assert {"key": SERVER_TAINT.key, "operator": "Exists", "effect": "NoExecute"} in tolerations
+    assert all(t in tolerations for t in CHART_VALUES["controller"]["tolerations"])
+    assert controller["replicas"] == 1
+
+
+def test_the_node_plugin_keeps_running_on_every_node_gpu_nodes_included() -> None:
+    assert "node" not in nfs_driver_values()  # the chart's own: tolerate every taint
+    assert CHART_VALUES["node"]["tolerations"] == [{"operator": "Exists"}]
+
+
+def test_no_snapshots_and_no_chart_made_storage_class() -> None:
+    values = nfs_driver_values()
+    assert values["externalSnapshotter"] == {"enabled": False}
+    assert values["controller"]["enableSnapshotter"] is False
+    assert values["storageClass"] == {"create": False}
+
+
+def test_the_storage_class_mounts_the_export_retained_over_nfs_4_1() -> None:
+    sc = nfs_storage_class("checkpoints", "192.0.2.10", "/srv/gpukit-nfs/checkpoints")
+    kubernetes_validate.validate(sc, "1.35.0", strict=True)
+    assert sc["metadata"]["name"] == "shared-checkpoints"
+    assert sc["provisioner"] == "nfs.csi.k8s.io"
+    assert sc["parameters"]["server"] == "192.0.2.10"
+    assert sc["parameters"]["share"] == "/srv/gpukit-nfs/checkpoints"
+    assert sc["reclaimPolicy"] == "Retain"
+    assert sc["mountOptions"][0] == "nfsvers=4.1"
+
+
+def test_the_example_claim_is_read_write_many_on_the_class() -> None:
+    claim = example_claim("checkpoints", 500)
+    kubernetes_validate.validate(claim, "1.35.0", strict=True)
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert claim["spec"]["storageClassName"] == "shared-checkpoints"
+
+
+def _keys(problems: list[Any]) -> list[str]:
+    return [p.key for p in problems]
+
+
+def test_good_nfs_volumes_pass() -> None:
+    assert nfs_problems(KEY, {"host": "192.0.2.11"}, "ssh", SSH_HOSTS) == []
+    assert nfs_problems(KEY, {"host": "GPU-2.lab.example"}, "ssh", SSH_HOSTS) == []
+    assert nfs_problems(KEY, {"server": "nas.lab.example", "path": "/volume1/ml"}, "ssh", SSH_HOSTS) == []
+    assert nfs_problems(KEY, {"server": "10.0.0.5", "path": "/export"}, "gcp", []) == []
+
+
+@pytest.mark.parametrize(
+    ("nfs", "provider", "key", "words"),
+    [
+        ({"host": "192.0.2.99"}, "ssh", "nfs.host", "one of the cluster's hosts"),
+        ({"host": "192.0.2.10"}, "aws", "nfs.host", "only on k3s over SSH"),
+        ({"server": "nas lab", "path": "/x"}, "ssh", "nfs.server", "not an IP address or DNS name"),
+        ({"server": "localhost", "path": "/x"}, "ssh", "nfs.server", "localhost"),
+        ({"server": "10.0.0.5", "path": "srv/nfs"}, "ssh", "nfs.path", "absolute path"),
+        ({"server": "10.0.0.5", "path": "/srv/nfs\n"}, "ssh", "nfs.path", "absolute path"),
+        ({"server": "10.0.0.5", "path": "/srv/../etc"}, "ssh", "nfs.path", "'..'"),
+        (None, "ssh", "nfs", "required on k3s over ssh"),
+        (None, "gcp", "nfs", "not built yet"),
+    ],
+)
+def test_bad_nfs_volumes_are_refused_naming_the_key(
+    nfs: dict[str, str] | None, provider: str, key: str, words: str
+) -> None:
+    problems = nfs_problems(KEY, nfs, provider, SSH_HOSTS)
+    assert _keys(problems) == [f"{KEY}.{key}"]
+    assert words in problems[0].message
