@@ -23,8 +23,8 @@ def _server_line(volume: PlannedVolume, server: VolumeServer) -> str:
     return (
         f"  {volume.name}: served by a VM gpukit runs{where}: {server.machine} on demand "
         f"({_rate(volume, server.machine_usd_per_hour, '/h')}) with its own encrypted {volume.size_gb:,} GiB "
-        f"{server.disk} data disk ({_rate(volume, server.disk_usd_per_gb_month, '/GiB-month')}), kept when the VM "
-        "is replaced"
+        f"{server.disk} data disk ({_rate(volume, server.disk_usd_per_gb_month, '/GiB-month')}), kept when "
+        "the VM is replaced"
     )
 
 
