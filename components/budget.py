@@ -26,6 +26,13 @@ def _unpriced_names(pools: list[PoolCost]) -> str:
     return ", ".join(f"{p.pool.name} ({p.pool.instance.name}: {p.note})" for p in pools)
 
 
+def _unpriced_parts(pools: list[PoolCost], volumes: tuple[str, ...]) -> str:
+    """What has no price, pools and shared volumes: `pool(s) a (...) and shared volume(s) b`."""
+    parts = [f"pool(s) {_unpriced_names(pools)}"] if pools else []
+    parts += [f"shared volume(s) {', '.join(volumes)}"] if volumes else []
+    return " and ".join(parts)
+
+
 def unpriced_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Finding]:
     """One info per pool with no list price here: its cost is left out of every total it adds to."""
     index = {p.name: i for i, p in enumerate(cluster.pools)}
@@ -49,11 +56,13 @@ def budget_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Findi
     total = costs.max_total
     lower = costs.max_is_lower_bound
     unpriced = [p for p in costs.unpriced if p.pool.max_nodes > 0]
+    unpriced_text = _unpriced_parts(unpriced, costs.unpriced_volumes)
+    and_backends = " and storage backends" if costs.unpriced_volumes else ""
     drivers = ", ".join(f"{what} {_usd(cost)}" for what, cost in costs.max_drivers()) or "nothing priced"
     cost_text = f"{'at least ' if lower else ''}{_usd(total)}"
     where = f"at list prices in {costs.basis.region}"
     if total > limit:
-        missing = f"; no price for pool(s) {_unpriced_names(unpriced)}, so it costs more" if lower else ""
+        missing = f"; no price for {unpriced_text}, so it costs more" if lower else ""
         return [
             Finding(
                 Severity.ERROR,
@@ -68,9 +77,10 @@ def budget_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Findi
             Finding(
                 Severity.ERROR,
                 LIMIT_KEY,
-                f"cannot prove the stack stays within {_usd(limit)}: pool(s) {_unpriced_names(unpriced)} "
+                f"cannot prove the stack stays within {_usd(limit)}: {unpriced_text} "
                 f"have no price, so the cost at max nodes is only known to be {cost_text} {where}",
-                fix=f"pick priced instance types, or set {ALLOW_KEY}: true to accept the lower bound",
+                fix=f"pick priced instance types{and_backends}, or set {ALLOW_KEY}: true to accept the "
+                "lower bound",
             )
         ]
     if lower:
@@ -79,7 +89,7 @@ def budget_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Findi
                 Severity.WARNING,
                 LIMIT_KEY,
                 f"checked a lower bound only: the stack costs {cost_text} at max nodes {where}, within "
-                f"{_usd(limit)}, but pool(s) {_unpriced_names(unpriced)} have no price and are not counted "
+                f"{_usd(limit)}, but {unpriced_text} have no price and are not counted "
                 f"({ALLOW_KEY} is true)",
             )
         ]

@@ -81,12 +81,13 @@ class CostEstimate:
 
     @property
     def idle_is_lower_bound(self) -> bool:
-        """An unpriced pool runs nodes at idle, so the idle total leaves them out."""
-        return any(p.pool.min_nodes > 0 for p in self.unpriced)
+        """An unpriced pool runs nodes at idle, and an unpriced shared volume exists at idle: the idle total
+        leaves them out."""
+        return any(p.pool.min_nodes > 0 for p in self.unpriced) or bool(self.unpriced_volumes)
 
     @property
     def max_is_lower_bound(self) -> bool:
-        return any(p.pool.max_nodes > 0 for p in self.unpriced)
+        return any(p.pool.max_nodes > 0 for p in self.unpriced) or bool(self.unpriced_volumes)
 
     def max_drivers(self) -> list[tuple[str, float]]:
         """What the cost at max nodes is made of, largest first: priced pools, then charges."""

@@ -327,7 +327,7 @@ def cost_lines(costs: CostEstimate, limit: float | None = None) -> list[str]:
     if costs.unpriced_volumes:
         out.append(
             f"  ! NO PRICE for shared volume(s) {', '.join(costs.unpriced_volumes)}: gpukit has no sourced "
-            "list price for their backend; they are left out of the totals"
+            'list price for their backend; they are left out, so the totals are lower bounds ("at least")'
         )
     if any(pc.spot_upper_bound for pc in costs.pools):
         out.append(

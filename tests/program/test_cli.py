@@ -44,16 +44,16 @@ def test_plan_leads_with_verdict_and_summary(planned_stack: Callable[[str], Plan
     lines = planned_stack("gke-train").report.splitlines()
     assert lines[0] == "gpukit plan: stack gke-train (gke, us-central1, Kubernetes 1.35)"
     assert lines[1] == "Result: ready to `pulumi up`"
-    # The h100 pool has no price in us-central1: the total at max is a lower bound, and says so.
-    assert lines[2] == "42 resources, 2 GPU pools, idle $0.491/h, max at least $7.73/h"
+    # The h100 pool and the Filestore volume have no price in us-central1: totals are lower bounds.
+    assert lines[2] == "42 resources, 2 GPU pools, idle at least $0.491/h, max at least $7.73/h"
     assert lines[-1] == lines[1]  # and closes with it too, where a terminal's scrolling stops
 
 
 def test_summary_of_a_fully_priced_stack_has_no_lower_bound(
     planned_stack: Callable[[str], PlannedStack],
 ) -> None:
-    summary = planned_stack("eks-train").report.splitlines()[2]
-    assert re.fullmatch(r"\d+ resources, 2 GPU pools, idle \$[\d.,]+/h, max \$[\d.,]+/h", summary)
+    summary = planned_stack("eks-dev").report.splitlines()[2]  # its EFS model cache is priced too
+    assert re.fullmatch(r"\d+ resources, 1 GPU pool, idle \$[\d.,]+/h, max \$[\d.,]+/h", summary)
 
 
 def test_ssh_stack_header_has_no_empty_region_and_no_price(

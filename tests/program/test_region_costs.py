@@ -149,3 +149,20 @@ def test_budget_counts_a_pools_dearest_alternative_instance_type(
     assert code == 1
     line = next(line for line in out.splitlines() if "error: gpukit:budget.maxHourlyCost" in line)
     assert "pool l4 $13.59/h" in line
+
+
+def test_an_unpriced_shared_volume_makes_totals_lower_bounds_and_the_budget_refuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """eks-train's FSx for Lustre checkpoints volume has no sourced price: a budget cannot be proven."""
+    config: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.eks-train.yaml").read_text())["config"]
+    config["gpukit:budget"] = {"maxHourlyCost": 500}
+    code, out, _ = plan(tmp_path, config, capsys)
+    assert code == 1
+    assert "  total at max (max nodes):  at least $117.56" in out
+    line = next(line for line in out.splitlines() if "error: gpukit:budget.maxHourlyCost" in line)
+    assert "cannot prove the stack stays within $500.00/h: shared volume(s) checkpoints have no price" in line
+    config["gpukit:budget"]["allowUnpriced"] = True
+    code, out, _ = plan(tmp_path, config, capsys)
+    assert code == 0
+    assert "but shared volume(s) checkpoints have no price and are not counted" in out
