@@ -28,11 +28,15 @@ def _check_disk(name: str, inputs: dict[str, Any]) -> None:
     """A disk Compute Engine would refuse fails the plan, as `pulumi up` would."""
     disk_type = inputs.get("type") or "pd-standard"  # the API's default type
     if disk_type not in _DISK_SIZES:
-        raise ResourceNameError(f"Compute Engine disk {name}: type {disk_type!r} is not one of {sorted(_DISK_SIZES)}")
+        raise ResourceNameError(
+            f"Compute Engine disk {name}: type {disk_type!r} is not one of {sorted(_DISK_SIZES)}"
+        )
     low, high = _DISK_SIZES[disk_type]
     size = inputs.get("size")
     if isinstance(size, (int, float)) and not low <= size <= high:
-        raise ResourceNameError(f"Compute Engine disk {name}: {disk_type} takes {low} to {high} GB; got {size}")
+        raise ResourceNameError(
+            f"Compute Engine disk {name}: {disk_type} takes {low} to {high} GB; got {size}"
+        )
 
 
 class GcpFakes:

@@ -221,7 +221,9 @@ class K3sGceSubstrate(K3sCloudSubstrate):
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_gce_charges(cluster)
 
-    def shared_volume_server(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> "VolumeServer | None":
+    def shared_volume_server(
+        self, cluster: ResolvedCluster, volume: "PlannedVolume"
+    ) -> "VolumeServer | None":
         """An NFS volume naming no export is served by a VM gpukit makes (k3s/nfs_server.py), in the
         servers' first zone; its disk is priced where a pd-balanced price is sourced (nfs_vm_facts.py)."""
         from gpukit.components.storage.plan import VolumeServer

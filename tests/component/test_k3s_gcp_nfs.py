@@ -71,7 +71,9 @@ def test_data_sits_on_its_own_pd_balanced_disk_in_the_vms_zone(rec: Recording) -
 
 def test_only_the_cluster_nodes_reach_nfs(rec: Recording) -> None:
     vm = rec.one(INSTANCE, f"{PREFIX}-vm")
-    rules = [r for r in rec.of_type(FIREWALL) if set(r.inputs.get("targetTags") or ()) & set(vm.inputs["tags"])]
+    rules = [
+        r for r in rec.of_type(FIREWALL) if set(r.inputs.get("targetTags") or ()) & set(vm.inputs["tags"])
+    ]
     assert [
         (r.inputs["direction"], r.inputs["allows"], r.inputs.get("sourceTags"), r.inputs.get("sourceRanges"))
         for r in rules
@@ -97,7 +99,11 @@ def test_no_external_address_no_identity_never_spot_shielded_os_login(rec: Recor
     (interface,) = vm["networkInterfaces"]
     assert "accessConfigs" not in interface and "ipv6AccessConfigs" not in interface
     assert "serviceAccount" not in vm  # no token on its metadata server
-    assert vm["scheduling"] == {"provisioningModel": "STANDARD", "automaticRestart": True, "onHostMaintenance": "MIGRATE"}
+    assert vm["scheduling"] == {
+        "provisioningModel": "STANDARD",
+        "automaticRestart": True,
+        "onHostMaintenance": "MIGRATE",
+    }
     assert vm["shieldedInstanceConfig"] == {
         "enableSecureBoot": True,
         "enableVtpm": True,

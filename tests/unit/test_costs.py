@@ -156,7 +156,10 @@ def test_k3s_on_gce_with_a_private_api_has_no_external_ips() -> None:
     config = example_config("k3s-gcp")
     config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8"]
     cost = estimate(resolve_config(config))
-    assert [c.what for c in cost.charges] == ["Cloud NAT (per VM)", "shared volume checkpoints (nfs, 500 GiB)"]
+    assert [c.what for c in cost.charges] == [
+        "Cloud NAT (per VM)",
+        "shared volume checkpoints (nfs, 500 GiB)",
+    ]
 
 
 G6_16XLARGE = 3.3968

@@ -88,7 +88,7 @@ class K3sGceNfsServer(pulumi.ComponentResource):
             f"{name}-nfs-from-nodes",
             name=fit_name(label, "-from-nodes", GCE_NAME_MAX),
             network=args["network"],
-            description=f"NFS to the server of shared volume {volume} from the nodes of {cluster} only (gpukit)",
+            description=f"NFS to the server of shared volume {volume} from {cluster}'s nodes only (gpukit)",
             direction="INGRESS",
             allows=[{"protocol": "tcp", "ports": [str(NFS_PORT)]}],
             target_tags=[tag],
@@ -110,7 +110,7 @@ class K3sGceNfsServer(pulumi.ComponentResource):
             zone=args["zone"],
             type=NFS_DISK_TYPE,
             size=args["size_gb"],
-            description=f"data of shared volume {volume} of {cluster}, kept when its NFS VM is replaced (gpukit)",
+            description=f"data of shared volume {volume} of {cluster}, kept when its VM is replaced (gpukit)",
             labels=labels,
             # A stack that deletes the disk keeps its data as a snapshot (billed until deleted).
             create_snapshot_before_destroy=True,
@@ -133,7 +133,9 @@ class K3sGceNfsServer(pulumi.ComponentResource):
                     "labels": labels,
                 },
             },
-            attached_disks=[{"source": disk.self_link, "device_name": DATA_DEVICE_NAME, "mode": "READ_WRITE"}],
+            attached_disks=[
+                {"source": disk.self_link, "device_name": DATA_DEVICE_NAME, "mode": "READ_WRITE"}
+            ],
             # No access_configs: no external address.
             network_interfaces=[{"subnetwork": args["subnetwork"], "network_ip": address.address}],
             scheduling=cast(gcp.compute.InstanceSchedulingArgsDict, on_demand_scheduling(gpu=False)),

@@ -24,7 +24,6 @@ DATA_DEVICE_NAME = "gpukit-data"
 (components/k3s/nfs_vm.py gce_device_path)."""
 
 
-
 def nfs_zone(server_zones: list[str]) -> str:
     """Where an NFS VM and its disk live: the servers' first zone (a disk serves one zone's VMs; NFS
     clients reach it from every zone of the region)."""
