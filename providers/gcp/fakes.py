@@ -5,7 +5,7 @@ A name Google would refuse fails the plan (names.py)."""
 from collections.abc import Mapping
 from typing import Any
 
-from gpukit.components.name_rules import planned_name
+from gpukit.components.name_rules import ResourceNameError, planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
 from gpukit.providers.gcp.names import GCP_NAME_RULES
@@ -13,6 +13,30 @@ from gpukit.providers.gcp.names import GCP_NAME_RULES
 PROJECT_NUMBER = "123456789012"
 DEFAULT_PROJECT = "gpukit-plan"
 DEFAULT_REGION = "us-central1"
+# Disk types and their size ranges in GB: `gcloud compute disk-types list` as exported by
+# Cyclenerd/google-cloud-pricing-cost-calculator tools/disktypes.csv @04e5d5f8 (2024-07-03).
+_DISK_SIZES = {
+    "pd-standard": (10, 65536),
+    "pd-balanced": (10, 65536),
+    "pd-ssd": (10, 65536),
+    "pd-extreme": (500, 65536),
+    "hyperdisk-balanced": (4, 65536),
+}
+
+
+def _check_disk(name: str, inputs: dict[str, Any]) -> None:
+    """A disk Compute Engine would refuse fails the plan, as `pulumi up` would."""
+    disk_type = inputs.get("type") or "pd-standard"  # the API's default type
+    if disk_type not in _DISK_SIZES:
+        raise ResourceNameError(
+            f"Compute Engine disk {name}: type {disk_type!r} is not one of {sorted(_DISK_SIZES)}"
+        )
+    low, high = _DISK_SIZES[disk_type]
+    size = inputs.get("size")
+    if isinstance(size, (int, float)) and not low <= size <= high:
+        raise ResourceNameError(
+            f"Compute Engine disk {name}: {disk_type} takes {low} to {high} GB; got {size}"
+        )
 
 
 class GcpFakes:
@@ -30,6 +54,8 @@ class GcpFakes:
             rule.field: planned_name(token, name, inputs, rule) for rule in GCP_NAME_RULES.get(token, ())
         }
         named = {field: value for field, value in names.items() if value is not None}
+        if token == "gcp:compute/disk:Disk":
+            _check_disk(name, inputs)
         state = {**inputs, **named}
         rid = self._gcp_id(token, name, state)
         return rid, {**named, **self._gcp_outputs(token, name, rid, state)}
@@ -45,6 +71,10 @@ class GcpFakes:
                 "number": PROJECT_NUMBER,
                 "name": project,
             }
+        if token == "gcp:compute/getSubnetwork:getSubnetwork":
+            # A reused subnetwork: a range stable per name, inside the private 10.0.0.0/8.
+            subnet = str(args.get("name") or args.get("selfLink"))
+            return {"name": subnet, "ipCidrRange": f"10.{100 + int(_hex(subnet, length=2), 16) % 100}.0.0/20"}
         return None
 
     def _gcp_id(self, token: str, name: str, state: dict[str, Any]) -> str:
@@ -67,6 +97,7 @@ class GcpFakes:
             "gcp:compute/firewall:Firewall": f"{project}/global/firewalls/{resource}",
             "gcp:compute/instanceTemplate:InstanceTemplate": f"{project}/global/instanceTemplates/{resource}",
             "gcp:compute/instance:Instance": f"{project}/zones/{state.get('zone')}/instances/{resource}",
+            "gcp:compute/disk:Disk": f"{project}/zones/{state.get('zone')}/disks/{resource}",
             "gcp:compute/instanceGroupManager:InstanceGroupManager": (
                 f"{project}/zones/{state.get('zone')}/instanceGroupManagers/{resource}"
             ),

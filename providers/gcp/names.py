@@ -45,6 +45,7 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
     "gcp:compute/address:Address": _compute("Compute Engine API addresses.insert name"),
     "gcp:compute/globalAddress:GlobalAddress": _compute("Compute Engine API globalAddresses.insert name"),
     "gcp:compute/instance:Instance": _compute("Compute Engine API instances.insert name"),
+    "gcp:compute/disk:Disk": _compute("Compute Engine API disks.insert name"),
     # name_prefix: at most 54; up to 37 the provider appends a 26-character id, beyond that a 9-character
     # one (pulumi-gcp compute.InstanceTemplate.name_prefix).
     "gcp:compute/instanceTemplate:InstanceTemplate": _compute(

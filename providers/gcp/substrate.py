@@ -21,6 +21,7 @@ from gpukit.components.spec import (
     GkeDriverVersion,
     GpuOperatorSpec,
     NodePoolSpec,
+    NodeRole,
     Platform,
     Provider,
     StorageKind,
@@ -47,6 +48,14 @@ from gpukit.providers.gcp.gke.shared_storage.validation import validate_gke_shar
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
+from gpukit.providers.gcp.k3s.nfs_vm_facts import (
+    NFS_DISK_MAX_GB,
+    NFS_DISK_MIN_GB,
+    NFS_DISK_TYPE,
+    NFS_VM_MACHINE_TYPE,
+    PD_BALANCED_USD_PER_GB_MONTH,
+    nfs_zone,
+)
 from gpukit.providers.gcp.k3s.preemption import preemption_findings
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
@@ -60,7 +69,7 @@ from gpukit.providers.gcp.validation import (
     validate_k3s_network,
     validate_server_zones,
 )
-from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
+from gpukit.providers.ssh.k3s.nfs_validation import VmDisk, shared_nfs_problems
 
 if TYPE_CHECKING:
     import pulumi
@@ -68,7 +77,7 @@ if TYPE_CHECKING:
     from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
     from gpukit.components.storage.built import BuiltVolume
-    from gpukit.components.storage.plan import PlannedVolume
+    from gpukit.components.storage.plan import PlannedVolume, VolumeServer
 
 # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; declaring the same value keeps the
 # node pool free of drift. k3s on Compute Engine uses the same value, so GPU nodes on Google Cloud
@@ -163,6 +172,9 @@ class GkeSubstrate(Substrate):
         return build_gke(name, cluster, parent)
 
 
+NFS_VM_DISK = VmDisk(NFS_DISK_TYPE, NFS_DISK_MIN_GB, NFS_DISK_MAX_GB)
+
+
 class K3sGceSubstrate(K3sCloudSubstrate):
     provider = Provider.GCP
     name = "k3s-gcp"
@@ -191,7 +203,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         for i, pool in enumerate(pools or []):
             validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
-        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", []))
+        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", [], NFS_VM_DISK))
         return problems
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
@@ -208,6 +220,26 @@ class K3sGceSubstrate(K3sCloudSubstrate):
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_gce_charges(cluster)
+
+    def shared_volume_server(
+        self, cluster: ResolvedCluster, volume: "PlannedVolume"
+    ) -> "VolumeServer | None":
+        """An NFS volume naming no export is served by a VM gpukit makes (k3s/nfs_server.py), in the
+        servers' first zone; its disk is priced where a pd-balanced price is sourced (nfs_vm_facts.py)."""
+        from gpukit.components.storage.plan import VolumeServer
+
+        if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
+            return None
+        region = cluster.spec["region"]
+        servers = [p for p in cluster.pools if p.role is NodeRole.SERVER]
+        zones = self.pool_zones(cluster, servers[0]) if servers else []
+        return VolumeServer(
+            NFS_VM_MACHINE_TYPE,
+            self.catalog.quote(self.catalog.machine(NFS_VM_MACHINE_TYPE), region).per_node,
+            NFS_DISK_TYPE,
+            PD_BALANCED_USD_PER_GB_MONTH.get(region),
+            nfs_zone(zones) if zones else "",
+        )
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
         return GcpFakes(config)

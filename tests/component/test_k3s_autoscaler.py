@@ -11,7 +11,7 @@ import yaml
 from component.test_k3s_aws import all_user_data, user_data_files
 from component.test_k3s_aws import run as run_aws
 from component.test_k3s_aws import stack_config as aws_config
-from component.test_k3s_gcp import k3s_gcp_config, startup_script
+from component.test_k3s_gcp import k3s_gcp_config, server_instances, startup_script
 from component.test_k3s_gcp import run as run_gcp
 
 from gpukit.plan.fakes import Recorded
@@ -186,7 +186,7 @@ def test_gce_nodes_carry_the_gpu_label_the_template_promises(gce: Recording) -> 
     script = startup_script(gce.one(GCE_TEMPLATE).inputs)
     assert "cloud.google.com/gke-accelerator=nvidia-l4" in script
     assert "gce://$project/$zone/$name" in script  # and register under their provider ID
-    for server in gce.of_type("gcp:compute/instance:Instance"):
+    for server in server_instances(gce):
         assert "gce://$project/$zone/$name" in startup_script(server.inputs)
 
 
@@ -219,7 +219,7 @@ def test_servers_node_sync_asks_the_cloud_whether_a_nodes_machine_is_gone(
     assert "Action=DescribeInstances" in node_sync and script_input(node_sync, "REGION") == "us-east-1"
     agent = user_data_files(all_user_data(aws)["k3s-aws-l4-lt"])
     assert script_input(agent["install.sh"], "NODE_SYNC_SCRIPT") == ""  # servers only
-    for instance in gce.of_type("gcp:compute/instance:Instance"):
+    for instance in server_instances(gce):
         assert "https://compute.googleapis.com/compute/v1/projects/" in startup_script(instance.inputs)
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gpukit.plan.fakes import Recorded
 from gpukit.program import build
 from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
 from tools import script_input
@@ -62,8 +63,13 @@ def k3s_config(script: str) -> dict[str, Any]:
     return config
 
 
+def server_instances(rec: Recording) -> list[Recorded]:
+    """The k3s servers' VMs (the example's NFS VM, K3sGceNfsServer's, is tested in test_k3s_gcp_nfs.py)."""
+    return [r for r in rec.of_type(INSTANCE) if "K3sGceServers$" in r.urn]
+
+
 def servers(rec: Recording) -> dict[str, dict[str, Any]]:
-    return {r.name.removeprefix(f"{NAME}-"): r.inputs for r in rec.of_type(INSTANCE)}
+    return {r.name.removeprefix(f"{NAME}-"): r.inputs for r in server_instances(rec)}
 
 
 def groups(rec: Recording) -> dict[str, dict[str, Any]]:
@@ -166,7 +172,8 @@ def test_spot_pools_are_deleted_when_preempted() -> None:
 
 
 def test_firewall_rules_are_exactly_k3s_ports_and_none_from_anywhere(stack: Recording) -> None:
-    rules = {r.inputs["name"]: r.inputs for r in stack.of_type(FIREWALL)}
+    # The k3s rules (the NFS VM's own rule: test_k3s_gcp_nfs.py).
+    rules = {r.inputs["name"]: r.inputs for r in stack.of_type(FIREWALL) if "K3sGceNfsServer$" not in r.urn}
     summary = {
         name: (
             rule["allows"][0]["protocol"],
@@ -352,7 +359,7 @@ def test_tags_become_labels_on_every_resource() -> None:
             "managed-by": "gpukit",
         }
     # Boot disks too: a VM's labels do not reach the disks made with it.
-    for server in rec.of_type(INSTANCE):
+    for server in server_instances(rec):
         labels = server.inputs["bootDisk"]["initializeParams"]["labels"]
         assert {"team": "ml", "gpukit-cluster": "k3s-gcp", "gpukit-role": "server"}.items() <= labels.items()
     for template in rec.of_type("gcp:compute/instanceTemplate:InstanceTemplate"):
@@ -370,8 +377,8 @@ def test_every_resource_argument_is_one_the_provider_schema_knows(stack: Recordi
 def test_a_new_image_disk_or_zone_never_replaces_a_running_server(stack: Recording) -> None:
     """Servers hold the datastore and are deleted before they are replaced (fixed names): a change that
     would replace them all at once would lose the cluster, so it applies to servers created later."""
-    assert len(stack.of_type(INSTANCE)) == 3
-    for server in stack.of_type(INSTANCE):
+    assert len(server_instances(stack)) == 3
+    for server in server_instances(stack):
         assert set(server.ignore_changes) == {"bootDisk", "zone"}, server.name
 
 

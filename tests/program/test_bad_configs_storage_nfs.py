@@ -74,7 +74,22 @@ CASES = [
         "loopback",
     ),
     ("no-export-over-ssh", k3s_config, nfs_volume(), f"{VOLUME}.nfs", "required on k3s over ssh"),
-    ("no-export-on-gcp", gcp_config, nfs_volume(), f"{VOLUME}.nfs", "not built yet"),
+    # The VM gpukit makes on gcp keeps the volume on one pd-balanced disk: 10 to 65,536 GB.
+    (
+        "vm-disk-under-pd-balanced-min",
+        gcp_config,
+        nfs_volume(size_gb=5),
+        f"{VOLUME}.sizeGb",
+        "one pd-balanced disk, which takes 10 to 65,536 GiB; got 5",
+    ),
+    (
+        "vm-disk-over-pd-balanced-max-by-auto",
+        gcp_config,
+        nfs_volume(size_gb=70000, kind="auto"),
+        f"{VOLUME}.sizeGb",
+        "takes 10 to 65,536 GiB; got 70,000",
+    ),
+    ("host-on-gcp", gcp_config, nfs_volume(host="10.70.0.10"), f"{VOLUME}.nfs.host", "only on k3s over SSH"),
     # The VM gpukit makes on aws keeps the volume on one gp3 disk: 1 to 16,384 GiB.
     (
         "vm-disk-over-gp3-max",

@@ -605,7 +605,13 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
             }
         ),
         None,
-        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "gke": "used", "k3s-aws": "used"},
+        {
+            **dict.fromkeys(SUBSTRATES, "refused"),
+            "eks": "used",
+            "gke": "used",
+            "k3s-aws": "used",
+            "k3s-gcp": "used",
+        },
     ),
     "verification.enabled": (_toggle_verification, None, dict.fromkeys(SUBSTRATES, "used")),
     "verification.timeoutMinutes": (

@@ -75,7 +75,8 @@ def test_every_boot_file_is_valid_cloud_init_or_clean_shell(
             assert path.suffix == ".sh", path.name
             assert shellcheck_problems(path) == "", path.name
     kinds = {p.suffix for p in boot}
-    assert kinds == ({".yaml"} if stack == "k3s-aws" else {".sh"})
+    # EC2 machines boot from cloud-config; GCE machines from a startup script, GCE's NFS VM cloud-config.
+    assert kinds == ({".yaml"} if stack == "k3s-aws" else {".sh", ".yaml"})
 
 
 def test_the_gpu_operator_release_is_v26_7_0_with_the_k3s_containerd_socket(
@@ -170,11 +171,17 @@ def gcp(plans: dict[str, Path]) -> Path:
 
 
 def test_three_ha_servers_with_static_internal_addresses(gcp: Path) -> None:
-    servers = inputs(gcp, "gcp:compute/instance:Instance")
+    servers = [s for s in inputs(gcp, "gcp:compute/instance:Instance") if "startup-script" in s["metadata"]]
     assert len(servers) == 3
     assert len({s["zone"] for s in servers}) == 3
     internal = [a for a in inputs(gcp, "gcp:compute/address:Address") if a.get("addressType") == "INTERNAL"]
-    assert len(internal) == 3
+    # One per server, and the NFS VM's (the example's shared checkpoints volume).
+    assert sorted(a["name"] for a in internal) == [
+        "k3s-gcp-control-0-internal",
+        "k3s-gcp-control-1-internal",
+        "k3s-gcp-control-2-internal",
+        "k3s-gcp-nfs-checkpoints-internal",
+    ]
 
 
 def test_the_l4_pool_is_a_zonal_managed_instance_group_per_l4_zone(gcp: Path) -> None:

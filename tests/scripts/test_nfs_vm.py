@@ -67,6 +67,35 @@ def test_nfs_vm_script_is_shellcheck_clean(tmp_path: Path) -> None:
     assert shellcheck_problems(path) == ""
 
 
+# The Compute Engine twin: the same script, the disk found by its device name, the subnet's range.
+GCE_DEVICE = gce_device_path("gpukit-data")
+GCE_SCRIPT = nfs_vm_script("checkpoints", GCE_DEVICE, ["10.70.0.0/20"])
+
+
+def test_nfs_vm_script_on_gce_golden_and_shellcheck_clean(golden, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    golden("scripts/nfs-vm-gcp.sh", GCE_SCRIPT)
+    path = tmp_path / "script.sh"
+    path.write_text(GCE_SCRIPT)
+    assert shellcheck_problems(path) == ""
+
+
+def test_on_gce_a_new_disk_is_formatted_and_mounted_by_its_device_name(tmp_path: Path) -> None:
+    fake = FakeHost(tmp_path)
+    for name, body in STUBS.items():
+        fake.stub(name, body)
+    disk = fake.root / GCE_DEVICE.lstrip("/")
+    disk.parent.mkdir(parents=True)
+    disk.write_text("")  # attached
+    (fake.root / "etc").mkdir()
+    (fake.root / "etc/fstab").write_text(ROOT_FSTAB)
+    result = fake.run(GCE_SCRIPT)
+    assert result.code == 0, result.stderr
+    assert "mkfs.ext4 -q -L gpukit-checkpoin " + str(disk) in result.calls
+    assert (fake.root / "etc/fstab").read_text().splitlines()[1].startswith(f"{GCE_DEVICE} {MOUNT} ext4 ")
+    exports = (fake.root / EXPORTS_FILE.lstrip("/")).read_text().splitlines()[1:]
+    assert exports == [f"{MOUNT} 10.70.0.0/20({EXPORT_OPTIONS})"]
+
+
 def test_user_data_is_valid_cloud_config_that_enables_the_unit(tmp_path: Path) -> None:
     text = nfs_vm_user_data(SCRIPT)
     path = tmp_path / "user-data"

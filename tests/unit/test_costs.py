@@ -137,7 +137,15 @@ def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat()
 def test_k3s_on_gce_pays_cloud_nat_per_vm_and_one_external_ip_per_server() -> None:
     cost = estimate(resolve_config(example_config("k3s-gcp")))
     by_item = {c.what: c for c in cost.charges}
-    assert sorted(by_item) == ["Cloud NAT (per VM)", "external IPv4 x3 (k3s API)"]
+    assert sorted(by_item) == [
+        "Cloud NAT (per VM)",
+        "external IPv4 x3 (k3s API)",
+        # The example's shared volume: the NFS VM gpukit makes (an e2-standard-2) and its 500 GiB
+        # pd-balanced disk at us-central1's $0.10/GiB-month (providers/gcp/k3s/nfs_vm_facts.py).
+        "shared volume checkpoints (nfs, 500 GiB)",
+    ]
+    volume = by_item["shared volume checkpoints (nfs, 500 GiB)"]
+    assert (volume.idle, volume.at_max) == (pytest.approx(0.06701 + 500 * 0.10 / 730),) * 2
     assert by_item["external IPv4 x3 (k3s API)"].idle == pytest.approx(3 * 0.005)
     # 3 servers and no L4 node at idle (the pool scales from zero), 3 + 4 at max.
     assert by_item["Cloud NAT (per VM)"].idle == pytest.approx(3 * 0.0014)
@@ -148,7 +156,10 @@ def test_k3s_on_gce_with_a_private_api_has_no_external_ips() -> None:
     config = example_config("k3s-gcp")
     config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8"]
     cost = estimate(resolve_config(config))
-    assert [c.what for c in cost.charges] == ["Cloud NAT (per VM)"]
+    assert [c.what for c in cost.charges] == [
+        "Cloud NAT (per VM)",
+        "shared volume checkpoints (nfs, 500 GiB)",
+    ]
 
 
 G6_16XLARGE = 3.3968

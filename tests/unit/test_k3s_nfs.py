@@ -111,7 +111,7 @@ def test_good_nfs_volumes_pass() -> None:
         ({"server": "10.0.0.5", "path": "/srv/nfs\n"}, "ssh", "nfs.path", "absolute path"),
         ({"server": "10.0.0.5", "path": "/srv/../etc"}, "ssh", "nfs.path", "'..'"),
         (None, "ssh", "nfs", "required on k3s over ssh"),
-        (None, "gcp", "nfs", "not built yet"),
+        (None, "gcp", "nfs", "required on k3s over gcp"),  # a provider passing no VM disk
     ],
 )
 def test_bad_nfs_volumes_are_refused_naming_the_key(

@@ -15,7 +15,6 @@ import pulumi_gcp as gcp
 from gpukit.components.api_access import needs_public_endpoint
 from gpukit.components.k3s.cloud_flow import K3sServers
 from gpukit.components.k3s.cloud_init import CloudNode
-from gpukit.components.k3s.nfs_storage import NfsVm
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
 from gpukit.components.resolved import ResolvedCluster
@@ -25,7 +24,9 @@ from gpukit.providers.gcp.k3s.autoscaler import gce_autoscaler_values, is_spot
 from gpukit.providers.gcp.k3s.autoscaler_iam import K3sGceAutoscalerAccess
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
 from gpukit.providers.gcp.k3s.iam import MACHINE_CHECK, K3sGceJoinSecrets
-from gpukit.providers.gcp.k3s.machine import gce_labels
+from gpukit.providers.gcp.k3s.machine import gce_label_value, gce_labels
+from gpukit.providers.gcp.k3s.nfs_server import K3sGceNfsServer
+from gpukit.providers.gcp.k3s.nfs_vm_facts import nfs_zone
 from gpukit.providers.gcp.k3s.preemption import preemption_ready
 from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
 from gpukit.providers.gcp.labels import cluster_labels
@@ -36,6 +37,8 @@ from gpukit.providers.gcp.network import GcpNetwork
 class GceNetwork:
     network_id: pulumi.Input[str]
     subnetwork_id: pulumi.Input[str]
+    node_cidr: pulumi.Input[str]
+    """The subnet's primary range (the nodes' addresses): a reused subnetwork's is looked up."""
 
 
 class GceAdapter:
@@ -53,19 +56,24 @@ class GceAdapter:
         self.fixed_name = pulumi.ResourceOptions(parent=parent, provider=provider, delete_before_replace=True)
         self.agent_pools: list[tuple[PoolFacts, K3sGceAgentPool]] = []
         self.server_account: pulumi.Output[str] | None = None
+        self.server_zones: list[str] = []
 
     def network(self) -> GceNetwork:
         name, cluster_name = self.name, self.cluster.name
         network = self.spec["network"]
         if "network_id" in network:
-            found = GceNetwork(network["network_id"], network["subnetwork_id"])
+            found = GceNetwork(
+                network["network_id"],
+                network["subnetwork_id"],
+                _subnetwork_range(network["subnetwork_id"], self.spec, self.child),
+            )
         else:
             vpc = GcpNetwork(
                 f"{name}-network",
                 {"cluster_name": cluster_name, "region": self.spec["region"], "cidr": network["cidr"]},
                 opts=self.with_gcp,
             )
-            found = GceNetwork(vpc.network_id, vpc.subnetwork_id)
+            found = GceNetwork(vpc.network_id, vpc.subnetwork_id, network["cidr"])
         for rule in firewall_rules(cluster_name, self.spec.get("api_access_cidrs", [])):
             gcp.compute.Firewall(
                 f"{name}-{rule.name}",
@@ -97,6 +105,7 @@ class GceAdapter:
         self, pool: PoolFacts, node: CloudNode, network: GceNetwork, secrets: K3sGceJoinSecrets
     ) -> K3sServers:
         cluster_name = self.cluster.name
+        self.server_zones = server_zones(self.spec, pool)
         return K3sGceServers(
             f"{self.name}-{pool.name}",
             {
@@ -151,9 +160,25 @@ class GceAdapter:
         )
         self.agent_pools.append((pool, made))
 
-    def nfs_server(self, volume: str, size_gb: int, network: GceNetwork) -> NfsVm:
-        """Not built on Compute Engine yet: validation refuses an NFS volume without an export there."""
-        raise NotImplementedError(f"shared volume {volume}: an NFS VM on Compute Engine is not built yet")
+    def nfs_server(self, volume: str, size_gb: int, network: GceNetwork) -> K3sGceNfsServer:
+        """A small VM in the servers' first zone, NFS open to the nodes' tag only (nfs_server.py)."""
+        cluster_name = self.cluster.name
+        return K3sGceNfsServer(
+            f"{self.name}-nfs-{volume}",
+            {
+                "cluster_name": cluster_name,
+                "volume": volume,
+                "size_gb": size_gb,
+                "region": self.spec["region"],
+                "zone": nfs_zone(self.server_zones),
+                "network": network.network_id,
+                "subnetwork": network.subnetwork_id,
+                "node_cidr": network.node_cidr,
+                "node_tag": node_tag(cluster_name),
+                "labels": {"gpukit-shared-volume": gce_label_value(volume)},
+            },
+            opts=self.with_gcp,
+        )
 
     def autoscaler_values(self) -> pulumi.Input[dict[str, Any]]:
         """The Cluster Autoscaler's GCE provider over every zonal group of the agent pools, with the
@@ -179,3 +204,17 @@ class GceAdapter:
                 version, [(g, spot, url) for (g, spot, _, _), url in zip(groups, urls, strict=True)]
             )
         )
+
+
+def _subnetwork_range(subnetwork: str, spec: Any, opts: pulumi.ResourceOptions) -> pulumi.Output[str]:
+    """A reused subnetwork's primary range: `name` or `projects/P/regions/R/subnetworks/NAME`."""
+    parts = subnetwork.split("/")
+    project = parts[1] if len(parts) == 6 else spec.get("project") or None
+    region = parts[3] if len(parts) == 6 else spec["region"]
+    found = gcp.compute.get_subnetwork_output(
+        name=parts[-1],
+        region=region,
+        project=project,
+        opts=pulumi.InvokeOptions(parent=opts.parent, provider=opts.provider),
+    )
+    return found.ip_cidr_range

@@ -46,18 +46,28 @@ def scheduling(pool: PoolFacts) -> dict[str, Any]:
             # fresh one (a stopped machine would hold its disk and its place in the group).
             "instance_termination_action": "DELETE",
         }
+    return on_demand_scheduling(gpu=pool.is_gpu)
+
+
+def on_demand_scheduling(*, gpu: bool) -> dict[str, Any]:
+    """On demand (never Spot), restarted after host maintenance; CPU machines live-migrate."""
     return {
         "provisioning_model": "STANDARD",
         "automatic_restart": True,
-        "on_host_maintenance": "TERMINATE" if pool.is_gpu else "MIGRATE",
+        "on_host_maintenance": "TERMINATE" if gpu else "MIGRATE",
     }
 
 
 def shielded_instance_config(pool: PoolFacts) -> dict[str, bool]:
     """Shielded VM everywhere; Secure Boot off on GPU machines, whose NVIDIA kernel modules (the Deep
     Learning VM's or the GPU Operator's) are not signed by a key the firmware trusts."""
+    return shielded_vm(secure_boot=not pool.is_gpu)
+
+
+def shielded_vm(*, secure_boot: bool) -> dict[str, bool]:
+    """Shielded VM: vTPM and integrity monitoring always; Secure Boot where the kernel modules are signed."""
     return {
-        "enable_secure_boot": not pool.is_gpu,
+        "enable_secure_boot": secure_boot,
         "enable_vtpm": True,
         "enable_integrity_monitoring": True,
     }
@@ -73,11 +83,12 @@ def gce_labels(pool: PoolFacts) -> dict[str, str]:
     return {"gpukit-pool": gce_label_value(pool.name), "gpukit-role": pool.role.value}
 
 
+def login_metadata() -> dict[str, str]:
+    """Logins through OS Login only (IAM-controlled), never through SSH keys set on the project: every
+    VM gpukit makes on Compute Engine (k3s machines and NFS servers)."""
+    return {"block-project-ssh-keys": "true", "enable-oslogin": "TRUE"}
+
+
 def instance_metadata(startup_script: pulumi.Input[str]) -> dict[str, pulumi.Input[str]]:
-    """Metadata: the first-boot script, and logins through OS Login only (IAM-controlled), never
-    through SSH keys set on the project."""
-    return {
-        "startup-script": startup_script,
-        "block-project-ssh-keys": "true",
-        "enable-oslogin": "TRUE",
-    }
+    """Metadata: the first-boot script, and OS Login only (login_metadata)."""
+    return {"startup-script": startup_script, **login_metadata()}

@@ -6,7 +6,7 @@ from. Pure. Kept with the SSH provider, whose address rules (providers/ssh/addre
 - `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
 - neither: on k3s over aws and gcp a small VM gpukit makes serves the volume from a disk of its own,
   whose size range `vm_disk` gives (sizeGb outside it is refused); over SSH refused (name a host or
-  an export).
+  an export), as on any provider that passes no `vm_disk`.
 
 Which substrates take `nfs` at all is the backend table's (components/storage/backends.py).
 """
@@ -86,8 +86,7 @@ def nfs_problems(
             problems.append(
                 Problem(
                     f"{key}.nfs",
-                    f"required on k3s over {provider}: {where}{{server, path}} of an export the nodes reach"
-                    + ("" if provider == "ssh" else " (a VM gpukit makes for it is not built yet)"),
+                    f"required on k3s over {provider}: {where}{{server, path}} of an export the nodes reach",
                 )
             )
         elif size_gb is not None and size_gb >= 1 and not vm_disk.min_gb <= size_gb <= vm_disk.max_gb:
