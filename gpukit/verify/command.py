@@ -22,7 +22,7 @@ from gpukit.cli_errors import EXIT_PREFLIGHT, CliProblem, report_error
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_RANGE
 from gpukit.components.errors import ConfigError
 from gpukit.components.verification.checks import PoolCheck, timeout_minutes
-from gpukit.components.verification.jobs import NAMESPACE, RUN_LABEL, job_manifest, namespace_manifest
+from gpukit.components.verification.jobs import RUN_LABEL, job_manifest, namespace_manifests
 from gpukit.config_errors import report_invalid_config
 from gpukit.plan.stack_file import LoadedStack, StackFileError
 from gpukit.verify.kubectl import Kubectl, KubectlError
@@ -110,17 +110,18 @@ def run_verification(
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[PoolResult]:
     """Apply the checks' Jobs, wait for each, and return each pool's result; the run's Jobs (and the
-    namespace, where this run made it) are deleted whatever happens."""
+    namespaces this run made) are deleted whatever happens."""
     run = run or secrets.token_hex(3)
     jobs = {c.pool: job_manifest(c, timeout, fingerprint, run=run, ttl_seconds=TTL_SECONDS) for c in checks}
-    made_namespace = not kubectl.exists("namespace", NAMESPACE)
+    namespaces = namespace_manifests(checks)
+    made = [ns for ns in namespaces if not kubectl.exists("namespace", ns["metadata"]["name"])]
     try:
-        objects = [namespace_manifest(checks)] if made_namespace else []
-        kubectl.apply(objects + list(jobs.values()))
+        kubectl.apply(made + list(jobs.values()))
         deadline = clock() + timeout * 60 + WAIT_MARGIN_SECONDS
         return _wait(kubectl, jobs, deadline, clock, sleep)
     finally:
-        _clean_up(kubectl, run, made_namespace)
+        for namespace in namespaces:
+            _clean_up(kubectl, run, namespace["metadata"]["name"], namespace in made)
 
 
 def _wait(
@@ -135,12 +136,12 @@ def _wait(
         for pool, job in jobs.items():
             if pool in done:
                 continue
-            name = job["metadata"]["name"]
-            outcome = _outcome(kubectl.get_json("job", name, "-n", NAMESPACE))
+            name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+            outcome = _outcome(kubectl.get_json("job", name, "-n", namespace))
             if outcome == "Complete":
                 done[pool] = PoolResult(pool, True, "")
             elif outcome is not None:
-                done[pool] = PoolResult(pool, False, _failure_reason(kubectl, name, outcome))
+                done[pool] = PoolResult(pool, False, _failure_reason(kubectl, job, outcome))
         if len(done) == len(jobs):
             break
         if clock() >= deadline:
@@ -165,21 +166,22 @@ def _outcome(job: dict[str, Any]) -> str | None:
     return None
 
 
-def _failure_reason(kubectl: Kubectl, name: str, outcome: str) -> str:
+def _failure_reason(kubectl: Kubectl, job: dict[str, Any], outcome: str) -> str:
     """The failed checks from the pod's log, else the Job's own reason (a deadline, a pod that never ran)."""
-    logs = kubectl.run("logs", f"job/{name}", "-n", NAMESPACE, "--tail=100", check=False).stdout
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    logs = kubectl.run("logs", f"job/{name}", "-n", namespace, "--tail=100", check=False).stdout
     failed = [line.removeprefix(FAIL_PREFIX) for line in logs.splitlines() if line.startswith(FAIL_PREFIX)]
     return "; ".join(failed) if failed else outcome
 
 
 def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
     """Where the Job's pod stands (Pending: no node or no free unit in the pool)."""
-    name = job["metadata"]["name"]
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
     pods = kubectl.run(
         "get",
         "pods",
         "-n",
-        NAMESPACE,
+        namespace,
         "-l",
         f"job-name={name}",
         "-o",
@@ -189,12 +191,12 @@ def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
     return f"pod {', '.join(pods)}" if pods else "no pod yet"
 
 
-def _clean_up(kubectl: Kubectl, run: str, made_namespace: bool) -> None:
+def _clean_up(kubectl: Kubectl, run: str, namespace: str, made_namespace: bool) -> None:
     kubectl.run(
         "delete",
         "job",
         "-n",
-        NAMESPACE,
+        namespace,
         "-l",
         f"{RUN_LABEL}={run}",
         "--ignore-not-found",
@@ -203,4 +205,4 @@ def _clean_up(kubectl: Kubectl, run: str, made_namespace: bool) -> None:
         check=False,
     )
     if made_namespace:
-        kubectl.run("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=false", check=False)
+        kubectl.run("delete", "namespace", namespace, "--ignore-not-found", "--wait=false", check=False)
