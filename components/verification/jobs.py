@@ -93,6 +93,12 @@ def _job_spec(check: PoolCheck, timeout_minutes: int, fingerprint: Mapping[str, 
             "limits": {check.resource: "1", "memory": "512Mi"},
         },
         "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+        # A failed check's log tail (its FAIL lines) becomes the container's termination message, kept
+        # in the pod's status by the API server: readable when the log is gone with a scaled-down node
+        # (kubernetes.io/docs/tasks/debug/debug-application/determine-reason-pod-failure: "the last
+        # chunk of container log output if the termination message file is empty and the container
+        # exited with an error", at most 2048 bytes or 80 lines; the script prints about ten).
+        "terminationMessagePolicy": "FallbackToLogsOnError",
     }
     return {
         "backoffLimit": BACKOFF_LIMIT,

@@ -170,8 +170,30 @@ def _failure_reason(kubectl: Kubectl, job: dict[str, Any], outcome: str) -> str:
     """The failed checks from the pod's log, else the Job's own reason (a deadline, a pod that never ran)."""
     name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
     logs = kubectl.run("logs", f"job/{name}", "-n", namespace, "--tail=100", check=False).stdout
-    failed = [line.removeprefix(FAIL_PREFIX) for line in logs.splitlines() if line.startswith(FAIL_PREFIX)]
+    failed = _failed_checks(logs) or _failed_checks(_termination_messages(kubectl, name, namespace))
     return "; ".join(failed) if failed else outcome
+
+
+def _failed_checks(text: str) -> list[str]:
+    lines = (line.strip() for line in text.splitlines())
+    return [line.removeprefix(FAIL_PREFIX) for line in lines if line.startswith(FAIL_PREFIX)]
+
+
+def _termination_messages(kubectl: Kubectl, name: str, namespace: str) -> str:
+    """The check containers' termination messages (their log tails, FallbackToLogsOnError): what the
+    pods' status still says once their node, and with it their logs, is gone."""
+    pods = kubectl.run(
+        "get",
+        "pods",
+        "-n",
+        namespace,
+        "-l",
+        f"job-name={name}",
+        "-o",
+        "jsonpath={.items[*].status.containerStatuses[*].state.terminated.message}",
+        check=False,
+    )
+    return pods.stdout
 
 
 def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:

@@ -67,6 +67,8 @@ def test_jobs_are_pinned_hardened_and_awaited_for_the_timeout(verified: Recordin
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     (container,) = pod["containers"]
     assert container["image"] == SAMPLE_IMAGE
+    # A failed check's FAIL lines stay in the pod's status after its node (and log) is gone.
+    assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
     assert container["securityContext"] == {
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["ALL"]},

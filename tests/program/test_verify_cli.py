@@ -55,10 +55,17 @@ elif args[:2] == ["get", "job"]:
     print(json.dumps({"status": {"conditions": conditions}}))
 elif args[0] == "logs":
     pool = pool_of(args[1].removeprefix("job/"))
-    if outcome(pool) == "fail":
+    if outcome(pool) == "fail" and not (state / "logs-gone").exists():
         print("gpukit-verify: ok: one GPU visible")
         print(f"gpukit-verify: FAIL: GPU model is 'NVIDIA A10G', but pool {pool} promises L4")
         print(f"gpukit-verify: FAIL pool {pool} (1 check(s) failed)")
+elif args[:2] == ["get", "pods"] and "terminated.message" in args[-1]:
+    # The termination messages (FallbackToLogsOnError) of the Job's two failed pods, space-separated.
+    pool = pool_of(args[args.index("-l") + 1].removeprefix("job-name="))
+    if outcome(pool) == "fail":
+        message = (f"gpukit-verify: FAIL: GPU model is 'NVIDIA A10G', but pool {pool} promises L4\n"
+                   f"gpukit-verify: FAIL pool {pool} (1 check(s) failed)\n")
+        print(message + " " + message, end="")
 elif args[:2] == ["get", "pods"]:
     print("Pending")
 elif args[0] == "delete":
@@ -152,6 +159,19 @@ def test_a_failed_pool_exits_1_with_the_failed_check_and_the_pool_named(
     assert "pool l4: PASS" in out
     assert "pool h100: FAIL: GPU model is 'NVIDIA A10G', but pool h100 promises L4" in out
     assert any(call[2] == "delete" for call in cluster.calls)
+
+
+def test_a_failed_pool_whose_logs_are_gone_is_explained_by_its_termination_message(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.outcome("l4", "fail")
+    (cluster.state / "logs-gone").touch()  # the scale-to-zero node went, and its logs with it
+    assert cluster.verify("--stack", "eks-dev") == 1
+    out = capsys.readouterr().out
+    assert "pool l4: FAIL: GPU model is 'NVIDIA A10G', but pool l4 promises L4; " in out
+    job = next(item for item in cluster.applied if item["kind"] == "Job")
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
 
 
 def test_a_job_past_its_deadline_fails_with_kubernetes_reason(
