@@ -12,10 +12,13 @@ is interrupted. Exit status: 0 every pool passed, 1 a pool failed or the cluster
 import argparse
 import secrets
 import shutil
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, TextIO
 
 from gpukit.cli_errors import EXIT_PREFLIGHT, CliProblem, report_error
@@ -34,6 +37,8 @@ WAIT_MARGIN_SECONDS = 60
 """Past the Jobs' own deadline (activeDeadlineSeconds), so that Kubernetes' DeadlineExceeded is the
 reason a pool that never got a node fails with."""
 FAIL_PREFIX = "gpukit-verify: FAIL: "
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as shells report an interrupted command."""
 
 
 @dataclass(frozen=True)
@@ -83,10 +88,29 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
     timeout = args.timeout_minutes or timeout_minutes(cluster.verification)
     kubectl = Kubectl(args.kubectl, args.kubeconfig)
     try:
-        results = run_verification(kubectl, checks, timeout, fingerprint(cluster))
+        with _sigterm_interrupts():
+            results = run_verification(kubectl, checks, timeout, fingerprint(cluster))
     except KubectlError as err:
         return report_error(str(err), as_json=False, exit_code=EXIT_PREFLIGHT)
+    except KeyboardInterrupt:
+        sys.stderr.write("gpukit verify: interrupted; this run's verification Jobs were deleted\n")
+        return EXIT_INTERRUPTED
     return print_results(results, sys.stdout)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `timeout`, a pod stopped) as Ctrl-C: run_verification's `finally`
+    deletes the Jobs, instead of leaving them to hold a GPU node until their deadline."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def print_results(results: list[PoolResult], out: TextIO) -> int:

@@ -2,6 +2,11 @@
 fail or never finish. No real cluster: the stub answers from files in its state folder."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +221,26 @@ def test_an_interrupted_run_still_deletes_its_jobs(cluster: Cluster) -> None:
     with pytest.raises(KeyboardInterrupt):
         run_verification(Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, sleep=interrupt)
     assert any(call[2:4] == ["delete", "job"] for call in cluster.calls)
+
+
+def test_sigterm_stops_a_run_cleanly_and_deletes_its_jobs(cluster: Cluster) -> None:
+    cluster.outcome("l4", "pending")
+    command = [sys.executable, "-m", "gpukit.cli", "verify", "--project", str(ROOT), "--stack", "eks-dev"]
+    command += ["--kubeconfig", str(cluster.kubeconfig), "--kubectl", str(cluster.kubectl)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = cluster.state / "calls.log"
+    deadline = time.monotonic() + 60
+    while not (log.exists() and '"get", "job"' in log.read_text()):  # applied, and now waiting
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err  # a clean exit, not killed outright
+    assert "interrupted; this run's verification Jobs were deleted" in err and "Traceback" not in err
+    run = cluster.applied[-1]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert ["delete", "job", "-n", NAMESPACE, "-l", f"gpukit.dev/verify-run={run}"] == deletes[0][:6]
 
 
 @pytest.mark.parametrize(
