@@ -250,5 +250,17 @@ def _clean_up(kubectl: Kubectl, run: str, namespace: str, made_namespace: bool) 
         "--wait=false",
         check=False,
     )
-    if made_namespace:
+    if made_namespace and not _other_jobs(kubectl, run, namespace):
         kubectl.run("delete", "namespace", namespace, "--ignore-not-found", "--wait=false", check=False)
+
+
+def _other_jobs(kubectl: Kubectl, run: str, namespace: str) -> bool:
+    """Whether the namespace holds Jobs this run did not make: another `gpukit verify` that found the
+    namespace this run made (and so leaves it alone), or a stack's own verification. A selector `key!=value`
+    also matches objects without the label (kubernetes.io/docs/concepts/overview/working-with-objects/
+    labels, set-based and equality-based requirements), so Pulumi's Jobs count too. Unsure (kubectl
+    failed): keep the namespace, which costs nothing."""
+    others = kubectl.run(
+        "get", "jobs", "-n", namespace, "-l", f"{RUN_LABEL}!={run}", "-o", "name", check=False
+    )
+    return others.returncode != 0 or bool(others.stdout.strip())

@@ -47,6 +47,9 @@ if args[:2] == ["apply", "-f"]:
     print("applied")
 elif args[:2] == ["get", "namespace"]:
     sys.exit(0 if (state / "namespace-exists").exists() else 1)
+elif args[:2] == ["get", "jobs"]:  # other runs' Jobs, by label: state/other-jobs
+    other = state / "other-jobs"
+    print(other.read_text() if other.exists() else "", end="")
 elif args[:2] == ["get", "job"]:
     result = outcome(pool_of(args[2]))
     conditions = {
@@ -221,6 +224,17 @@ def test_an_interrupted_run_still_deletes_its_jobs(cluster: Cluster) -> None:
     with pytest.raises(KeyboardInterrupt):
         run_verification(Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, sleep=interrupt)
     assert any(call[2:4] == ["delete", "job"] for call in cluster.calls)
+
+
+def test_a_namespace_this_run_made_is_kept_while_another_runs_jobs_are_in_it(cluster: Cluster) -> None:
+    (cluster.state / "other-jobs").write_text("job.batch/gpukit-verify-l4-0123abcd-f00d42\n")
+    assert cluster.verify("--stack", "eks-dev") == 0
+    assert [item["kind"] for item in cluster.applied] == ["Namespace", "Job"]  # this run made it
+    run = cluster.applied[1]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    query = ["get", "jobs", "-n", NAMESPACE, "-l", f"gpukit.dev/verify-run!={run}", "-o", "name"]
+    assert query in [call[2:] for call in cluster.calls]
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert [d[:2] for d in deletes] == [["delete", "job"]]  # the other run's Jobs keep their namespace
 
 
 def test_sigterm_stops_a_run_cleanly_and_deletes_its_jobs(cluster: Cluster) -> None:
