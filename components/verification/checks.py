@@ -31,6 +31,10 @@ SCRIPT = Path(__file__).parent / "scripts" / "gpu-check.sh"
 SAMPLE_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04"
 SAMPLE_BINARY = "/cuda-samples/vectorAdd"
 
+# Where GKE's device plugin mounts the node's MPS pipes into every client on an MPS node (nvidiaMpsDir,
+# GoogleCloudPlatform/container-engine-accelerators pkg/gpu/nvidia/manager.go@992db81).
+GKE_MPS_DIRECTORY = "/tmp/nvidia-mps"
+
 MEMORY_LOW = 0.90
 MEMORY_HIGH = 1.05
 _MIB = 2**20
@@ -55,6 +59,29 @@ class PoolCheck:
     sharing: SharingMode
     mig_profiles: tuple[str, ...] = ()
     """MIG: the profiles a unit of the pool may be (one for `mixed`: the one requested)."""
+    platform_shares: bool = False
+    """The platform's own device plugin (GKE's, `driver: preinstalled`) shares the pool's GPUs, not the
+    GPU Operator's: its MPS clients are set up differently (see `host_ipc`, `mps_thread_percentage`)."""
+    replicas: int = 1
+    """Time-slicing and MPS: pods per GPU."""
+
+    @property
+    def host_ipc(self) -> bool:
+        """GKE's MPS clients share the node's IPC namespace: GKE's "Share GPUs with multiple workloads
+        using NVIDIA MPS" (cloud.google.com/kubernetes-engine/docs/how-to/nvidia-mps-gpus) deploys its
+        MPS workloads with `hostIPC: true` so that they reach the MPS control daemon, which runs on the
+        node outside any pod (GKE's device plugin only health-checks it through
+        nvidia-cuda-mps-control, GoogleCloudPlatform/container-engine-accelerators
+        pkg/gpu/nvidia/manager.go@992db81, isMpsHealthy). The NVIDIA device plugin's MPS needs no host
+        IPC: its daemon runs in a pod and the plugin mounts its pipe and shm directories."""
+        return self.sharing is SharingMode.MPS and self.platform_shares
+
+    @property
+    def mps_thread_percentage(self) -> int:
+        """What GKE's device plugin sets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE to for a one-unit client:
+        1 * 100 / maxSharedClientsPerGPU, integer division (container-engine-accelerators
+        pkg/gpu/nvidia/manager.go@992db81, Envs); 0 where GKE does not run the pool's MPS."""
+        return 100 // self.replicas if self.host_ipc else 0
 
     @property
     def runs_as_root(self) -> bool:
@@ -72,8 +99,9 @@ def memory_bounds_mib(memory_gb: int) -> tuple[int, int]:
     return low, high
 
 
-def pool_check(pool: PoolFacts) -> PoolCheck:
-    """The verification of one GPU pool, from its facts (labels, taints, sharing, GPU model)."""
+def pool_check(pool: PoolFacts, platform_shares: bool = False) -> PoolCheck:
+    """The verification of one GPU pool, from its facts (labels, taints, sharing, GPU model).
+    `platform_shares`: the platform's device plugin shares the GPUs (GKE's driver), not the Operator's."""
     gpu = pool.gpu
     assert gpu is not None and pool.is_gpu, f"pool {pool.name} has no GPU"
     sharing = pool.sharing
@@ -99,10 +127,14 @@ def pool_check(pool: PoolFacts) -> PoolCheck:
         memory_max_mib=high,
         sharing=sharing.mode,
         mig_profiles=profiles,
+        platform_shares=platform_shares,
+        replicas=sharing.replicas,
     )
 
 
-def check_script(check: PoolCheck, sample: str = SAMPLE_BINARY) -> str:
+def check_script(
+    check: PoolCheck, sample: str = SAMPLE_BINARY, gke_mps_directory: str = GKE_MPS_DIRECTORY
+) -> str:
     """The bash script the pool's verification pod runs (exit 0: every check passed)."""
     return render_script(
         SCRIPT,
@@ -114,6 +146,8 @@ def check_script(check: PoolCheck, sample: str = SAMPLE_BINARY) -> str:
         MEMORY_MAX_MIB=check.memory_max_mib,
         SHARING=check.sharing.value,
         MIG_PROFILES=" ".join(check.mig_profiles),
+        MPS_THREADS=check.mps_thread_percentage,
+        GKE_MPS_DIRECTORY=gke_mps_directory,
         SAMPLE=sample,
     )
 

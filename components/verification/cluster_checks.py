@@ -10,7 +10,8 @@ from gpukit.components.verification.component import GpuVerificationArgs, pool_c
 
 def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
     """One check per GPU pool, in config order."""
-    return [pool_check(pool) for pool in cluster.gpu_pools]
+    platform_shares = not cluster.substrate.operator_shares_gpus(cluster.args)
+    return [pool_check(pool, platform_shares) for pool in cluster.gpu_pools]
 
 
 def fingerprint(cluster: ResolvedCluster) -> dict[str, str]:

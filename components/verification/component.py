@@ -22,7 +22,7 @@ import pulumi_kubernetes as k8s
 
 from gpukit.components.spec import SharingMode
 from gpukit.components.verification.checks import PoolCheck
-from gpukit.components.verification.jobs import job_manifest, namespace_manifest
+from gpukit.components.verification.jobs import NAMESPACE, job_manifest, job_namespace, namespace_manifests
 
 TYPE_TOKEN = "gpukit:index:GpuVerification"
 AWAIT_MARGIN_MINUTES = 2
@@ -50,6 +50,9 @@ class PoolCheckArgs(TypedDict):
     sharing: str
     """none, time-slicing, mps or mig."""
     mig_profiles: NotRequired[list[str]]
+    platform_shares: NotRequired[bool]
+    """The platform's device plugin (GKE's) shares the GPUs, not the GPU Operator's."""
+    replicas: NotRequired[int]
 
 
 def pool_check_args(check: PoolCheck) -> PoolCheckArgs:
@@ -66,6 +69,8 @@ def pool_check_args(check: PoolCheck) -> PoolCheckArgs:
         "memory_max_mib": check.memory_max_mib,
         "sharing": check.sharing.value,
         "mig_profiles": list(check.mig_profiles),
+        "platform_shares": check.platform_shares,
+        "replicas": check.replicas,
     }
 
 
@@ -82,6 +87,8 @@ def _pool_check(args: PoolCheckArgs) -> PoolCheck:
         memory_max_mib=args["memory_max_mib"],
         sharing=SharingMode(args["sharing"]),
         mig_profiles=tuple(args.get("mig_profiles", [])),
+        platform_shares=args.get("platform_shares", False),
+        replicas=args.get("replicas", 1),
     )
 
 
@@ -96,13 +103,15 @@ class GpuVerificationArgs(TypedDict):
 
 
 class GpuVerification(pulumi.ComponentResource):
-    """Namespace `gpukit-verify` plus one Job per pool; `pulumi up` succeeds only once every Job has.
+    """Namespace `gpukit-verify` (and `gpukit-verify-hostipc` for pools whose MPS GKE runs) plus one Job
+    per pool; `pulumi up` succeeds only once every Job has.
 
     Pass the cluster's Kubernetes provider through `opts.providers`, and make it depend on the GPU
     stack (the GPU Operator) so the Jobs start once it is installed.
     """
 
     namespace: pulumi.Output[str]
+    """The first of the namespaces (`gpukit-verify` unless every pool's MPS is GKE's)."""
     job_names: dict[str, pulumi.Output[str]]
     """Pool name -> its Job's name."""
 
@@ -111,14 +120,17 @@ class GpuVerification(pulumi.ComponentResource):
         checks = [_pool_check(c) for c in args["checks"]]
         timeout = args["timeout_minutes"]
         fingerprint = args.get("fingerprint", {})
-        namespace_object = namespace_manifest(checks)
-        # What the component waits for (the GPU Operator), stated on its first child as well: every Job
-        # takes the namespace's name, so no Job starts before the GPU stack is installed.
-        namespace = k8s.core.v1.Namespace(
-            f"{name}-namespace",
-            metadata=namespace_object["metadata"],
-            opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
-        )
+        # What the component waits for (the GPU Operator), stated on its first children as well: every
+        # Job takes its namespace's name, so no Job starts before the GPU stack is installed.
+        namespaces: dict[str, k8s.core.v1.Namespace] = {}
+        for namespace_object in namespace_manifests(checks):
+            namespace_name = namespace_object["metadata"]["name"]
+            suffix = "" if namespace_name == NAMESPACE else "-hostipc"
+            namespaces[namespace_name] = k8s.core.v1.Namespace(
+                f"{name}-namespace{suffix}",
+                metadata=namespace_object["metadata"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
+            )
         await_seconds = (timeout + AWAIT_MARGIN_MINUTES) * 60
         waits = pulumi.CustomTimeouts(create=f"{await_seconds}s", update=f"{await_seconds}s")
         self.job_names = {}
@@ -127,7 +139,7 @@ class GpuVerification(pulumi.ComponentResource):
             # The Job's metadata as jobs.py renders it, in the namespace this component made.
             metadata: Any = {
                 **job["metadata"],
-                "namespace": namespace.metadata["name"],
+                "namespace": namespaces[job_namespace(check)].metadata["name"],
                 "annotations": {
                     "pulumi.com/timeoutSeconds": str(await_seconds),
                     "pulumi.com/replaceUnready": "true",
@@ -140,5 +152,5 @@ class GpuVerification(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, custom_timeouts=waits),
             )
             self.job_names[check.pool] = created.metadata["name"]
-        self.namespace = namespace.metadata["name"]
+        self.namespace = next(iter(namespaces.values())).metadata["name"]
         self.register_outputs({"namespace": self.namespace, "job_names": self.job_names})

@@ -6,7 +6,10 @@ Hardening: no service-account token (the check needs no API access), no service 
 (uid/gid 65534) except on MPS pools (checks.PoolCheck.runs_as_root), no privilege escalation, every
 capability dropped, seccomp RuntimeDefault: Pod Security "restricted" (kubernetes.io/docs/concepts/
 security/pod-security-standards), which the namespace enforces unless an MPS pool needs root, where it
-enforces "baseline" and warns and audits "restricted". The root filesystem is not made read-only: the
+enforces "baseline" and warns and audits "restricted". GKE's own MPS (checks.PoolCheck.host_ipc) needs
+`hostIPC: true`, which only the "privileged" level admits ("baseline" forbids host namespaces): those
+Jobs, and nothing else, run in a namespace of their own, HOST_IPC_NAMESPACE, which enforces
+"privileged" and warns and audits "restricted". The root filesystem is not made read-only: the
 "restricted" profile does not require it, and gpukit has not checked that every node image's NVIDIA
 container toolkit injects the driver's files into a read-only one.
 
@@ -24,6 +27,8 @@ from typing import Any
 from gpukit.components.verification.checks import SAMPLE_IMAGE, PoolCheck, check_script
 
 NAMESPACE = "gpukit-verify"
+HOST_IPC_NAMESPACE = "gpukit-verify-hostipc"
+"""Only the Jobs of pools whose MPS GKE runs: the one place gpukit admits `hostIPC`."""
 APP_LABEL = "app.kubernetes.io/name"
 APP = "gpukit-verify"
 POOL_LABEL = "gpukit.dev/verify-pool"
@@ -33,14 +38,30 @@ BACKOFF_LIMIT = 1
 """One retry: a spot node reclaimed under the pod is not a failed check."""
 
 
-def namespace_manifest(checks: list[PoolCheck]) -> dict[str, Any]:
-    """The verification namespace, with the Pod Security level its pods meet."""
-    level = "baseline" if any(c.runs_as_root for c in checks) else "restricted"
+def job_namespace(check: PoolCheck) -> str:
+    """The namespace a pool's Job runs in."""
+    return HOST_IPC_NAMESPACE if check.host_ipc else NAMESPACE
+
+
+def namespace_manifests(checks: list[PoolCheck]) -> list[dict[str, Any]]:
+    """The namespaces the checks' Jobs run in, each with the Pod Security level its pods meet."""
+    levels = {}
+    for check in checks:
+        if check.host_ipc:
+            levels[HOST_IPC_NAMESPACE] = "privileged"
+        elif check.runs_as_root or levels.get(NAMESPACE) == "baseline":
+            levels[NAMESPACE] = "baseline"
+        else:
+            levels[NAMESPACE] = "restricted"
+    return [_namespace(name, levels[name]) for name in (NAMESPACE, HOST_IPC_NAMESPACE) if name in levels]
+
+
+def _namespace(name: str, level: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
         "metadata": {
-            "name": NAMESPACE,
+            "name": name,
             "labels": {
                 APP_LABEL: APP,
                 "pod-security.kubernetes.io/enforce": level,
@@ -72,6 +93,12 @@ def _job_spec(check: PoolCheck, timeout_minutes: int, fingerprint: Mapping[str, 
             "limits": {check.resource: "1", "memory": "512Mi"},
         },
         "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+        # A failed check's log tail (its FAIL lines) becomes the container's termination message, kept
+        # in the pod's status by the API server: readable when the log is gone with a scaled-down node
+        # (kubernetes.io/docs/tasks/debug/debug-application/determine-reason-pod-failure: "the last
+        # chunk of container log output if the termination message file is empty and the container
+        # exited with an error", at most 2048 bytes or 80 lines; the script prints about ten).
+        "terminationMessagePolicy": "FallbackToLogsOnError",
     }
     return {
         "backoffLimit": BACKOFF_LIMIT,
@@ -92,6 +119,7 @@ def _job_spec(check: PoolCheck, timeout_minutes: int, fingerprint: Mapping[str, 
                     {"key": key, "operator": operator, "effect": effect}
                     for key, operator, effect in check.tolerations
                 ],
+                **({"hostIPC": True} if check.host_ipc else {}),
                 "securityContext": _pod_security(check),
                 "containers": [container],
             },
@@ -136,6 +164,6 @@ def job_manifest(
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels},
+        "metadata": {"name": name, "namespace": job_namespace(check), "labels": labels},
         "spec": spec,
     }

@@ -12,17 +12,20 @@ is interrupted. Exit status: 0 every pool passed, 1 a pool failed or the cluster
 import argparse
 import secrets
 import shutil
+import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, TextIO
 
 from gpukit.cli_errors import EXIT_PREFLIGHT, CliProblem, report_error
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_RANGE
 from gpukit.components.errors import ConfigError
 from gpukit.components.verification.checks import PoolCheck, timeout_minutes
-from gpukit.components.verification.jobs import NAMESPACE, RUN_LABEL, job_manifest, namespace_manifest
+from gpukit.components.verification.jobs import RUN_LABEL, job_manifest, namespace_manifests
 from gpukit.config_errors import report_invalid_config
 from gpukit.plan.stack_file import LoadedStack, StackFileError
 from gpukit.verify.kubectl import Kubectl, KubectlError
@@ -34,6 +37,8 @@ WAIT_MARGIN_SECONDS = 60
 """Past the Jobs' own deadline (activeDeadlineSeconds), so that Kubernetes' DeadlineExceeded is the
 reason a pool that never got a node fails with."""
 FAIL_PREFIX = "gpukit-verify: FAIL: "
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT, as shells report an interrupted command."""
 
 
 @dataclass(frozen=True)
@@ -83,10 +88,29 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
     timeout = args.timeout_minutes or timeout_minutes(cluster.verification)
     kubectl = Kubectl(args.kubectl, args.kubeconfig)
     try:
-        results = run_verification(kubectl, checks, timeout, fingerprint(cluster))
+        with _sigterm_interrupts():
+            results = run_verification(kubectl, checks, timeout, fingerprint(cluster))
     except KubectlError as err:
         return report_error(str(err), as_json=False, exit_code=EXIT_PREFLIGHT)
+    except KeyboardInterrupt:
+        sys.stderr.write("gpukit verify: interrupted; this run's verification Jobs were deleted\n")
+        return EXIT_INTERRUPTED
     return print_results(results, sys.stdout)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `timeout`, a pod stopped) as Ctrl-C: run_verification's `finally`
+    deletes the Jobs, instead of leaving them to hold a GPU node until their deadline."""
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def print_results(results: list[PoolResult], out: TextIO) -> int:
@@ -110,17 +134,18 @@ def run_verification(
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[PoolResult]:
     """Apply the checks' Jobs, wait for each, and return each pool's result; the run's Jobs (and the
-    namespace, where this run made it) are deleted whatever happens."""
+    namespaces this run made) are deleted whatever happens."""
     run = run or secrets.token_hex(3)
     jobs = {c.pool: job_manifest(c, timeout, fingerprint, run=run, ttl_seconds=TTL_SECONDS) for c in checks}
-    made_namespace = not kubectl.exists("namespace", NAMESPACE)
+    namespaces = namespace_manifests(checks)
+    made = [ns for ns in namespaces if not kubectl.exists("namespace", ns["metadata"]["name"])]
     try:
-        objects = [namespace_manifest(checks)] if made_namespace else []
-        kubectl.apply(objects + list(jobs.values()))
+        kubectl.apply(made + list(jobs.values()))
         deadline = clock() + timeout * 60 + WAIT_MARGIN_SECONDS
         return _wait(kubectl, jobs, deadline, clock, sleep)
     finally:
-        _clean_up(kubectl, run, made_namespace)
+        for namespace in namespaces:
+            _clean_up(kubectl, run, namespace["metadata"]["name"], namespace in made)
 
 
 def _wait(
@@ -135,12 +160,12 @@ def _wait(
         for pool, job in jobs.items():
             if pool in done:
                 continue
-            name = job["metadata"]["name"]
-            outcome = _outcome(kubectl.get_json("job", name, "-n", NAMESPACE))
+            name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+            outcome = _outcome(kubectl.get_json("job", name, "-n", namespace))
             if outcome == "Complete":
                 done[pool] = PoolResult(pool, True, "")
             elif outcome is not None:
-                done[pool] = PoolResult(pool, False, _failure_reason(kubectl, name, outcome))
+                done[pool] = PoolResult(pool, False, _failure_reason(kubectl, job, outcome))
         if len(done) == len(jobs):
             break
         if clock() >= deadline:
@@ -165,21 +190,44 @@ def _outcome(job: dict[str, Any]) -> str | None:
     return None
 
 
-def _failure_reason(kubectl: Kubectl, name: str, outcome: str) -> str:
+def _failure_reason(kubectl: Kubectl, job: dict[str, Any], outcome: str) -> str:
     """The failed checks from the pod's log, else the Job's own reason (a deadline, a pod that never ran)."""
-    logs = kubectl.run("logs", f"job/{name}", "-n", NAMESPACE, "--tail=100", check=False).stdout
-    failed = [line.removeprefix(FAIL_PREFIX) for line in logs.splitlines() if line.startswith(FAIL_PREFIX)]
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    logs = kubectl.run("logs", f"job/{name}", "-n", namespace, "--tail=100", check=False).stdout
+    failed = _failed_checks(logs) or _failed_checks(_termination_messages(kubectl, name, namespace))
     return "; ".join(failed) if failed else outcome
 
 
-def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
-    """Where the Job's pod stands (Pending: no node or no free unit in the pool)."""
-    name = job["metadata"]["name"]
+def _failed_checks(text: str) -> list[str]:
+    lines = (line.strip() for line in text.splitlines())
+    return [line.removeprefix(FAIL_PREFIX) for line in lines if line.startswith(FAIL_PREFIX)]
+
+
+def _termination_messages(kubectl: Kubectl, name: str, namespace: str) -> str:
+    """The check containers' termination messages (their log tails, FallbackToLogsOnError): what the
+    pods' status still says once their node, and with it their logs, is gone."""
     pods = kubectl.run(
         "get",
         "pods",
         "-n",
-        NAMESPACE,
+        namespace,
+        "-l",
+        f"job-name={name}",
+        "-o",
+        "jsonpath={.items[*].status.containerStatuses[*].state.terminated.message}",
+        check=False,
+    )
+    return pods.stdout
+
+
+def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
+    """Where the Job's pod stands (Pending: no node or no free unit in the pool)."""
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    pods = kubectl.run(
+        "get",
+        "pods",
+        "-n",
+        namespace,
         "-l",
         f"job-name={name}",
         "-o",
@@ -189,12 +237,12 @@ def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
     return f"pod {', '.join(pods)}" if pods else "no pod yet"
 
 
-def _clean_up(kubectl: Kubectl, run: str, made_namespace: bool) -> None:
+def _clean_up(kubectl: Kubectl, run: str, namespace: str, made_namespace: bool) -> None:
     kubectl.run(
         "delete",
         "job",
         "-n",
-        NAMESPACE,
+        namespace,
         "-l",
         f"{RUN_LABEL}={run}",
         "--ignore-not-found",
@@ -202,5 +250,17 @@ def _clean_up(kubectl: Kubectl, run: str, made_namespace: bool) -> None:
         "--wait=false",
         check=False,
     )
-    if made_namespace:
-        kubectl.run("delete", "namespace", NAMESPACE, "--ignore-not-found", "--wait=false", check=False)
+    if made_namespace and not _other_jobs(kubectl, run, namespace):
+        kubectl.run("delete", "namespace", namespace, "--ignore-not-found", "--wait=false", check=False)
+
+
+def _other_jobs(kubectl: Kubectl, run: str, namespace: str) -> bool:
+    """Whether the namespace holds Jobs this run did not make: another `gpukit verify` that found the
+    namespace this run made (and so leaves it alone), or a stack's own verification. A selector `key!=value`
+    also matches objects without the label (kubernetes.io/docs/concepts/overview/working-with-objects/
+    labels, set-based and equality-based requirements), so Pulumi's Jobs count too. Unsure (kubectl
+    failed): keep the namespace, which costs nothing."""
+    others = kubectl.run(
+        "get", "jobs", "-n", namespace, "-l", f"{RUN_LABEL}!={run}", "-o", "name", check=False
+    )
+    return others.returncode != 0 or bool(others.stdout.strip())

@@ -67,6 +67,8 @@ def test_jobs_are_pinned_hardened_and_awaited_for_the_timeout(verified: Recordin
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
     (container,) = pod["containers"]
     assert container["image"] == SAMPLE_IMAGE
+    # A failed check's FAIL lines stay in the pod's status after its node (and log) is gone.
+    assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
     assert container["securityContext"] == {
         "allowPrivilegeEscalation": False,
         "capabilities": {"drop": ["ALL"]},
@@ -104,3 +106,26 @@ def test_the_mps_pool_of_k3s_over_ssh_runs_its_check_as_root_in_a_baseline_names
     labels = rec.one("kubernetes:core/v1:Namespace", "lab-verify-namespace").inputs["metadata"]["labels"]
     assert labels["pod-security.kubernetes.io/enforce"] == "baseline"
     assert labels["pod-security.kubernetes.io/warn"] == "restricted"
+
+
+def test_gkes_own_mps_pool_is_verified_with_host_ipc_in_a_privileged_namespace_of_its_own() -> None:
+    config = example_config("gke-dev")
+    config["gpukit:nodePools"][1]["sharing"] = {"mode": "mps", "replicas": 4}  # GKE's MPS (preinstalled)
+    config["gpukit:verification"] = {"enabled": True}
+    rec = record(lambda: build(config))
+    job_inputs = rec.one(JOB, "gke-dev-verify-l4").inputs
+    assert job_inputs["metadata"]["namespace"] == "gpukit-verify-hostipc"
+    pod = job_inputs["spec"]["template"]["spec"]
+    assert pod["hostIPC"] is True
+    assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert pod["containers"][0]["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    script = pod["containers"][0]["command"][2]
+    assert "MPS_THREADS=25\n" in script and "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE" in script
+    (namespace,) = rec.of_type("kubernetes:core/v1:Namespace")  # no pool needs the hardened one
+    assert namespace.name == "gke-dev-verify-namespace-hostipc"
+    labels = namespace.inputs["metadata"]["labels"]
+    assert labels["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert labels["pod-security.kubernetes.io/audit"] == "restricted"
+    assert namespace.urn in rec.one(JOB, "gke-dev-verify-l4").dependencies
+    for resource in (rec.one(JOB, "gke-dev-verify-l4"), namespace):
+        kubernetes_validate.validate(kubernetes_object(resource), "1.35.0", strict=True)

@@ -2,6 +2,11 @@
 fail or never finish. No real cluster: the stub answers from files in its state folder."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +47,9 @@ if args[:2] == ["apply", "-f"]:
     print("applied")
 elif args[:2] == ["get", "namespace"]:
     sys.exit(0 if (state / "namespace-exists").exists() else 1)
+elif args[:2] == ["get", "jobs"]:  # other runs' Jobs, by label: state/other-jobs
+    other = state / "other-jobs"
+    print(other.read_text() if other.exists() else "", end="")
 elif args[:2] == ["get", "job"]:
     result = outcome(pool_of(args[2]))
     conditions = {
@@ -55,10 +63,17 @@ elif args[:2] == ["get", "job"]:
     print(json.dumps({"status": {"conditions": conditions}}))
 elif args[0] == "logs":
     pool = pool_of(args[1].removeprefix("job/"))
-    if outcome(pool) == "fail":
+    if outcome(pool) == "fail" and not (state / "logs-gone").exists():
         print("gpukit-verify: ok: one GPU visible")
         print(f"gpukit-verify: FAIL: GPU model is 'NVIDIA A10G', but pool {pool} promises L4")
         print(f"gpukit-verify: FAIL pool {pool} (1 check(s) failed)")
+elif args[:2] == ["get", "pods"] and "terminated.message" in args[-1]:
+    # The termination messages (FallbackToLogsOnError) of the Job's two failed pods, space-separated.
+    pool = pool_of(args[args.index("-l") + 1].removeprefix("job-name="))
+    if outcome(pool) == "fail":
+        message = (f"gpukit-verify: FAIL: GPU model is 'NVIDIA A10G', but pool {pool} promises L4\n"
+                   f"gpukit-verify: FAIL pool {pool} (1 check(s) failed)\n")
+        print(message + " " + message, end="")
 elif args[:2] == ["get", "pods"]:
     print("Pending")
 elif args[0] == "delete":
@@ -154,6 +169,19 @@ def test_a_failed_pool_exits_1_with_the_failed_check_and_the_pool_named(
     assert any(call[2] == "delete" for call in cluster.calls)
 
 
+def test_a_failed_pool_whose_logs_are_gone_is_explained_by_its_termination_message(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cluster.outcome("l4", "fail")
+    (cluster.state / "logs-gone").touch()  # the scale-to-zero node went, and its logs with it
+    assert cluster.verify("--stack", "eks-dev") == 1
+    out = capsys.readouterr().out
+    assert "pool l4: FAIL: GPU model is 'NVIDIA A10G', but pool l4 promises L4; " in out
+    job = next(item for item in cluster.applied if item["kind"] == "Job")
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
+
+
 def test_a_job_past_its_deadline_fails_with_kubernetes_reason(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -196,6 +224,37 @@ def test_an_interrupted_run_still_deletes_its_jobs(cluster: Cluster) -> None:
     with pytest.raises(KeyboardInterrupt):
         run_verification(Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, sleep=interrupt)
     assert any(call[2:4] == ["delete", "job"] for call in cluster.calls)
+
+
+def test_a_namespace_this_run_made_is_kept_while_another_runs_jobs_are_in_it(cluster: Cluster) -> None:
+    (cluster.state / "other-jobs").write_text("job.batch/gpukit-verify-l4-0123abcd-f00d42\n")
+    assert cluster.verify("--stack", "eks-dev") == 0
+    assert [item["kind"] for item in cluster.applied] == ["Namespace", "Job"]  # this run made it
+    run = cluster.applied[1]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    query = ["get", "jobs", "-n", NAMESPACE, "-l", f"gpukit.dev/verify-run!={run}", "-o", "name"]
+    assert query in [call[2:] for call in cluster.calls]
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert [d[:2] for d in deletes] == [["delete", "job"]]  # the other run's Jobs keep their namespace
+
+
+def test_sigterm_stops_a_run_cleanly_and_deletes_its_jobs(cluster: Cluster) -> None:
+    cluster.outcome("l4", "pending")
+    command = [sys.executable, "-m", "gpukit.cli", "verify", "--project", str(ROOT), "--stack", "eks-dev"]
+    command += ["--kubeconfig", str(cluster.kubeconfig), "--kubectl", str(cluster.kubectl)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = cluster.state / "calls.log"
+    deadline = time.monotonic() + 60
+    while not (log.exists() and '"get", "job"' in log.read_text()):  # applied, and now waiting
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err  # a clean exit, not killed outright
+    assert "interrupted; this run's verification Jobs were deleted" in err and "Traceback" not in err
+    run = cluster.applied[-1]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert ["delete", "job", "-n", NAMESPACE, "-l", f"gpukit.dev/verify-run={run}"] == deletes[0][:6]
 
 
 @pytest.mark.parametrize(

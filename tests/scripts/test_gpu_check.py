@@ -73,6 +73,7 @@ def run(
     sample_passes: bool = True,
     env: dict[str, str] | None = None,
     smi_installed: bool = True,
+    gke_mps_directory: str = "/nonexistent",
 ) -> Run:
     """The script with nvidia-smi answering `query` (--query-gpu) and `listing` (-L), in a fresh
     folder under `tmp_path` (a test may run several)."""
@@ -98,7 +99,7 @@ def run(
     if not smi_installed:
         smi.unlink()
     done = subprocess.run(
-        ["bash", "-c", check_script(pool, sample=str(sample))],
+        ["bash", "-c", check_script(pool, sample=str(sample), gke_mps_directory=gke_mps_directory)],
         capture_output=True,
         text=True,
         env={"PATH": f"{stubs}:/usr/bin:/bin", **(env or {})},
@@ -155,6 +156,29 @@ def test_mps_needs_the_device_plugins_pipe_directory(tmp_path: Path) -> None:
     assert "no MPS pipe directory (CUDA_MPS_PIPE_DIRECTORY)" in result.failures[0]
 
 
+L4_GKE_MPS = check(sharing=SharingMode.MPS, platform_shares=True, replicas=4)
+
+
+def test_gkes_mps_needs_its_pipe_mount_and_the_clients_share_not_the_nvidia_plugins_variable(
+    tmp_path: Path,
+) -> None:
+    pipes = tmp_path / "nvidia-mps"
+    pipes.mkdir()
+    share = {"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": "25", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT": "0=5758M"}
+    good = run(tmp_path, L4_GKE_MPS, "NVIDIA L4, 23034\n", env=share, gke_mps_directory=str(pipes))
+    assert good.code == 0, good.out
+    assert "gpukit-verify: ok: GKE MPS client share: 25 % of the threads, memory 0=5758M" in good.out
+    no_mount = run(tmp_path, L4_GKE_MPS, "NVIDIA L4, 23034\n", env=share)
+    assert no_mount.failures == [
+        "gpukit-verify: FAIL: no MPS pipe directory /nonexistent, but GKE shares pool l4's GPUs through MPS"
+    ]
+    half = {**share, "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE": "50"}
+    wrong = run(tmp_path, L4_GKE_MPS, "NVIDIA L4, 23034\n", env=half, gke_mps_directory=str(pipes))
+    assert wrong.code == 1
+    assert "GKE MPS client share is '50' % of the threads" in wrong.failures[0]
+    assert "promises 25 %" in wrong.failures[0]
+
+
 MIG_LISTING = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-a)\n  MIG {profile}     Device  0: (UUID: MIG-b)\n"
 
 
@@ -190,7 +214,12 @@ def test_a_declared_model_matches_its_pattern_as_a_whole(tmp_path: Path) -> None
     assert run(tmp_path, declared, "NVIDIA GeForce RTX 4080, 16376\n").code == 1
 
 
-RENDERED = {"gpu-check-l4": check(), "gpu-check-l40s-mps": L40S_MPS, "gpu-check-h100-mig": H100_MIG}
+RENDERED = {
+    "gpu-check-l4": check(),
+    "gpu-check-l40s-mps": L40S_MPS,
+    "gpu-check-h100-mig": H100_MIG,
+    "gpu-check-l4-gke-mps": L4_GKE_MPS,
+}
 
 
 @pytest.mark.parametrize("name", sorted(RENDERED))

@@ -11,7 +11,12 @@ from gpukit.components.spec import SharingMode
 from gpukit.components.verification.checks import SAMPLE_IMAGE, memory_bounds_mib
 from gpukit.components.verification.cluster_checks import cluster_checks, fingerprint
 from gpukit.components.verification.findings import verification_findings
-from gpukit.components.verification.jobs import NAMESPACE, job_manifest, namespace_manifest
+from gpukit.components.verification.jobs import (
+    HOST_IPC_NAMESPACE,
+    NAMESPACE,
+    job_manifest,
+    namespace_manifests,
+)
 from harness import eks_config, example_config
 
 TIME_SLICED_L4 = {
@@ -84,7 +89,9 @@ def test_an_mps_pool_runs_its_check_as_root_and_every_other_as_nobody() -> None:
     assert [c.sharing for c in mps] == [SharingMode.MPS]
     job = job_manifest(mps[0], 20)
     assert "runAsNonRoot" not in job["spec"]["template"]["spec"]["securityContext"]
-    assert namespace_manifest(mps)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    (namespace,) = namespace_manifests(mps)
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    assert "hostIPC" not in job["spec"]["template"]["spec"]  # the GPU Operator's MPS needs no host IPC
     (l4,) = cluster_checks(cluster(TIME_SLICED_L4))
     pod = job_manifest(l4, 20)["spec"]["template"]["spec"]
     assert pod["securityContext"] == {
@@ -93,9 +100,8 @@ def test_an_mps_pool_runs_its_check_as_root_and_every_other_as_nobody() -> None:
         "runAsGroup": 65534,
         "seccompProfile": {"type": "RuntimeDefault"},
     }
-    assert (
-        namespace_manifest([l4])["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
-    )
+    (namespace,) = namespace_manifests([l4])
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
 
 
 @pytest.mark.parametrize("pool", [TIME_SLICED_L4, MIXED_MIG_H100, SINGLE_MIG_H100])
@@ -103,7 +109,8 @@ def test_every_job_is_hardened_pinned_bounded_and_valid_under_strict_schema(pool
     (check,) = cluster_checks(cluster(pool, verification={"enabled": True, "timeoutMinutes": 30}))
     job = job_manifest(check, 30, {"gpukit.dev/driver": "preinstalled"}, run="abc123", ttl_seconds=3600)
     kubernetes_validate.validate(job, "1.35.0", strict=True)
-    kubernetes_validate.validate(namespace_manifest([check]), "1.35.0", strict=True)
+    for namespace in namespace_manifests([check]):
+        kubernetes_validate.validate(namespace, "1.35.0", strict=True)
     spec = job["spec"]
     assert spec["activeDeadlineSeconds"] == 30 * 60
     assert spec["backoffLimit"] <= 2
@@ -153,3 +160,45 @@ def test_the_plan_states_what_verifying_a_scale_to_zero_pool_costs() -> None:
 def test_no_cost_finding_without_verification_or_for_pools_that_keep_nodes() -> None:
     assert verification_findings(cluster(TIME_SLICED_L4, verification={"enabled": False})) == []
     assert verification_findings(cluster({**TIME_SLICED_L4, "minNodes": 1})) == []
+
+
+def gke_cluster(sharing: dict[str, Any], driver: str = "preinstalled") -> ResolvedCluster:
+    config = example_config("gke-dev")
+    config["gpukit:nodePools"][1]["sharing"] = sharing
+    config["gpukit:gpuOperator"]["driver"] = driver
+    if driver == "operator":
+        del config["gpukit:gpuOperator"]["gkeDriverVersion"]  # GKE's driver only
+    config["gpukit:verification"] = {"enabled": True}
+    return resolve_config(config)
+
+
+def test_gkes_own_mps_runs_with_host_ipc_in_a_privileged_namespace_of_its_own() -> None:
+    (check,) = cluster_checks(gke_cluster({"mode": "mps", "replicas": 4}))
+    assert check.platform_shares and check.host_ipc
+    job = job_manifest(check, 20)
+    pod = job["spec"]["template"]["spec"]
+    assert pod["hostIPC"] is True
+    assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert job["metadata"]["namespace"] == HOST_IPC_NAMESPACE
+    (namespace,) = namespace_manifests([check])
+    labels = namespace["metadata"]["labels"]
+    assert namespace["metadata"]["name"] == HOST_IPC_NAMESPACE
+    assert labels["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert labels["pod-security.kubernetes.io/warn"] == "restricted"
+    kubernetes_validate.validate(job, "1.35.0", strict=True)
+    kubernetes_validate.validate(namespace, "1.35.0", strict=True)
+    script = pod["containers"][0]["command"][2]
+    assert "MPS_THREADS=25\n" in script  # GKE's device plugin gives one of 4 clients 100 // 4 %
+
+
+def test_gke_mps_under_the_operator_and_gke_time_sharing_stay_in_the_hardened_namespace() -> None:
+    (operator_mps,) = cluster_checks(gke_cluster({"mode": "mps", "replicas": 4}, driver="operator"))
+    assert not operator_mps.host_ipc and operator_mps.mps_thread_percentage == 0
+    assert job_manifest(operator_mps, 20)["metadata"]["namespace"] == NAMESPACE
+    (time_shared,) = cluster_checks(gke_cluster({"mode": "time-slicing", "replicas": 4}))
+    assert time_shared.platform_shares and not time_shared.host_ipc
+    pod = job_manifest(time_shared, 20)["spec"]["template"]["spec"]
+    assert "hostIPC" not in pod and pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"  # GKE's unit
+    (namespace,) = namespace_manifests([time_shared])
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"

@@ -9,12 +9,16 @@ MEMORY_MIN_MIB=0
 MEMORY_MAX_MIB=0
 SHARING=mig
 MIG_PROFILES=1g.10gb
+MPS_THREADS=0
+GKE_MPS_DIRECTORY=/tmp/nvidia-mps
 SAMPLE=/cuda-samples/vectorAdd
 # --- gpukit GPU verification: what one GPU unit of a pool must be, checked from inside a pod.
 # Inputs (set above by the renderer, components/verification/checks.py): POOL, GPU_MODEL, GPU_NAMES
 # (the model's normalised nvidia-smi spellings; empty for a model the stack declares), GPU_PATTERN (a
 # declared model's regex over the normalised name), MEMORY_MIN_MIB and MEMORY_MAX_MIB (0: not
-# checked), SHARING (none, time-slicing, mps, mig), MIG_PROFILES, SAMPLE (the CUDA sample to run).
+# checked), SHARING (none, time-slicing, mps, mig), MIG_PROFILES, MPS_THREADS (the active thread
+# percentage GKE's device plugin gives an MPS client; 0: the NVIDIA device plugin runs the pool's MPS),
+# GKE_MPS_DIRECTORY (where GKE mounts the MPS pipes), SAMPLE (the CUDA sample to run).
 # Every check prints one line; the last line says PASS or FAIL with the pool's name, and the exit
 # status is 0 only when every check passed. No cluster API access is needed (the pod has none).
 
@@ -96,8 +100,23 @@ case "$SHARING" in
     fi
     ;;
   mps)
-    # The device plugin gives every MPS client CUDA_MPS_PIPE_DIRECTORY and mounts the daemon's pipes there.
-    if [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -d "$CUDA_MPS_PIPE_DIRECTORY" ]; then
+    if [ "$MPS_THREADS" -gt 0 ]; then
+      # GKE's device plugin mounts the node's MPS pipe directory at GKE_MPS_DIRECTORY (/tmp/nvidia-mps,
+      # CUDA's default, so it sets no CUDA_MPS_PIPE_DIRECTORY) and gives each client its share of the GPU as
+      # CUDA_MPS_ACTIVE_THREAD_PERCENTAGE and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT
+      # (GoogleCloudPlatform/container-engine-accelerators pkg/gpu/nvidia/manager.go).
+      if [ -d "$GKE_MPS_DIRECTORY" ]; then
+        ok "GKE MPS pipe directory $GKE_MPS_DIRECTORY"
+      else
+        fail "no MPS pipe directory $GKE_MPS_DIRECTORY, but GKE shares pool $POOL's GPUs through MPS"
+      fi
+      if [ "${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-}" = "$MPS_THREADS" ] && [ -n "${CUDA_MPS_PINNED_DEVICE_MEM_LIMIT:-}" ]; then
+        ok "GKE MPS client share: $MPS_THREADS % of the threads, memory $CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"
+      else
+        fail "GKE MPS client share is '${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-unset}' % of the threads (memory '${CUDA_MPS_PINNED_DEVICE_MEM_LIMIT:-unset}'), but pool $POOL promises $MPS_THREADS %"
+      fi
+    # The NVIDIA device plugin gives every MPS client CUDA_MPS_PIPE_DIRECTORY and mounts the daemon's pipes there.
+    elif [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -d "$CUDA_MPS_PIPE_DIRECTORY" ]; then
       ok "MPS pipe directory $CUDA_MPS_PIPE_DIRECTORY"
     else
       fail "no MPS pipe directory (CUDA_MPS_PIPE_DIRECTORY), but pool $POOL shares its GPUs through MPS"
