@@ -79,6 +79,8 @@ class Backend:
     needs_bucket: bool = False
     regions: frozenset[str] | None = None
     """Regions that offer it; None: every region of its substrates (or not sourced yet)."""
+    regions_source: str = ""
+    """The page that lists `regions`, which a refusal names so the user can check a newer list."""
     price_region: str = ""
     """The region `usd_per_gb_month` is a list price of."""
     price_source: str = ""
@@ -243,8 +245,17 @@ BACKENDS: dict[StorageKind, Backend] = {
             "lustre.csi.storage.gke.io",
             encrypted_at_rest=True,
             encrypted_in_transit=None,
-            # Managed Lustre "Locations" (https://cloud.google.com/managed-lustre/docs/locations).
             # Price: per region in rates.py (none sourced yet).
+            # Regions: Managed Lustre "Locations", "Supported regions and zones"
+            # (https://cloud.google.com/managed-lustre/docs/locations). Every copy gpukit could read is cut
+            # off mid-table (after northamerica-northeast1, where one copy continues with "southame..."),
+            # so this is a lower bound: the regions those copies list, australia-southeast2 (listed, zones
+            # cut off, in the newest copy), and us-central1, where Google's own examples create instances
+            # (`gcloud lustre instances create` reference; pulumi-gcp lustre.Instance example, location
+            # us-central1-a). A region not listed is refused naming the page, so the user can check it;
+            # add a region here with its source. The page lists zones per region too, but not completely
+            # in any copy read, so zones are not checked.
+            regions_source="https://cloud.google.com/managed-lustre/docs/locations",
             regions=frozenset(
                 {
                     "africa-south1",
@@ -258,6 +269,7 @@ BACKENDS: dict[StorageKind, Backend] = {
                     "asia-southeast1",
                     "asia-southeast2",
                     "australia-southeast1",
+                    "australia-southeast2",
                     "europe-west1",
                     "europe-west2",
                     "europe-west3",
