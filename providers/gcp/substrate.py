@@ -112,6 +112,12 @@ class GkeSubstrate(Substrate):
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)
 
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        from gpukit.components.storage.plan import planned_volumes
+        from gpukit.providers.gcp.gke.shared_storage.findings import outliving_instance_findings
+
+        return [*super().findings(cluster), *outliving_instance_findings(planned_volumes(cluster))]
+
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else []

@@ -165,3 +165,15 @@ def test_gcs_fuse_is_still_accepted_on_a_reused_network(
     code = main(["plan", "--config", str(path)])
     _, err = capsys.readouterr()
     assert code == 0, err
+
+
+def test_plan_warns_that_driver_made_instances_outlive_destroy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Filestore and Lustre instances are the CSI driver's (Retain): the plan says so, never silently."""
+    path = tmp_path / "Pulumi.train.yaml"
+    path.write_text(yaml.safe_dump({"config": example_config("gke-train")}))
+    assert main(["plan", "--config", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "warning: gpukit:storage.shared[0]: checkpoints: the filestore instance" in out
+    assert "outlives `pulumi destroy`, keeps billing" in out
