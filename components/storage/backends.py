@@ -79,6 +79,8 @@ class Backend:
     needs_bucket: bool = False
     regions: frozenset[str] | None = None
     """Regions that offer it; None: every region of its substrates (or not sourced yet)."""
+    regions_source: str = ""
+    """The page that lists `regions`, which a refusal names so the user can check a newer list."""
     price_region: str = ""
     """The region `usd_per_gb_month` is a list price of."""
     price_source: str = ""
@@ -166,11 +168,22 @@ BACKENDS: dict[StorageKind, Backend] = {
             "Filestore",
             frozenset({"gke"}),
             frozenset({StorageRole.DATASETS, StorageRole.CHECKPOINTS, StorageRole.MODEL_CACHE}),
-            # The GKE backend's table (providers/gcp/gke/shared_storage/tables.py FILESTORE_TIERS) with its
-            # sources: sizes from the Filestore CSI driver's ranges (kubernetes-sigs/gcp-filestore-csi-driver
-            # controller.go) and Filestore "Service tiers" steps; read throughput per Filestore
-            # "Performance" (https://cloud.google.com/filestore/docs/performance) in MiB/s, which gives at
-            # least as many MB/s. Prices: per region, in rates.py (REGIONAL_RATES), priced only where sourced.
+            # The one table of Filestore tiers (the GKE build reads it; providers/gcp/gke/shared_storage/
+            # tables.py adds only each tier's API name). Sizes: the CSI driver's own ranges
+            # (kubernetes-sigs/gcp-filestore-csi-driver controller.go: standard/basic_hdd 100 GiB to 63.9
+            # TiB, premium/basic_ssd 2.5 to 63.9 TiB, enterprise 1 to 10 TiB, zonal 1 TiB to 9984 GiB and
+            # 10 to 100 TiB); steps from Filestore "Service tiers"
+            # (https://cloud.google.com/filestore/docs/service-tiers: basic "up only in 1 GiB units";
+            # zonal, regional and enterprise 1-9.75 TiB "in 256 GiB units", 10-100 TiB "in 2.5 TiB
+            # units"). Regional starts at 1 TiB here: the service-tiers table says 1 TiB, a newer regional
+            # page 100 GiB; 1 TiB and up in 256 GiB units is valid under both. Read throughput: Filestore
+            # "Performance" (https://cloud.google.com/filestore/docs/performance), estimated limits in
+            # MiB/s (which gives at least as many MB/s): BASIC_HDD 100 (1-10 TiB; a share under 1 TiB is
+            # given the same figure, no smaller one is published); BASIC_SSD 1,200; ZONAL 260 per TiB up to
+            # 2,535 at 9.75 TiB, 26,000 at 100 TiB; REGIONAL 120 per TiB up to 1,170 at 9.75 TiB, then 260
+            # per TiB; ENTERPRISE 120 per TiB up to 1,200. Availability: regional and enterprise replicate
+            # across zones, basic and zonal live in one zone (service-tiers table, "Availability"). Prices:
+            # per region, in rates.py (REGIONAL_RATES), priced only where sourced.
             (
                 Tier("basic-hdd", 100, 65433, max_mbps=100),
                 Tier("basic-ssd", 2560, 65433, max_mbps=1200),
@@ -232,8 +245,17 @@ BACKENDS: dict[StorageKind, Backend] = {
             "lustre.csi.storage.gke.io",
             encrypted_at_rest=True,
             encrypted_in_transit=None,
-            # Managed Lustre "Locations" (providers/gcp/gke/shared_storage/tables.py LUSTRE_REGIONS).
             # Price: per region in rates.py (none sourced yet).
+            # Regions: Managed Lustre "Locations", "Supported regions and zones"
+            # (https://cloud.google.com/managed-lustre/docs/locations). Every copy gpukit could read is cut
+            # off mid-table (after northamerica-northeast1, where one copy continues with "southame..."),
+            # so this is a lower bound: the regions those copies list, australia-southeast2 (listed, zones
+            # cut off, in the newest copy), and us-central1, where Google's own examples create instances
+            # (`gcloud lustre instances create` reference; pulumi-gcp lustre.Instance example, location
+            # us-central1-a). A region not listed is refused naming the page, so the user can check it;
+            # add a region here with its source. The page lists zones per region too, but not completely
+            # in any copy read, so zones are not checked.
+            regions_source="https://cloud.google.com/managed-lustre/docs/locations",
             regions=frozenset(
                 {
                     "africa-south1",
@@ -247,6 +269,7 @@ BACKENDS: dict[StorageKind, Backend] = {
                     "asia-southeast1",
                     "asia-southeast2",
                     "australia-southeast1",
+                    "australia-southeast2",
                     "europe-west1",
                     "europe-west2",
                     "europe-west3",

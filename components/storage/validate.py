@@ -44,8 +44,11 @@ def _kind_problem(key: str, backend: Backend, substrate: "Substrate", region: st
             f"{_names(substrate.shared_storage_kinds)}); got {kind!r}",
         )
     if backend.regions is not None and region not in backend.regions:
+        listed = f"regions listed by {backend.regions_source}" if backend.regions_source else "regions"
         return Problem(
-            key, f"{kind} is not offered in {region} (regions: {', '.join(sorted(backend.regions))})"
+            key,
+            f"{kind} is not offered in {region} as far as gpukit knows ({listed}: "
+            f"{', '.join(sorted(backend.regions))}); pick one of them in gcp:region, or another kind",
         )
     return None
 

@@ -44,7 +44,10 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
-from gpukit.providers.gcp.gke.shared_storage.validation import validate_gke_shared
+from gpukit.providers.gcp.gke.shared_storage.validation import (
+    validate_gke_private_access,
+    validate_gke_shared,
+)
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
@@ -118,6 +121,12 @@ class GkeSubstrate(Substrate):
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)
 
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        from gpukit.components.storage.plan import planned_volumes
+        from gpukit.providers.gcp.gke.shared_storage.findings import outliving_instance_findings
+
+        return [*super().findings(cluster), *outliving_instance_findings(planned_volumes(cluster))]
+
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else []
@@ -128,8 +137,19 @@ class GkeSubstrate(Substrate):
         driver = args["gpu_operator"]["driver"] if "gpu_operator" in args else DriverMode.PREINSTALLED
         validate_gvnic_image(pools, driver, problems)
         validate_gke_sharing(pools, driver, problems)
-        validate_gke_shared(args.get("storage", {}).get("shared", []), problems)
+        shared = args.get("storage", {}).get("shared", [])
+        validate_gke_shared(shared, problems)
+        validate_gke_private_access(cluster.get("network", {}), self._shared_kinds(shared, cluster), problems)
         return problems
+
+    def _shared_kinds(self, shared: list[Any], cluster: Mapping[str, Any]) -> list[str | None]:
+        """Each volume's kind, `auto` resolved as the plan resolves it (None: none fits, refused by
+        components/storage/validate.py)."""
+        from gpukit.components.storage.plan import volume_choice
+
+        region = cluster.get("region", "")
+        chosen = [volume_choice(v, self, region).backend for v in shared]
+        return [b.kind.value if b is not None else None for b in chosen]
 
     def operator_shares_gpus(self, args: "GpuClusterArgs") -> bool:
         """Only with the Operator's driver: otherwise GKE's device plugin shares the GPUs, through the

@@ -36,10 +36,9 @@ def classes(rec: Recording) -> dict[str, dict[str, Any]]:
 
 
 def test_filestore_class_uses_private_service_access_in_the_cluster_vpc() -> None:
-    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 2048, throughput_mbps=400))
+    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 2048, "zonal"))
     (sc,) = classes(rec).values()
     assert sc["provisioner"] == "filestore.csi.storage.gke.io"
-    # 2 TiB reading 400 MB/s: basic tiers cannot (100 MiB/s; SSD starts at 2.5 TiB), zonal gives 520.
     assert sc["parameters"] == {
         "tier": "zonal",
         "network": NETWORK,
@@ -54,7 +53,7 @@ def test_filestore_class_uses_private_service_access_in_the_cluster_vpc() -> Non
 
 
 def test_storage_servers_reach_only_the_nodes_from_the_private_range() -> None:
-    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 1024))
+    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 1024, "zonal"))
     peering = rec.one("gcp:compute/globalAddress:GlobalAddress").inputs
     assert (peering["purpose"], peering["prefixLength"], peering["network"]) == ("VPC_PEERING", 20, NETWORK)
     connection = rec.one("gcp:servicenetworking/connection:Connection").inputs
@@ -69,24 +68,17 @@ def test_storage_servers_reach_only_the_nodes_from_the_private_range() -> None:
 
 
 def test_lustre_class_names_the_tier_and_opens_tcp_only() -> None:
-    rec = run(GkeSharedVolume("train-data", "managed-lustre", "datasets", 18000, throughput_mbps=8000))
+    rec = run(GkeSharedVolume("train-data", "managed-lustre", "datasets", 18000, "500"))
     (sc,) = classes(rec).values()
     assert sc["provisioner"] == "lustre.csi.storage.gke.io"
-    # 18,000 GiB at 8,000 MB/s: 250 gives 4,395, 500 gives 8,789.
     assert sc["parameters"] == {"network": NETWORK, "perUnitStorageThroughput": "500"}
     assert [a["protocol"] for a in rec.one("gcp:compute/firewall:Firewall").inputs["allows"]] == ["tcp"]
 
 
-def test_gcs_fuse_bucket_is_private_and_only_its_reader_is_granted() -> None:
-    rec = run(GkeSharedVolume("datasets", "gcs-fuse", "datasets", 500))
-    bucket = rec.one("gcp:storage/bucket:Bucket").inputs
-    assert bucket["uniformBucketLevelAccess"] is True
-    assert bucket["publicAccessPrevention"] == "enforced"
-    assert bucket["location"] == "US-CENTRAL1"
-    assert bucket["forceDestroy"] is False
+def test_gcs_fuse_datasets_reader_is_granted_on_its_bucket_only() -> None:
+    rec = run(GkeSharedVolume("datasets", "gcs-fuse", "datasets", 500, "standard", bucket="team-datasets"))
     grant = rec.one("gcp:storage/bucketIAMMember:BucketIAMMember").inputs
-    assert grant["bucket"] == bucket["name"]  # the bucket, not the project
-    assert grant["role"] == "roles/storage.objectViewer"
+    assert (grant["bucket"], grant["role"]) == ("team-datasets", "roles/storage.objectViewer")
     assert grant["member"] == (
         "principal://iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/"
         "gpukit-test.svc.id.goog/subject/ns/default/sa/shared-datasets"
@@ -96,7 +88,7 @@ def test_gcs_fuse_bucket_is_private_and_only_its_reader_is_granted() -> None:
     pv = rec.one("kubernetes:core/v1:PersistentVolume").inputs["spec"]
     assert pv["csi"] == {
         "driver": "gcsfuse.csi.storage.gke.io",
-        "volumeHandle": bucket["name"],
+        "volumeHandle": "team-datasets",
         "readOnly": True,
     }
     assert pv["accessModes"] == ["ReadOnlyMany"]
@@ -104,7 +96,7 @@ def test_gcs_fuse_bucket_is_private_and_only_its_reader_is_granted() -> None:
 
 
 def test_gcs_fuse_on_an_existing_bucket_creates_none_and_model_cache_may_write() -> None:
-    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, bucket="team-models"))
+    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, "standard", bucket="team-models"))
     assert not rec.of_type("gcp:storage/bucket:Bucket")
     grant = rec.one("gcp:storage/bucketIAMMember:BucketIAMMember").inputs
     assert (grant["bucket"], grant["role"]) == ("team-models", "roles/storage.objectUser")
@@ -113,12 +105,12 @@ def test_gcs_fuse_on_an_existing_bucket_creates_none_and_model_cache_may_write()
 
 
 def test_named_tier_is_kept() -> None:
-    rec = run(GkeSharedVolume("ckpt", "filestore", "checkpoints", 1024, tier="enterprise"))
+    rec = run(GkeSharedVolume("ckpt", "filestore", "checkpoints", 1024, "enterprise"))
     (sc,) = classes(rec).values()
     assert sc["parameters"]["tier"] == "enterprise"
 
 
 def test_no_private_access_without_filestore_or_lustre() -> None:
-    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, bucket="team-models"))
+    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, "standard", bucket="team-models"))
     assert not rec.of_type("gcp:compute/firewall:Firewall")
     assert not rec.of_type("gcp:servicenetworking/connection:Connection")

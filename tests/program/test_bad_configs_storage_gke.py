@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from gpukit.cli import main
 from harness import example_config
 from tests.program.test_bad_configs import Config, Mutation, assert_refused, broken, top_set
 
@@ -68,7 +70,8 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         gke_in("us-east1"),
         shared(volume(kind="managed-lustre", sizeGb=9000, tier="1000")),
         f"{SHARED}[0].kind",
-        "managed-lustre is not offered in us-east1",
+        "managed-lustre is not offered in us-east1 as far as gpukit knows (regions listed by "
+        "https://cloud.google.com/managed-lustre/docs/locations: africa-south1",
     ),
     (
         "lustre-size-off-step",
@@ -105,3 +108,72 @@ def test_bad_gke_storage_config_is_refused(
     make: Callable[[], Config], key: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert_refused(make(), key, fragment, tmp_path, capsys)
+
+
+def test_lustre_regions_of_the_locations_page_are_accepted() -> None:
+    """australia-southeast2: in Managed Lustre's locations table, missing from the first copy gpukit read."""
+    from gpukit.components.spec import StorageKind
+    from gpukit.components.storage.backends import backend
+
+    assert {"australia-southeast2", "us-central1", "northamerica-northeast1"} <= (
+        backend(StorageKind.MANAGED_LUSTRE).regions or frozenset()
+    )
+
+
+def gke_on_reused_network() -> Config:
+    config = example_config("gke-dev")
+    config["gpukit:cluster"]["network"] = {
+        "networkId": "projects/acme-ml-dev/global/networks/shared-vpc",
+        "subnetworkId": "projects/acme-ml-dev/regions/us-central1/subnetworks/gke",
+        "podsRangeName": "gke-pods",
+        "servicesRangeName": "gke-services",
+    }
+    return config
+
+
+REUSED_NETWORK_CASES: list[tuple[str, Mutation, str]] = [
+    ("filestore-on-reused-network", shared(volume()), "filestore needs a private services access connection"),
+    (
+        "lustre-on-reused-network",
+        shared(volume(kind="managed-lustre", sizeGb=9000, tier="1000")),
+        "managed-lustre needs a private services access connection",
+    ),
+    ("auto-filestore-on-reused-network", shared(volume(kind="auto")), "gpukit:cluster.network.networkId"),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutation", "fragment"), [pytest.param(m, f, id=case) for case, m, f in REUSED_NETWORK_CASES]
+)
+def test_private_access_backends_are_refused_on_a_reused_network(
+    mutation: Mutation, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reused VPC may already hold the one servicenetworking connection other services share: gpukit
+    neither duplicates nor deletes it."""
+    assert_refused(broken(gke_on_reused_network, mutation)(), f"{SHARED}[0].kind", fragment, tmp_path, capsys)
+
+
+def test_gcs_fuse_is_still_accepted_on_a_reused_network(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = broken(
+        gke_on_reused_network,
+        shared(volume(name="datasets", kind="gcs-fuse", role="datasets", sizeGb=100, bucket="team-datasets")),
+    )()
+    path = tmp_path / "Pulumi.good.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    code = main(["plan", "--config", str(path)])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+
+
+def test_plan_warns_that_driver_made_instances_outlive_destroy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Filestore and Lustre instances are the CSI driver's (Retain): the plan says so, never silently."""
+    path = tmp_path / "Pulumi.train.yaml"
+    path.write_text(yaml.safe_dump({"config": example_config("gke-train")}))
+    assert main(["plan", "--config", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "warning: gpukit:storage.shared[0]: checkpoints: the filestore instance" in out
+    assert "outlives `pulumi destroy`, keeps billing" in out

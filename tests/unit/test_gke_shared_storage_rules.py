@@ -6,10 +6,11 @@ from typing import Any
 import pytest
 
 from gpukit.components.errors import Problem
+from gpukit.components.spec import StorageKind
+from gpukit.components.storage.backends import backend
 from gpukit.providers.gcp.gke.shared_storage.tables import (
+    FILESTORE_CSI_TIER,
     bucket_name_ok,
-    choose_filestore_tier,
-    choose_lustre_tier,
     storage_addons,
     storage_apis,
 )
@@ -36,19 +37,12 @@ def test_addons_only_for_declared_backends() -> None:
     )
 
 
-def test_filestore_tier_follows_size_and_throughput() -> None:
-    assert choose_filestore_tier(500, None).name == "basic-hdd"  # type: ignore[union-attr]
-    assert choose_filestore_tier(4096, 600).name == "basic-ssd"  # type: ignore[union-attr]
-    assert choose_filestore_tier(2048, 400).name == "zonal"  # type: ignore[union-attr]
-    assert choose_filestore_tier(20480, 5000).name == "zonal-large"  # type: ignore[union-attr]
-    assert choose_filestore_tier(50, None) is None
-
-
-def test_lustre_tier_is_the_cheapest_that_gives_the_throughput() -> None:
-    assert choose_lustre_tier(72000, None).name == "125"  # type: ignore[union-attr]
-    assert choose_lustre_tier(36000, 8000).name == "250"  # type: ignore[union-attr]
-    assert choose_lustre_tier(9000, 8000).name == "1000"  # type: ignore[union-attr]
-    assert choose_lustre_tier(10000, None) is None  # not a multiple of any tier's step
+def test_every_filestore_tier_of_the_backend_table_has_its_api_tier() -> None:
+    """One table of tiers (components/storage/backends.py): the GKE build adds only the API name, for
+    exactly the tiers validation accepts."""
+    tiers = {t.name for t in backend(StorageKind.FILESTORE).tiers}
+    assert set(FILESTORE_CSI_TIER) == tiers
+    assert set(FILESTORE_CSI_TIER.values()) == {"basic_hdd", "basic_ssd", "zonal", "regional", "enterprise"}
 
 
 @pytest.mark.parametrize(

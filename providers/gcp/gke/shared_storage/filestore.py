@@ -7,7 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name, example_claim
-from gpukit.providers.gcp.gke.shared_storage.tables import FILESTORE_DRIVER, FilestoreTier
+from gpukit.providers.gcp.gke.shared_storage.tables import FILESTORE_CSI_TIER, FILESTORE_DRIVER
 from gpukit.providers.gcp.gke.storage import DEFAULT_CLASS_ANNOTATION
 
 TYPE_TOKEN = "gpukit:index:FilestoreClass"
@@ -17,19 +17,20 @@ RWX = "ReadWriteMany"
 class FilestoreClassArgs(TypedDict):
     volume: str
     size_gb: int
-    tier: FilestoreTier
+    tier: str
+    """gpukit's tier name (components/storage/backends.py)."""
     network: pulumi.Input[str]
     """The cluster's VPC (`projects/P/global/networks/N`, which Shared VPC needs too)."""
     reserved_range: pulumi.Input[str]
     """The private services access range's name (private_access.py)."""
 
 
-def filestore_parameters(tier: FilestoreTier, network: str, reserved_range: str) -> dict[str, str]:
+def filestore_parameters(tier: str, network: str, reserved_range: str) -> dict[str, str]:
     """The StorageClass parameters (gcp-filestore-csi-driver controller.go CreateVolume parameters:
     `tier`, `network`, `connect-mode`, `reserved-ip-range`, which under PRIVATE_SERVICE_ACCESS must name
     an allocated range, not a CIDR)."""
     return {
-        "tier": tier.csi_tier,
+        "tier": FILESTORE_CSI_TIER[tier],
         "network": network,
         "connect-mode": "PRIVATE_SERVICE_ACCESS",
         "reserved-ip-range": reserved_range,

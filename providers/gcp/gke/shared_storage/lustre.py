@@ -7,7 +7,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name, example_claim
-from gpukit.providers.gcp.gke.shared_storage.tables import LUSTRE_DRIVER, LustreTier
+from gpukit.providers.gcp.gke.shared_storage.tables import LUSTRE_DRIVER
 from gpukit.providers.gcp.gke.storage import DEFAULT_CLASS_ANNOTATION
 
 TYPE_TOKEN = "gpukit:index:ManagedLustreClass"
@@ -17,15 +17,16 @@ RWX = "ReadWriteMany"
 class ManagedLustreClassArgs(TypedDict):
     volume: str
     size_gb: int
-    tier: LustreTier
+    tier: str
+    """The tier: MB/s per TiB, "125" | "250" | "500" | "1000" (components/storage/backends.py)."""
     network: pulumi.Input[str]
     """The cluster's VPC, as its full name (the driver needs it for a Shared VPC)."""
 
 
-def lustre_parameters(tier: LustreTier, network: str) -> dict[str, str]:
+def lustre_parameters(tier: str, network: str) -> dict[str, str]:
     """Managed Lustre CSI driver reference, StorageClass: `network` (optional, the default network
     otherwise: gpukit always names the cluster's), `perUnitStorageThroughput` 125 | 250 | 500 | 1000."""
-    return {"network": network, "perUnitStorageThroughput": tier.name}
+    return {"network": network, "perUnitStorageThroughput": tier}
 
 
 class ManagedLustreClass(pulumi.ComponentResource):

@@ -69,6 +69,11 @@ class GkeStoragePrivateAccess(pulumi.ComponentResource):
             network=args["network_id"],
             service=SERVICE_NETWORKING,
             reserved_peering_ranges=[peering_range.name],
+            # Built only on a network gpukit creates (validation.py refuses Filestore and Lustre on a
+            # reused one), so the default deletion policy (DELETE) is right: the API refuses to delete a
+            # connection other services' instances still use, and destroy stops there instead of cutting
+            # them. ABANDON would leave the peering, which "will block deletion of the network" on every
+            # destroy (pulumi-gcp servicenetworking.Connection deletion_policy, "Deleting a connection").
             opts=child,
         )
         cidr = pulumi.Output.all(peering_range.address, peering_range.prefix_length).apply(

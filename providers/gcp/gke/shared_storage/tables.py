@@ -1,7 +1,6 @@
 """Facts about GKE's shared-storage backends, as tables and pure functions (no Pulumi here)."""
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 FILESTORE = "filestore"
@@ -62,146 +61,21 @@ def storage_apis(kinds: set[str]) -> tuple[str, ...]:
     return tuple(apis)
 
 
-@dataclass(frozen=True)
-class FilestoreTier:
-    name: str
-    """gpukit's name (`tier:` in the config)."""
-    csi_tier: str
-    """The StorageClass `tier` parameter. Lowercase: the driver compares "enterprise" and "regional" as
-    written to create them in the region rather than a zone (gcp-filestore-csi-driver
-    pkg/csi_driver/controller.go generateNewFileInstance)."""
-    min_gb: int
-    max_gb: int
-    step_gb: int
-    read_mibps_per_tib: float | None
-    """Read throughput that grows with capacity (None: a fixed ceiling, `read_mibps_max`)."""
-    read_mibps_max: float
-    highly_available: bool
-
-    def holds(self, size_gb: int) -> bool:
-        return self.min_gb <= size_gb <= self.max_gb and (size_gb - self.min_gb) % self.step_gb == 0
-
-    def read_mibps(self, size_gb: int) -> float:
-        """Estimated read throughput at `size_gb`, MiB/s (Filestore's figures are estimates, not
-        guarantees)."""
-        if self.read_mibps_per_tib is None:
-            return self.read_mibps_max
-        return min(self.read_mibps_per_tib * size_gb / 1024, self.read_mibps_max)
-
-
-# Sizes: the CSI driver's own ranges (gcp-filestore-csi-driver controller.go: standard/basic_hdd 100 GiB
-# to 63.9 TiB, premium/basic_ssd 2.5 to 63.9 TiB, enterprise 1 to 10 TiB, zonal 1 TiB to 9984 GiB and 10
-# to 100 TiB), the steps from Filestore "Service tiers" (https://cloud.google.com/filestore/docs/service-tiers:
-# basic "up only in 1 GiB units"; zonal, regional and enterprise 1-9.75 TiB "in 256 GiB units", 10-100
-# TiB "in 2.5 TiB units"). Regional starts at 1 TiB here: the service-tiers table says 1 TiB, a newer
-# regional page 100 GiB; 1 TiB and up in 256 GiB units is valid under both.
-# Read throughput: Filestore "Performance" (https://cloud.google.com/filestore/docs/performance), table of
-# estimated limits: BASIC_HDD 100 MiBps (1-10 TiB); BASIC_SSD 1,200; ZONAL 260 at 1 TiB and 2,535 at
-# 9.75 TiB, 2,600 at 10 TiB and 26,000 at 100 TiB (260 per TiB); REGIONAL 120 at 1 TiB to 1,170 at 9.75
-# TiB (120 per TiB); ENTERPRISE 120 at 1 TiB to 1,200 at 10 TiB. A basic HDD share under 1 TiB is given
-# the 1-10 TiB figure: no smaller one is published.
-# Availability: regional and enterprise replicate across zones; basic and zonal live in one zone
-# (service-tiers table, "Availability").
-FILESTORE_TIERS: tuple[FilestoreTier, ...] = (
-    FilestoreTier("basic-hdd", "basic_hdd", 100, 65433, 1, None, 100, False),
-    FilestoreTier("basic-ssd", "basic_ssd", 2560, 65433, 1, None, 1200, False),
-    FilestoreTier("zonal", "zonal", 1024, 9984, 256, 260, 2535, False),
-    FilestoreTier("zonal-large", "zonal", 10240, 102400, 2560, 260, 26000, False),
-    FilestoreTier("regional", "regional", 1024, 9984, 256, 120, 1170, True),
-    FilestoreTier("regional-large", "regional", 10240, 102400, 2560, 260, 26000, True),
-    FilestoreTier("enterprise", "enterprise", 1024, 10240, 256, 120, 1200, True),
-)
-
-
-def filestore_tier(name: str) -> FilestoreTier | None:
-    return next((t for t in FILESTORE_TIERS if t.name == name), None)
-
-
-def choose_filestore_tier(size_gb: int, throughput_mbps: int | None) -> FilestoreTier | None:
-    """The first tier (cheapest first, the table's order) that holds `size_gb` and reads at least
-    `throughput_mbps` at that size. MiB/s are compared as MB/s: 1 MiB/s is more than 1 MB/s, so a tier
-    chosen this way gives at least what was asked."""
-    for tier in FILESTORE_TIERS:
-        if tier.holds(size_gb) and (throughput_mbps is None or tier.read_mibps(size_gb) >= throughput_mbps):
-            return tier
-    return None
-
-
-# Managed Lustre performance tiers: `perUnitStorageThroughput` 125, 250, 500 or 1000 MB/s per TiB
-# (Managed Lustre CSI driver reference). Minimum, step and the largest size of the smaller step, per tier
-# (Managed Lustre "Performance tiers", https://cloud.google.com/managed-lustre/docs/performance-tiers):
-# 1000: 9,000 GiB, steps of 9,000 up to 1,530,000; 500: 18,000, steps of 18,000 up to 3,060,000; 250:
-# 36,000, steps of 36,000 up to 6,120,000; 125: 72,000, steps of 72,000 up to 12,240,000. Larger sizes
-# use a larger step gpukit does not offer (an instance made in the small-step range cannot grow past it).
-@dataclass(frozen=True)
-class LustreTier:
-    mbps_per_tib: int
-    min_gb: int
-    max_gb: int
-
-    @property
-    def name(self) -> str:
-        return str(self.mbps_per_tib)
-
-    def holds(self, size_gb: int) -> bool:
-        return self.min_gb <= size_gb <= self.max_gb and size_gb % self.min_gb == 0
-
-    def mbps(self, size_gb: int) -> float:
-        return self.mbps_per_tib * size_gb / 1024
-
-
-LUSTRE_TIERS: tuple[LustreTier, ...] = (
-    LustreTier(125, 72000, 12240000),
-    LustreTier(250, 36000, 6120000),
-    LustreTier(500, 18000, 3060000),
-    LustreTier(1000, 9000, 1530000),
-)
-
-
-def lustre_tier(name: str) -> LustreTier | None:
-    return next((t for t in LUSTRE_TIERS if t.name == name), None)
-
-
-def choose_lustre_tier(size_gb: int, throughput_mbps: int | None) -> LustreTier | None:
-    """The lowest throughput tier (the cheapest per GiB) that holds `size_gb` and gives
-    `throughput_mbps` there."""
-    for tier in LUSTRE_TIERS:
-        if tier.holds(size_gb) and (throughput_mbps is None or tier.mbps(size_gb) >= throughput_mbps):
-            return tier
-    return None
-
-
-# Regions that offer Managed Lustre: Managed Lustre "Locations"
-# (https://cloud.google.com/managed-lustre/docs/locations, "Supported regions and zones"), as far as the
-# copies gpukit could read list them (the page grows; several copies of different dates agree on these),
-# and us-central1, where Google's own examples create instances (`gcloud lustre instances create`
-# reference and the pulumi-gcp lustre.Instance example: location us-central1-a). A region not listed is
-# refused, naming gpukit:region: gpukit does not guess availability; add a region here with its source.
-LUSTRE_REGIONS = frozenset(
-    {
-        "africa-south1",
-        "asia-east1",
-        "asia-east2",
-        "asia-northeast1",
-        "asia-northeast2",
-        "asia-northeast3",
-        "asia-south1",
-        "asia-south2",
-        "asia-southeast1",
-        "asia-southeast2",
-        "australia-southeast1",
-        "europe-west1",
-        "europe-west2",
-        "europe-west3",
-        "europe-west4",
-        "europe-west9",
-        "me-central2",
-        "me-west1",
-        "northamerica-northeast1",
-        "us-central1",
-    }
-)
-LUSTRE_LOCATIONS_URL = "https://cloud.google.com/managed-lustre/docs/locations"
+# The API / StorageClass `tier` of each gpukit Filestore tier. Sizes, steps, throughput and availability
+# per tier live in one place, components/storage/backends.py (BACKENDS[FILESTORE].tiers, with their
+# sources), which validation and the plan read; this is only what the GKE build needs on top. Lowercase:
+# the CSI driver compares "enterprise" and "regional" as written to create them in the region rather than
+# a zone (gcp-filestore-csi-driver pkg/csi_driver/controller.go generateNewFileInstance). The -large
+# tiers are the same service tier at 10-100 TiB (Filestore "Service tiers").
+FILESTORE_CSI_TIER = {
+    "basic-hdd": "basic_hdd",
+    "basic-ssd": "basic_ssd",
+    "zonal": "zonal",
+    "zonal-large": "zonal",
+    "regional": "regional",
+    "regional-large": "regional",
+    "enterprise": "enterprise",
+}
 
 
 # Cloud Storage bucket names (https://cloud.google.com/storage/docs/buckets#naming): 3-63 characters

@@ -19,10 +19,6 @@ from gpukit.providers.gcp.gke.shared_storage.tables import (
     FILESTORE,
     GCS_FUSE,
     MANAGED_LUSTRE,
-    choose_filestore_tier,
-    choose_lustre_tier,
-    filestore_tier,
-    lustre_tier,
 )
 
 TYPE_TOKEN = "gpukit:index:GkeSharedStorage"
@@ -36,10 +32,10 @@ class GkeSharedVolume:
     kind: str
     role: str
     size_gb: int
-    tier: str | None = None
-    """None: the first tier that fits `throughput_mbps` (tables.py choose_*)."""
-    throughput_mbps: int | None = None
+    tier: str
+    """The tier the plan chose or the config named (components/storage/plan.py)."""
     bucket: str | None = None
+    """The existing bucket of a gcs-fuse volume (validation requires it)."""
 
 
 def protocols_for(kinds: set[str]) -> list[str]:
@@ -95,48 +91,34 @@ class GkeSharedStorage(pulumi.ComponentResource):
             built: pulumi.Resource | None = None
             opts = pulumi.ResourceOptions(parent=self, depends_on=waits)
             if volume.kind == FILESTORE and reserved_range is not None:
-                tier = (
-                    filestore_tier(volume.tier)
-                    if volume.tier
-                    else choose_filestore_tier(volume.size_gb, volume.throughput_mbps)
-                )
-                assert tier is not None  # validation.py refused sizes no tier holds
                 built = FilestoreClass(
                     child,
                     {
                         "volume": volume.name,
                         "size_gb": volume.size_gb,
-                        "tier": tier,
+                        "tier": volume.tier,
                         "network": args["network_id"],
                         "reserved_range": reserved_range,
                     },
                     opts=opts,
                 )
             elif volume.kind == MANAGED_LUSTRE:
-                lustre = (
-                    lustre_tier(volume.tier)
-                    if volume.tier
-                    else choose_lustre_tier(volume.size_gb, volume.throughput_mbps)
-                )
-                assert lustre is not None
                 built = ManagedLustreClass(
                     child,
                     {
                         "volume": volume.name,
                         "size_gb": volume.size_gb,
-                        "tier": lustre,
+                        "tier": volume.tier,
                         "network": args["network_id"],
                     },
                     opts=opts,
                 )
-            elif volume.kind == GCS_FUSE and project_number is not None:
+            elif volume.kind == GCS_FUSE and project_number is not None and volume.bucket is not None:
                 built = GcsFuseVolume(
                     child,
                     {
-                        "cluster_name": args["cluster_name"],
                         "project": args["project"],
                         "project_number": project_number,
-                        "region": args["region"],
                         "volume": volume.name,
                         "role": volume.role,
                         "size_gb": volume.size_gb,
@@ -159,7 +141,6 @@ def gke_shared_volumes(cluster: ResolvedCluster) -> list[GkeSharedVolume]:
             role=v.role.value,
             size_gb=v.size_gb,
             tier=v.tier.name,
-            throughput_mbps=v.spec.get("throughput_mbps"),
             bucket=v.spec.get("bucket"),
         )
         for v in planned_volumes(cluster)
