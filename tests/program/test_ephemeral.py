@@ -20,7 +20,7 @@ import yaml
 from gpukit.cli import main
 from gpukit.components.ephemeral import parse_expiry
 from gpukit.ephemeral import lifecycle
-from gpukit.ephemeral.source import VERIFICATION_IN_SCHEMA, VERIFICATION_KEY
+from gpukit.ephemeral.source import VERIFICATION_KEY
 from gpukit.ephemeral.workspace import EphemeralHome
 from harness import ROOT
 
@@ -128,10 +128,7 @@ def test_up_deploys_a_uniquely_named_copy_that_expires(
     assert config["gpukit:ephemeral"]["expiresAt"] == stack["tags"]["gpukit:expires-at"]
     assert config["gpukit:cluster"]["name"] == name  # two copies never share a cluster name
     assert config["gpukit:budget"] == {"maxHourlyCost": 50.0, "allowUnpriced": False}
-    if VERIFICATION_IN_SCHEMA:
-        assert config[VERIFICATION_KEY]["enabled"] is True
-    else:  # part 1 of issue 16 (the verification key) is merged separately
-        assert VERIFICATION_KEY not in config
+    assert config[VERIFICATION_KEY]["enabled"] is True
 
     assert stub.commands() == [
         "version",
@@ -153,6 +150,40 @@ def test_up_deploys_a_uniquely_named_copy_that_expires(
         assert call["cwd"] == str(stub.home / "project")
     secret = passphrase.read_text()
     assert secret not in (stub.state / "calls.jsonl").read_text() and secret not in out + err
+
+
+@pytest.mark.parametrize("source", ["gke-dev", "k3s-aws"])
+def test_a_copy_turns_verification_on_where_the_source_stack_does_not_set_it(
+    stub: Stub, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    # These example stacks leave gpukit:verification out, so the project default (enabled: false)
+    # fills it in when the stack is read; that default is not the source's choice.
+    source_file = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{source}.yaml").read_text())
+    assert VERIFICATION_KEY not in source_file["config"]
+    code, _, err = _up(stub, capsys, "--allow-unpriced", source=source)
+    assert code == 0, err
+    (name,) = stub.stacks()
+    config = yaml.safe_load((stub.home / "project" / f"Pulumi.{name}.yaml").read_text())["config"]
+    assert config[VERIFICATION_KEY]["enabled"] is True
+    assert config[VERIFICATION_KEY]["timeoutMinutes"] == 20  # the rest of the default is kept
+
+
+def test_a_copy_keeps_the_verification_the_source_stack_chose(tmp_path: Path) -> None:
+    from gpukit.ephemeral.source import ephemeral_config, load_source
+
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text())
+    stack["config"][VERIFICATION_KEY] = {"enabled": False}
+    path = tmp_path / "Pulumi.mine.yaml"
+    path.write_text(yaml.safe_dump(stack))
+    config = ephemeral_config(
+        load_source(str(path)),
+        "eph-mine-2612011200-abcd",
+        expires_at=datetime(2026, 12, 1, 16, tzinfo=UTC),
+        max_hourly_cost=50.0,
+        allow_unpriced=True,
+        accepts=frozenset(),
+    )
+    assert config[VERIFICATION_KEY] == {"enabled": False}
 
 
 def test_a_second_copy_gets_another_stack_and_cluster_name(
