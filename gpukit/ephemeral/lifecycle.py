@@ -72,7 +72,15 @@ def command_error_text(err: BaseException) -> str:
     return text or type(err).__name__
 
 
-def up(home: EphemeralHome, request: UpRequest, now: datetime, log: Log) -> UpResult:
+def up(
+    home: EphemeralHome,
+    request: UpRequest,
+    now: datetime,
+    log: Log,
+    created: Callable[[str], None] | None = None,
+) -> UpResult:
+    """`created(name)` is called once the stack exists in the backend, before anything is deployed:
+    from then on `gpukit ephemeral down NAME` (or `reap`) can remove it, should this process be killed."""
     source = load_source(request.source)
     name = request.name or ephemeral_name(source.name, now, random_suffix())
     if not is_ephemeral(name):
@@ -119,6 +127,8 @@ def up(home: EphemeralHome, request: UpRequest, now: datetime, log: Log) -> UpRe
             (CREATED_TAG, format_expiry(now)),
         ):
             workspace.set_tag(name, key, value)
+        if created is not None:
+            created(name)
         log(f"gpukit: deploying {name} (from {source.name}, expires {format_expiry(expires_at)})")
         result = stack.up(on_output=log, on_error=log)
         kubeconfig = result.outputs.get("kubeconfig")
@@ -163,7 +173,9 @@ def destroy(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
     log(f"gpukit: destroyed and removed {name}")
 
 
-def down(home: EphemeralHome, name: str, log: Log) -> None:
+def down(home: EphemeralHome, name: str, log: Log, if_exists: bool = False) -> None:
+    """`if_exists`: a stack that is not there (already destroyed) is not an error, for a CI clean-up
+    step that runs whether or not the job's own teardown finished."""
     if not is_ephemeral(name):
         raise EphemeralError(
             f"{name!r} is not an ephemeral stack (their names start with 'eph-'); "
@@ -172,6 +184,9 @@ def down(home: EphemeralHome, name: str, log: Log) -> None:
         )
     workspace = open_workspace(home)
     if name not in {s.name for s in workspace.list_stacks()}:
+        if if_exists:
+            log(f"gpukit: no ephemeral stack {name!r} in {home.backend}; nothing to destroy")
+            return
         raise EphemeralError(f"no ephemeral stack {name!r} in {home.backend}", EXIT_REFUSED)
     destroy(workspace, home, name, log)
 

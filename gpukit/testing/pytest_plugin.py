@@ -8,6 +8,9 @@ for the fixture: nothing is imported, planned or deployed otherwise. Options (or
     --gpukit-state-dir DIR      (gpukit_state_dir)  as `gpukit ephemeral --state-dir`
     --gpukit-backend URL        (gpukit_backend)    as `gpukit ephemeral --backend`
     --gpukit-max-hourly-cost N  (gpukit_max_hourly_cost)
+    --gpukit-name eph-...       (gpukit_name)       the stack's name, known before the session starts
+    --gpukit-name-file FILE     (gpukit_name_file)  append `GPUKIT_EPHEMERAL_STACK=<name>` to FILE
+                                                    once the stack exists (works with $GITHUB_ENV)
 
 The cluster is destroyed in the session's teardown: after the last test, when tests fail, and on
 Ctrl-C (pytest still runs session finalizers after a KeyboardInterrupt, from its sessionfinish hook).
@@ -32,7 +35,14 @@ OPTIONS = (
     ("state-dir", None, "gpukit ephemeral --state-dir"),
     ("backend", None, "gpukit ephemeral --backend"),
     ("max-hourly-cost", None, "gpukit ephemeral --max-hourly-cost (USD)"),
+    ("name", None, "the stack's name (eph-...), so a later CI step can `gpukit ephemeral down` it"),
+    (
+        "name-file",
+        None,
+        "append GPUKIT_EPHEMERAL_STACK=<name> to this file once the stack exists ($GITHUB_ENV works)",
+    ),
 )
+NAME_VARIABLE = "GPUKIT_EPHEMERAL_STACK"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -90,12 +100,20 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
         source=stack,
         ttl=parse_ttl(_option(config, "ttl") or "2h"),
         max_hourly_cost=max_hourly_limit(float(limit) if limit else None),
+        name=_option(config, "name"),
     )
+    name_file = _option(config, "name-file")
+
+    def created(name: str) -> None:
+        if name_file is not None:
+            with Path(name_file).expanduser().open("a") as f:
+                f.write(f"{NAME_VARIABLE}={name}\n")
+
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         try:
             # A failed or interrupted `up` destroys what it made before raising.
-            result = lifecycle.up(home, up, datetime.now(UTC), _log)
+            result = lifecycle.up(home, up, datetime.now(UTC), _log, created)
         except lifecycle.EphemeralError as err:
             pytest.fail(f"gpukit_cluster: {err}" + "".join(f"\n  {p}" for p in err.problems), pytrace=False)
         try:

@@ -438,3 +438,44 @@ def test_the_fixture_skips_without_a_stack_and_calls_nothing(stub: Stub, tmp_pat
     assert process.returncode == 0, output
     assert "1 skipped" in output and "--gpukit-stack" in output
     assert stub.calls() == []
+
+
+def test_a_killed_session_leaves_its_stack_name_for_a_clean_up_step(
+    stub: Stub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A CI runner kills a cancelled step's process tree ~10 s after SIGINT (GitHub Actions: SIGINT, then
+    # SIGTERM after 7500 ms, then the tree is killed 2500 ms later), too soon for a destroy. The name,
+    # chosen up front or written to a file (such as $GITHUB_ENV) once the stack exists, lets a later
+    # `if: always()` step destroy it.
+    name_file = tmp_path / "github_env"
+    name_file.write_text("OTHER=1\n")
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "--gpukit-stack",
+        "eks-dev",
+        "--gpukit-state-dir",
+        str(stub.home),
+        "--gpukit-name",
+        "eph-ci-123456789-1",
+        "--gpukit-name-file",
+        str(name_file),
+    )
+    marker = tmp_path / "in-test"
+    deadline = time.monotonic() + 180
+    while not marker.exists():
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "the test never ran"
+        time.sleep(0.2)
+    process.kill()
+    process.communicate(timeout=60)
+    assert marker.read_text() == "eph-ci-123456789-1"
+    assert set(stub.stacks()) == {"eph-ci-123456789-1"}  # the killed session could not tear down
+    assert name_file.read_text() == "OTHER=1\nGPUKIT_EPHEMERAL_STACK=eph-ci-123456789-1\n"
+
+    assert main(stub.ephemeral("down", "eph-ci-123456789-1", "--if-exists")) == 0
+    assert stub.stacks() == {} and stub.destroyed_then_removed()
+    # The clean-up step runs after a session that did tear down too: nothing there is not an error.
+    assert main(stub.ephemeral("down", "eph-ci-123456789-1", "--if-exists")) == 0
+    assert main(stub.ephemeral("down", "eph-ci-123456789-1")) == 2
+    assert "no ephemeral stack" in capsys.readouterr().err
