@@ -19,6 +19,7 @@ KeyboardInterrupt so it unwinds the same way. A SIGKILL or a lost machine skips 
 stack's expiry and `gpukit ephemeral reap` are for that (docs/ephemeral.md).
 """
 
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -76,6 +77,18 @@ def _log(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _xdist_worker(config: pytest.Config) -> str | None:
+    """The pytest-xdist worker this session is (`gw0`, ...), or None. Under xdist every worker is its
+    own session, so a session fixture would deploy one cluster per worker (session-scoped fixtures run
+    once per worker: pytest-dev/pytest-xdist#271, and the xdist how-to "Making session-scoped fixtures
+    execute only once"). xdist sets `config.workerinput` and the PYTEST_XDIST_WORKER environment
+    variable on its workers (xdist how-to, "Identifying the worker process during a test")."""
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict) and workerinput.get("workerid"):
+        return str(workerinput["workerid"])
+    return os.environ.get("PYTEST_XDIST_WORKER") or None
+
+
 @pytest.fixture(scope="session")
 def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
     """A cluster made with `gpukit ephemeral up` from --gpukit-stack, destroyed after the session."""
@@ -83,6 +96,15 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
     stack = _option(config, "stack")
     if stack is None:
         pytest.skip("gpukit_cluster needs a stack: pass --gpukit-stack STACK or set gpukit_stack in the ini")
+    worker = _xdist_worker(config)
+    if worker is not None:
+        pytest.fail(
+            f"gpukit_cluster: refused under pytest-xdist (this is worker {worker}): each worker would "
+            "deploy and pay for its own cluster. Run the tests that use gpukit_cluster without -n "
+            "(for example `pytest -n 0 -m gpu`), or deploy once with `gpukit ephemeral up` and pass "
+            "its kubeconfig to the workers",
+            pytrace=False,
+        )
     from datetime import UTC, datetime
 
     from gpukit.ephemeral import lifecycle

@@ -479,3 +479,21 @@ def test_a_killed_session_leaves_its_stack_name_for_a_clean_up_step(
     assert main(stub.ephemeral("down", "eph-ci-123456789-1", "--if-exists")) == 0
     assert main(stub.ephemeral("down", "eph-ci-123456789-1")) == 2
     assert "no ephemeral stack" in capsys.readouterr().err
+
+
+def test_the_fixture_refuses_a_pytest_xdist_worker_and_calls_nothing(stub: Stub, tmp_path: Path) -> None:
+    # Each xdist worker is its own session: a session fixture there would deploy one cluster per worker.
+    # (pytest-xdist is not installed here; its workers are recognised by what xdist sets on them.)
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "--gpukit-stack",
+        "eks-dev",
+        "--gpukit-state-dir",
+        str(stub.home),
+        PYTEST_XDIST_WORKER="gw1",
+    )
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 1, output
+    assert "refused under pytest-xdist (this is worker gw1)" in output and "without -n" in output
+    assert stub.calls() == []
