@@ -206,10 +206,14 @@ class EphemeralStack:
 
 
 def _local_config(home: EphemeralHome, name: str) -> dict[str, Any] | None:
+    """The stack's config as this machine wrote it, or None where there is none or it cannot be read
+    (a file someone edited, a half-written one): one bad file must not stop `list` or `reap`, which
+    then go by the stack's tags."""
     path = home.stack_file(name)
-    if not path.is_file():
+    try:
+        doc = yaml.safe_load(path.read_text()) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    doc = yaml.safe_load(path.read_text()) or {}
     config = doc.get("config") if isinstance(doc, dict) else None
     return config if isinstance(config, dict) else None
 
@@ -223,9 +227,10 @@ def _stack_cost(home: EphemeralHome, name: str, config: dict[str, Any] | None) -
         return None
 
 
-def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
+def ephemeral_stacks(home: EphemeralHome, with_cost: bool = True) -> list[EphemeralStack]:
     """Every ephemeral stack in the backend, with its expiry from the stack tag (or, where the backend
-    keeps no tags, the stack's config) and its $/h from the offline plan of its config."""
+    keeps no tags, the stack's config) and, `with_cost`, its $/h from the offline plan of its config
+    (seconds per stack: `list` shows it, `reap` does not need it)."""
     workspace = open_workspace(home)
     found = []
     for summary in sorted(workspace.list_stacks(), key=lambda s: s.name):
@@ -233,7 +238,8 @@ def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
             continue
         tags = workspace.list_tags(summary.name)
         config = _local_config(home, summary.name)
-        from_config = (config or {}).get(EPHEMERAL_KEY) or {}
+        from_config = (config or {}).get(EPHEMERAL_KEY)
+        from_config = from_config if isinstance(from_config, dict) else {}
         expires_at = parse_expiry(tags.get(EXPIRES_TAG)) or parse_expiry(from_config.get("expiresAt"))
         found.append(
             EphemeralStack(
@@ -241,7 +247,7 @@ def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
                 tags.get(SOURCE_TAG, "?"),
                 parse_expiry(tags.get(CREATED_TAG)),
                 expires_at,
-                _stack_cost(home, summary.name, config),
+                _stack_cost(home, summary.name, config) if with_cost else None,
             )
         )
     return found
@@ -258,7 +264,7 @@ class ReapResult:
 def reap(home: EphemeralHome, now: datetime, dry_run: bool, log: Log) -> ReapResult:
     """Destroy every expired ephemeral stack (all of them, a failure does not stop the others)."""
     result = ReapResult()
-    stacks = ephemeral_stacks(home)
+    stacks = ephemeral_stacks(home, with_cost=False)
     workspace = open_workspace(home)
     for stack in stacks:
         if not stack.expired(now):

@@ -497,3 +497,33 @@ def test_the_fixture_refuses_a_pytest_xdist_worker_and_calls_nothing(stub: Stub,
     assert process.returncode == 1, output
     assert "refused under pytest-xdist (this is worker gw1)" in output and "without -n" in output
     assert stub.calls() == []
+
+
+def test_reap_and_list_go_by_the_stack_tags_when_a_local_stack_file_is_unreadable(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(3):
+        assert _up(stub, capsys)[0] == 0
+    broken, odd, fine = list(stub.stacks())
+    project = stub.home / "project"
+    (project / f"Pulumi.{broken}.yaml").write_text("config: [unclosed\n")  # not YAML
+    odd_file = project / f"Pulumi.{odd}.yaml"
+    doc = yaml.safe_load(odd_file.read_text())
+    doc["config"]["gpukit:ephemeral"] = "not a mapping"
+    odd_file.write_text(yaml.safe_dump(doc))
+
+    assert main(stub.ephemeral("list", "--json")) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert set(rows) == {broken, odd, fine}
+    assert rows[broken]["hourlyCostMax"] is None  # no readable config: no cost, still listed
+    assert round(rows[fine]["hourlyCostMax"], 2) == 6.77
+
+    # reap needs no cost: it never plans (a plan per stack costs seconds each).
+    def no_plan(*args: object) -> None:
+        raise AssertionError("reap planned a stack")
+
+    monkeypatch.setattr(lifecycle, "plan_copy", no_plan)
+    _expire(stub, broken)
+    _expire(stub, odd)
+    assert main(stub.ephemeral("reap")) == 0
+    assert set(stub.stacks()) == {fine}
