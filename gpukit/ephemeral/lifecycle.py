@@ -173,9 +173,16 @@ def destroy(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
     log(f"gpukit: destroyed and removed {name}")
 
 
-def down(home: EphemeralHome, name: str, log: Log, if_exists: bool = False) -> None:
+def made_by_gpukit(tags: dict[str, str]) -> bool:
+    """Whether a stack carries the tags `up` sets: an `eph-` name alone is not proof (someone's own
+    stack in a shared backend may be called that), and destroying is not undoable."""
+    return EXPIRES_TAG in tags or SOURCE_TAG in tags
+
+
+def down(home: EphemeralHome, name: str, log: Log, if_exists: bool = False, force: bool = False) -> None:
     """`if_exists`: a stack that is not there (already destroyed) is not an error, for a CI clean-up
-    step that runs whether or not the job's own teardown finished."""
+    step that runs whether or not the job's own teardown finished. `force`: destroy an `eph-` stack
+    without gpukit's tags too."""
     if not is_ephemeral(name):
         raise EphemeralError(
             f"{name!r} is not an ephemeral stack (their names start with 'eph-'); "
@@ -188,6 +195,13 @@ def down(home: EphemeralHome, name: str, log: Log, if_exists: bool = False) -> N
             log(f"gpukit: no ephemeral stack {name!r} in {home.backend}; nothing to destroy")
             return
         raise EphemeralError(f"no ephemeral stack {name!r} in {home.backend}", EXIT_REFUSED)
+    if not force and not made_by_gpukit(workspace.list_tags(name)):
+        raise EphemeralError(
+            f"{name}: the stack has neither the {EXPIRES_TAG} nor the {SOURCE_TAG} tag that "
+            "`gpukit ephemeral up` sets, so it may not be gpukit's; not destroyed. If it is one to "
+            f"destroy: gpukit ephemeral down {name} --force",
+            EXIT_REFUSED,
+        )
     destroy(workspace, home, name, log)
 
 
@@ -200,6 +214,8 @@ class EphemeralStack:
     """None: no expiry on record (`reap` leaves it alone and says so)."""
     cost: PlannedCost | None
     """None: no local config to plan (the stack was made on another machine)."""
+    tagged: bool = True
+    """It has the stack tags `up` sets (made_by_gpukit); `reap` destroys no other."""
 
     def expired(self, now: datetime) -> bool:
         return self.expires_at is not None and self.expires_at <= now
@@ -248,6 +264,7 @@ def ephemeral_stacks(home: EphemeralHome, with_cost: bool = True) -> list[Epheme
                 parse_expiry(tags.get(CREATED_TAG)),
                 expires_at,
                 _stack_cost(home, summary.name, config) if with_cost else None,
+                made_by_gpukit(tags),
             )
         )
     return found
@@ -267,6 +284,13 @@ def reap(home: EphemeralHome, now: datetime, dry_run: bool, log: Log) -> ReapRes
     stacks = ephemeral_stacks(home, with_cost=False)
     workspace = open_workspace(home)
     for stack in stacks:
+        if not stack.tagged:
+            log(
+                f"gpukit: {stack.name} has no {EXPIRES_TAG} or {SOURCE_TAG} stack tag, so it may not "
+                f"be gpukit's; left alone (`gpukit ephemeral down {stack.name} --force` destroys it)"
+            )
+            result.kept.append(stack.name)
+            continue
         if not stack.expired(now):
             if stack.expires_at is None:
                 log(f"gpukit: {stack.name} has no expiry on record; left alone (`gpukit ephemeral down` it)")

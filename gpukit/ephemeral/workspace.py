@@ -7,9 +7,9 @@
 - `passphrase`: a generated passphrase (mode 0600) that encrypts the stacks' secrets (the kubeconfig
   output), handed to the CLI as PULUMI_CONFIG_PASSPHRASE_FILE so it is never in an argument or printed;
   a PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE already in the environment wins;
-- `project/`: the Pulumi project every ephemeral stack runs (Pulumi.yaml naming gpukit's program and
-  this Python environment, and one `Pulumi.<stack>.yaml` per stack), so that nothing is written into
-  the user's own project folder;
+- `project/`: the Pulumi project every ephemeral stack runs (`gpukit-ephemeral`: Pulumi.yaml naming
+  gpukit's program and this Python environment, and one `Pulumi.<stack>.yaml` per stack), so that
+  nothing is written into the user's own project folder;
 - `kubeconfigs/<stack>.yaml`: each stack's kubeconfig (mode 0600).
 """
 
@@ -33,6 +33,7 @@ CANCEL_GRACE_SECONDS = 300.0
 """How long a cancelled `pulumi up` gets to stop cleanly after SIGINT (it finishes the operations in
 flight and saves the state) before it is killed; a killed one may leave the stack locked."""
 
+PROJECT_NAME = "gpukit-ephemeral"
 MAIN_PY = (
     '"""gpukit ephemeral stacks run gpukit\'s own program."""\n\nfrom gpukit.program import main\n\nmain()\n'
 )
@@ -106,7 +107,9 @@ def project_yaml() -> str:
     if sys.prefix != sys.base_prefix:
         options["virtualenv"] = sys.prefix
     project = {
-        "name": "gpukit",
+        # Not `gpukit`, the name of the user's own gpukit project: in a shared backend, stacks are
+        # kept per project, and the throwaway ones must not sit beside (or be taken for) real ones.
+        "name": PROJECT_NAME,
         "description": "gpukit ephemeral stacks (made by `gpukit ephemeral up`)",
         "runtime": {"name": "python", "options": options},
     }

@@ -527,3 +527,33 @@ def test_reap_and_list_go_by_the_stack_tags_when_a_local_stack_file_is_unreadabl
     _expire(stub, odd)
     assert main(stub.ephemeral("reap")) == 0
     assert set(stub.stacks()) == {fine}
+
+
+def _untag(stub: Stub, name: str) -> None:
+    """Drop gpukit's stack tags, as on an `eph-` stack someone made by hand."""
+    path = stub.state / "stacks" / f"{name}.json"
+    stack = json.loads(path.read_text())
+    stack["tags"] = {}
+    path.write_text(json.dumps(stack))
+
+
+def test_down_and_reap_refuse_an_eph_stack_without_gpukit_tags(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _up(stub, capsys)[0] == 0
+    (name,) = stub.stacks()
+    # The stacks live in their own project, not beside the user's own `gpukit` project's stacks.
+    assert stub.stacks()[name]["project"] == "gpukit-ephemeral"
+    _untag(stub, name)
+    # reap leaves it alone (no expiry tag: not even an expiry to go by once the local file is gone).
+    (stub.home / "project" / f"Pulumi.{name}.yaml").write_text(
+        yaml.safe_dump({"config": {"gpukit:ephemeral": {"expiresAt": "2020-01-01T00:00:00Z"}}})
+    )
+    assert main(stub.ephemeral("reap")) == 0
+    assert name in stub.stacks() and "may not be gpukit's" in capsys.readouterr().err
+    assert main(stub.ephemeral("down", name)) == 2
+    err = capsys.readouterr().err
+    assert name in err and "--force" in err
+    assert "destroy" not in stub.commands()
+    assert main(stub.ephemeral("down", name, "--force")) == 0
+    assert stub.stacks() == {}
