@@ -21,7 +21,14 @@ from gpukit.ephemeral.guard import PlannedCost, plan_copy
 from gpukit.ephemeral.names import ephemeral_name, is_ephemeral, random_suffix
 from gpukit.ephemeral.source import EPHEMERAL_KEY, ephemeral_config, load_source
 from gpukit.ephemeral.ttl import expires
-from gpukit.ephemeral.workspace import EphemeralHome, open_workspace, write_private, write_stack_config
+from gpukit.ephemeral.workspace import (
+    PASSPHRASE_ENVS,
+    EphemeralHome,
+    shared_backend_without_passphrase,
+    write_private,
+    write_stack_config,
+)
+from gpukit.ephemeral.workspace import open_workspace as _open_workspace
 
 # Stack tags (Pulumi Cloud and, from CLI v3.211.0, DIY backends keep them: pulumi/pulumi#19882): names
 # at most 40 characters of letters, digits and `-_.:`, values at most 256 (pulumi/pulumi#24428 quotes
@@ -65,6 +72,24 @@ class UpResult:
     """Stack outputs, secrets left out."""
 
 
+def check_backend(home: EphemeralHome) -> None:
+    """Refuse a shared backend whose secrets other machines could not read (no shared passphrase)."""
+    if shared_backend_without_passphrase(home):
+        envs = " or ".join(PASSPHRASE_ENVS)
+        raise EphemeralError(
+            f"--backend {home.backend_url}: a shared backend needs the same passphrase on every machine "
+            f"that uses it (or `reap` elsewhere cannot decrypt the stacks); set {envs} in the "
+            "environment (a CI secret), or use a Pulumi Cloud backend (https://api.pulumi.com)",
+            EXIT_REFUSED,
+        )
+
+
+def open_workspace(home: EphemeralHome) -> Any:
+    """The workspace, once the backend's secrets are known to be readable by every machine using it."""
+    check_backend(home)
+    return _open_workspace(home)
+
+
 def command_error_text(err: BaseException) -> str:
     """What the CLI said on stderr (it masks secrets), or the error itself; never the environment."""
     stderr = getattr(err, "stderr", None)
@@ -81,6 +106,7 @@ def up(
 ) -> UpResult:
     """`created(name)` is called once the stack exists in the backend, before anything is deployed:
     from then on `gpukit ephemeral down NAME` (or `reap`) can remove it, should this process be killed."""
+    check_backend(home)
     source = load_source(request.source)
     name = request.name or ephemeral_name(source.name, now, random_suffix())
     if not is_ephemeral(name):

@@ -95,6 +95,18 @@ class EphemeralHome:
         return env
 
 
+def shared_backend_without_passphrase(home: EphemeralHome) -> bool:
+    """A backend other machines also use (s3://, gs://, azblob://, ...) while no passphrase comes from
+    the environment: each machine would generate its own passphrase file, and a `reap` elsewhere could
+    not decrypt the stacks' secrets. file:// is this machine's own; https:// is a Pulumi Cloud (managed
+    or self-hosted: "for https:// URLs, the CLI will speak REST to a Pulumi Cloud", `pulumi login`
+    docs), whose stacks default to its own secrets provider rather than a passphrase."""
+    if home.backend_url is None or _passphrase_in_env():
+        return False
+    scheme = home.backend_url.split("://", 1)[0].lower() if "://" in home.backend_url else ""
+    return scheme not in ("file", "https", "http")
+
+
 def _passphrase_in_env() -> bool:
     return any(os.environ.get(name) for name in PASSPHRASE_ENVS)
 

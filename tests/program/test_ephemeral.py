@@ -557,3 +557,20 @@ def test_down_and_reap_refuse_an_eph_stack_without_gpukit_tags(
     assert "destroy" not in stub.commands()
     assert main(stub.ephemeral("down", name, "--force")) == 0
     assert stub.stacks() == {}
+
+
+@pytest.mark.parametrize("command", [["up", "--from", "eks-dev", "--ttl", "4h"], ["reap"], ["list"]])
+def test_a_shared_backend_without_a_passphrase_in_the_environment_is_refused(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    # Each machine would generate its own passphrase file, and a reaper elsewhere could not decrypt.
+    backend = "s3://my-pulumi-state/ephemeral"
+    assert main(stub.ephemeral(*command, "--backend", backend)) == 2
+    err = capsys.readouterr().err
+    assert backend in err and "PULUMI_CONFIG_PASSPHRASE" in err
+    assert stub.calls() == [] and not (stub.home / "passphrase").exists()
+    # With the passphrase from the environment (a CI secret) it goes ahead.
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "shared-by-every-machine")
+    assert main(stub.ephemeral(*command, "--backend", backend)) == 0, capsys.readouterr().err
+    used = {c["env"]["PULUMI_BACKEND_URL"] for c in stub.raw_calls() if "version" not in c["argv"]}
+    assert used <= {backend}
