@@ -90,11 +90,21 @@ def open_workspace(home: EphemeralHome) -> Any:
     return _open_workspace(home)
 
 
+STDERR_MARK = "\n stderr: "
+"""Where the CLI's stderr starts in a CommandError's text: CommandError keeps no `stderr` attribute,
+only str(CommandResult), "\n code: ...\n stdout: ...\n stderr: ..." (pulumi/automation/_cmd.py,
+CommandResult.__str__; errors.py, CommandError.__init__)."""
+
+
 def command_error_text(err: BaseException) -> str:
-    """What the CLI said on stderr (it masks secrets), or the error itself; never the environment."""
-    stderr = getattr(err, "stderr", None)
-    text = stderr.strip() if isinstance(stderr, str) and stderr.strip() else str(err).strip()
-    return text or type(err).__name__
+    """What the CLI said on stderr (it masks secrets), or the error itself; never the environment,
+    and not the whole progress output on stdout."""
+    text = str(err)
+    if STDERR_MARK in text:
+        stderr = text.rsplit(STDERR_MARK, 1)[1].strip()
+        if stderr:
+            return stderr
+    return text.strip() or type(err).__name__
 
 
 def up(

@@ -574,3 +574,15 @@ def test_a_shared_backend_without_a_passphrase_in_the_environment_is_refused(
     assert main(stub.ephemeral(*command, "--backend", backend)) == 0, capsys.readouterr().err
     used = {c["env"]["PULUMI_BACKEND_URL"] for c in stub.raw_calls() if "version" not in c["argv"]}
     assert used <= {backend}
+
+
+def test_a_pulumi_error_is_reported_by_what_the_cli_said_on_stderr() -> None:
+    from pulumi.automation import CommandResult
+    from pulumi.automation.errors import create_command_error
+
+    result = CommandResult(
+        stdout="Updating (eph-x):\n + 40 resources created", stderr="error: boom", code=255
+    )
+    assert lifecycle.command_error_text(create_command_error(result)) == "error: boom"
+    # No stderr: the error as it is.
+    assert "code: 1" in lifecycle.command_error_text(create_command_error(CommandResult("", "", 1)))
