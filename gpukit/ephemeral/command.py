@@ -78,9 +78,20 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     down = commands.add_parser(
         "down",
         help="destroy an ephemeral stack and remove it",
-        description="Exit status: 0 destroyed, 1 the destroy failed, 2 no such stack.",
+        description="Exit status: 0 destroyed (or, with --if-exists, no such stack), 1 the destroy failed, "
+        "2 no such stack, or one without gpukit's stack tags (--force destroys it).",
     )
     down.add_argument("name")
+    down.add_argument(
+        "--if-exists",
+        action="store_true",
+        help="exit 0 when there is no such stack (a CI clean-up step after a teardown that may have run)",
+    )
+    down.add_argument(
+        "--force",
+        action="store_true",
+        help="destroy an eph-... stack that lacks the stack tags `gpukit ephemeral up` sets",
+    )
     common(down)
 
     listing = commands.add_parser("list", help="the ephemeral stacks with age, expiry and $/h")
@@ -175,7 +186,7 @@ def _dispatch(args: argparse.Namespace, home: EphemeralHome) -> int:
         )  # stdout: the one thing a script needs (KUBECONFIG=$(gpukit ephemeral up ...))
         return EXIT_OK
     if args.ephemeral_command == "down":
-        lifecycle.down(home, args.name, _log)
+        lifecycle.down(home, args.name, _log, if_exists=args.if_exists, force=args.force)
         return EXIT_OK
     if args.ephemeral_command == "list":
         from gpukit.ephemeral.render import list_document, render_list

@@ -21,7 +21,14 @@ from gpukit.ephemeral.guard import PlannedCost, plan_copy
 from gpukit.ephemeral.names import ephemeral_name, is_ephemeral, random_suffix
 from gpukit.ephemeral.source import EPHEMERAL_KEY, ephemeral_config, load_source
 from gpukit.ephemeral.ttl import expires
-from gpukit.ephemeral.workspace import EphemeralHome, open_workspace, write_private, write_stack_config
+from gpukit.ephemeral.workspace import (
+    PASSPHRASE_ENVS,
+    EphemeralHome,
+    shared_backend_without_passphrase,
+    write_private,
+    write_stack_config,
+)
+from gpukit.ephemeral.workspace import open_workspace as _open_workspace
 
 # Stack tags (Pulumi Cloud and, from CLI v3.211.0, DIY backends keep them: pulumi/pulumi#19882): names
 # at most 40 characters of letters, digits and `-_.:`, values at most 256 (pulumi/pulumi#24428 quotes
@@ -65,14 +72,51 @@ class UpResult:
     """Stack outputs, secrets left out."""
 
 
+def check_backend(home: EphemeralHome) -> None:
+    """Refuse a shared backend whose secrets other machines could not read (no shared passphrase)."""
+    if shared_backend_without_passphrase(home):
+        envs = " or ".join(PASSPHRASE_ENVS)
+        raise EphemeralError(
+            f"--backend {home.backend_url}: a shared backend needs the same passphrase on every machine "
+            f"that uses it (or `reap` elsewhere cannot decrypt the stacks); set {envs} in the "
+            "environment (a CI secret), or use a Pulumi Cloud backend (https://api.pulumi.com)",
+            EXIT_REFUSED,
+        )
+
+
+def open_workspace(home: EphemeralHome) -> Any:
+    """The workspace, once the backend's secrets are known to be readable by every machine using it."""
+    check_backend(home)
+    return _open_workspace(home)
+
+
+STDERR_MARK = "\n stderr: "
+"""Where the CLI's stderr starts in a CommandError's text: CommandError keeps no `stderr` attribute,
+only str(CommandResult), "\n code: ...\n stdout: ...\n stderr: ..." (pulumi/automation/_cmd.py,
+CommandResult.__str__; errors.py, CommandError.__init__)."""
+
+
 def command_error_text(err: BaseException) -> str:
-    """What the CLI said on stderr (it masks secrets), or the error itself; never the environment."""
-    stderr = getattr(err, "stderr", None)
-    text = stderr.strip() if isinstance(stderr, str) and stderr.strip() else str(err).strip()
-    return text or type(err).__name__
+    """What the CLI said on stderr (it masks secrets), or the error itself; never the environment,
+    and not the whole progress output on stdout."""
+    text = str(err)
+    if STDERR_MARK in text:
+        stderr = text.rsplit(STDERR_MARK, 1)[1].strip()
+        if stderr:
+            return stderr
+    return text.strip() or type(err).__name__
 
 
-def up(home: EphemeralHome, request: UpRequest, now: datetime, log: Log) -> UpResult:
+def up(
+    home: EphemeralHome,
+    request: UpRequest,
+    now: datetime,
+    log: Log,
+    created: Callable[[str], None] | None = None,
+) -> UpResult:
+    """`created(name)` is called once the stack exists in the backend, before anything is deployed:
+    from then on `gpukit ephemeral down NAME` (or `reap`) can remove it, should this process be killed."""
+    check_backend(home)
     source = load_source(request.source)
     name = request.name or ephemeral_name(source.name, now, random_suffix())
     if not is_ephemeral(name):
@@ -119,6 +163,8 @@ def up(home: EphemeralHome, request: UpRequest, now: datetime, log: Log) -> UpRe
             (CREATED_TAG, format_expiry(now)),
         ):
             workspace.set_tag(name, key, value)
+        if created is not None:
+            created(name)
         log(f"gpukit: deploying {name} (from {source.name}, expires {format_expiry(expires_at)})")
         result = stack.up(on_output=log, on_error=log)
         kubeconfig = result.outputs.get("kubeconfig")
@@ -163,7 +209,16 @@ def destroy(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
     log(f"gpukit: destroyed and removed {name}")
 
 
-def down(home: EphemeralHome, name: str, log: Log) -> None:
+def made_by_gpukit(tags: dict[str, str]) -> bool:
+    """Whether a stack carries the tags `up` sets: an `eph-` name alone is not proof (someone's own
+    stack in a shared backend may be called that), and destroying is not undoable."""
+    return EXPIRES_TAG in tags or SOURCE_TAG in tags
+
+
+def down(home: EphemeralHome, name: str, log: Log, if_exists: bool = False, force: bool = False) -> None:
+    """`if_exists`: a stack that is not there (already destroyed) is not an error, for a CI clean-up
+    step that runs whether or not the job's own teardown finished. `force`: destroy an `eph-` stack
+    without gpukit's tags too."""
     if not is_ephemeral(name):
         raise EphemeralError(
             f"{name!r} is not an ephemeral stack (their names start with 'eph-'); "
@@ -172,7 +227,17 @@ def down(home: EphemeralHome, name: str, log: Log) -> None:
         )
     workspace = open_workspace(home)
     if name not in {s.name for s in workspace.list_stacks()}:
+        if if_exists:
+            log(f"gpukit: no ephemeral stack {name!r} in {home.backend}; nothing to destroy")
+            return
         raise EphemeralError(f"no ephemeral stack {name!r} in {home.backend}", EXIT_REFUSED)
+    if not force and not made_by_gpukit(workspace.list_tags(name)):
+        raise EphemeralError(
+            f"{name}: the stack has neither the {EXPIRES_TAG} nor the {SOURCE_TAG} tag that "
+            "`gpukit ephemeral up` sets, so it may not be gpukit's; not destroyed. If it is one to "
+            f"destroy: gpukit ephemeral down {name} --force",
+            EXIT_REFUSED,
+        )
     destroy(workspace, home, name, log)
 
 
@@ -185,16 +250,22 @@ class EphemeralStack:
     """None: no expiry on record (`reap` leaves it alone and says so)."""
     cost: PlannedCost | None
     """None: no local config to plan (the stack was made on another machine)."""
+    tagged: bool = True
+    """It has the stack tags `up` sets (made_by_gpukit); `reap` destroys no other."""
 
     def expired(self, now: datetime) -> bool:
         return self.expires_at is not None and self.expires_at <= now
 
 
 def _local_config(home: EphemeralHome, name: str) -> dict[str, Any] | None:
+    """The stack's config as this machine wrote it, or None where there is none or it cannot be read
+    (a file someone edited, a half-written one): one bad file must not stop `list` or `reap`, which
+    then go by the stack's tags."""
     path = home.stack_file(name)
-    if not path.is_file():
+    try:
+        doc = yaml.safe_load(path.read_text()) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    doc = yaml.safe_load(path.read_text()) or {}
     config = doc.get("config") if isinstance(doc, dict) else None
     return config if isinstance(config, dict) else None
 
@@ -208,9 +279,10 @@ def _stack_cost(home: EphemeralHome, name: str, config: dict[str, Any] | None) -
         return None
 
 
-def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
+def ephemeral_stacks(home: EphemeralHome, with_cost: bool = True) -> list[EphemeralStack]:
     """Every ephemeral stack in the backend, with its expiry from the stack tag (or, where the backend
-    keeps no tags, the stack's config) and its $/h from the offline plan of its config."""
+    keeps no tags, the stack's config) and, `with_cost`, its $/h from the offline plan of its config
+    (seconds per stack: `list` shows it, `reap` does not need it)."""
     workspace = open_workspace(home)
     found = []
     for summary in sorted(workspace.list_stacks(), key=lambda s: s.name):
@@ -218,7 +290,8 @@ def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
             continue
         tags = workspace.list_tags(summary.name)
         config = _local_config(home, summary.name)
-        from_config = (config or {}).get(EPHEMERAL_KEY) or {}
+        from_config = (config or {}).get(EPHEMERAL_KEY)
+        from_config = from_config if isinstance(from_config, dict) else {}
         expires_at = parse_expiry(tags.get(EXPIRES_TAG)) or parse_expiry(from_config.get("expiresAt"))
         found.append(
             EphemeralStack(
@@ -226,7 +299,8 @@ def ephemeral_stacks(home: EphemeralHome) -> list[EphemeralStack]:
                 tags.get(SOURCE_TAG, "?"),
                 parse_expiry(tags.get(CREATED_TAG)),
                 expires_at,
-                _stack_cost(home, summary.name, config),
+                _stack_cost(home, summary.name, config) if with_cost else None,
+                made_by_gpukit(tags),
             )
         )
     return found
@@ -243,9 +317,16 @@ class ReapResult:
 def reap(home: EphemeralHome, now: datetime, dry_run: bool, log: Log) -> ReapResult:
     """Destroy every expired ephemeral stack (all of them, a failure does not stop the others)."""
     result = ReapResult()
-    stacks = ephemeral_stacks(home)
+    stacks = ephemeral_stacks(home, with_cost=False)
     workspace = open_workspace(home)
     for stack in stacks:
+        if not stack.tagged:
+            log(
+                f"gpukit: {stack.name} has no {EXPIRES_TAG} or {SOURCE_TAG} stack tag, so it may not "
+                f"be gpukit's; left alone (`gpukit ephemeral down {stack.name} --force` destroys it)"
+            )
+            result.kept.append(stack.name)
+            continue
         if not stack.expired(now):
             if stack.expires_at is None:
                 log(f"gpukit: {stack.name} has no expiry on record; left alone (`gpukit ephemeral down` it)")

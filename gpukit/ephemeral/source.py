@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gpukit.components.config.schema import NAMESPACE, TOP_LEVEL_FIELDS
+from gpukit.components.config.schema import NAMESPACE
 from gpukit.components.ephemeral import format_expiry
 from gpukit.plan.stack_file import (
     LoadedStack,
@@ -22,10 +22,6 @@ CLUSTER_KEY = f"{NAMESPACE}:cluster"
 EPHEMERAL_KEY = f"{NAMESPACE}:ephemeral"
 BUDGET_KEY = f"{NAMESPACE}:budget"
 VERIFICATION_KEY = f"{NAMESPACE}:verification"
-VERIFICATION_IN_SCHEMA = any(f.key == "verification" for f in TOP_LEVEL_FIELDS)
-"""Whether this gpukit has the GPU verification key (`gpukit:verification.enabled`, issue 16 part 1,
-built beside this on another branch). An ephemeral stack turns verification on unless the source stack
-decides; until the key exists, setting it would make the config invalid, so it is left out."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +100,13 @@ def ephemeral_config(
             **(ephemeral if isinstance(ephemeral, dict) else {}),
             "expiresAt": format_expiry(expires_at),
         }
-    if VERIFICATION_IN_SCHEMA:
-        verification = config.get(VERIFICATION_KEY)
-        verification = verification if isinstance(verification, dict) else {}
+    # GPU verification is on unless the source stack's own file decides: the project default
+    # (`enabled: false`, filled in by load_stack_file) is not the source's choice.
+    verification = config.get(VERIFICATION_KEY)
+    verification = verification if isinstance(verification, dict) else {}
+    if VERIFICATION_KEY in source.stack.defaulted_keys:
+        config[VERIFICATION_KEY] = {**verification, "enabled": True}
+    else:
         config[VERIFICATION_KEY] = {"enabled": True, **verification}
     if "budget" in accepts:
         budget = config.get(BUDGET_KEY)

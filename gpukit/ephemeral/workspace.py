@@ -7,9 +7,9 @@
 - `passphrase`: a generated passphrase (mode 0600) that encrypts the stacks' secrets (the kubeconfig
   output), handed to the CLI as PULUMI_CONFIG_PASSPHRASE_FILE so it is never in an argument or printed;
   a PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE already in the environment wins;
-- `project/`: the Pulumi project every ephemeral stack runs (Pulumi.yaml naming gpukit's program and
-  this Python environment, and one `Pulumi.<stack>.yaml` per stack), so that nothing is written into
-  the user's own project folder;
+- `project/`: the Pulumi project every ephemeral stack runs (`gpukit-ephemeral`: Pulumi.yaml naming
+  gpukit's program and this Python environment, and one `Pulumi.<stack>.yaml` per stack), so that
+  nothing is written into the user's own project folder;
 - `kubeconfigs/<stack>.yaml`: each stack's kubeconfig (mode 0600).
 """
 
@@ -33,6 +33,7 @@ CANCEL_GRACE_SECONDS = 300.0
 """How long a cancelled `pulumi up` gets to stop cleanly after SIGINT (it finishes the operations in
 flight and saves the state) before it is killed; a killed one may leave the stack locked."""
 
+PROJECT_NAME = "gpukit-ephemeral"
 MAIN_PY = (
     '"""gpukit ephemeral stacks run gpukit\'s own program."""\n\nfrom gpukit.program import main\n\nmain()\n'
 )
@@ -94,6 +95,18 @@ class EphemeralHome:
         return env
 
 
+def shared_backend_without_passphrase(home: EphemeralHome) -> bool:
+    """A backend other machines also use (s3://, gs://, azblob://, ...) while no passphrase comes from
+    the environment: each machine would generate its own passphrase file, and a `reap` elsewhere could
+    not decrypt the stacks' secrets. file:// is this machine's own; https:// is a Pulumi Cloud (managed
+    or self-hosted: "for https:// URLs, the CLI will speak REST to a Pulumi Cloud", `pulumi login`
+    docs), whose stacks default to its own secrets provider rather than a passphrase."""
+    if home.backend_url is None or _passphrase_in_env():
+        return False
+    scheme = home.backend_url.split("://", 1)[0].lower() if "://" in home.backend_url else ""
+    return scheme not in ("file", "https", "http")
+
+
 def _passphrase_in_env() -> bool:
     return any(os.environ.get(name) for name in PASSPHRASE_ENVS)
 
@@ -106,7 +119,9 @@ def project_yaml() -> str:
     if sys.prefix != sys.base_prefix:
         options["virtualenv"] = sys.prefix
     project = {
-        "name": "gpukit",
+        # Not `gpukit`, the name of the user's own gpukit project: in a shared backend, stacks are
+        # kept per project, and the throwaway ones must not sit beside (or be taken for) real ones.
+        "name": PROJECT_NAME,
         "description": "gpukit ephemeral stacks (made by `gpukit ephemeral up`)",
         "runtime": {"name": "python", "options": options},
     }

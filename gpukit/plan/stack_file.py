@@ -119,6 +119,9 @@ class LoadedStack:
     config: dict[str, Any]
     """Full keys (`gpukit:cluster`, `aws:region`) to decoded YAML values."""
     secret_keys: list[str] = field(default_factory=list)
+    defaulted_keys: frozenset[str] = frozenset()
+    """Keys the stack file leaves out, whose values are the project's defaults (a copy of the stack
+    that changes a default must know the stack never chose it)."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +241,7 @@ def load_stack_file(path: Path, project: Project, name: str | None = None) -> Lo
         config[full], secret = _replace_secure(value, counter)
         if secret:
             secret_keys.append(full)
+    defaulted = frozenset(key for key in project.defaults if key not in config)
     for key, default in project.defaults.items():
         config.setdefault(key, default)
-    return LoadedStack(stack_name, path, config, secret_keys)
+    return LoadedStack(stack_name, path, config, secret_keys, defaulted)

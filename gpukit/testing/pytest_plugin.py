@@ -8,6 +8,9 @@ for the fixture: nothing is imported, planned or deployed otherwise. Options (or
     --gpukit-state-dir DIR      (gpukit_state_dir)  as `gpukit ephemeral --state-dir`
     --gpukit-backend URL        (gpukit_backend)    as `gpukit ephemeral --backend`
     --gpukit-max-hourly-cost N  (gpukit_max_hourly_cost)
+    --gpukit-name eph-...       (gpukit_name)       the stack's name, known before the session starts
+    --gpukit-name-file FILE     (gpukit_name_file)  append `GPUKIT_EPHEMERAL_STACK=<name>` to FILE
+                                                    once the stack exists (works with $GITHUB_ENV)
 
 The cluster is destroyed in the session's teardown: after the last test, when tests fail, and on
 Ctrl-C (pytest still runs session finalizers after a KeyboardInterrupt, from its sessionfinish hook).
@@ -16,6 +19,7 @@ KeyboardInterrupt so it unwinds the same way. A SIGKILL or a lost machine skips 
 stack's expiry and `gpukit ephemeral reap` are for that (docs/ephemeral.md).
 """
 
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -32,7 +36,14 @@ OPTIONS = (
     ("state-dir", None, "gpukit ephemeral --state-dir"),
     ("backend", None, "gpukit ephemeral --backend"),
     ("max-hourly-cost", None, "gpukit ephemeral --max-hourly-cost (USD)"),
+    ("name", None, "the stack's name (eph-...), so a later CI step can `gpukit ephemeral down` it"),
+    (
+        "name-file",
+        None,
+        "append GPUKIT_EPHEMERAL_STACK=<name> to this file once the stack exists ($GITHUB_ENV works)",
+    ),
 )
+NAME_VARIABLE = "GPUKIT_EPHEMERAL_STACK"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -66,6 +77,18 @@ def _log(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def _xdist_worker(config: pytest.Config) -> str | None:
+    """The pytest-xdist worker this session is (`gw0`, ...), or None. Under xdist every worker is its
+    own session, so a session fixture would deploy one cluster per worker (session-scoped fixtures run
+    once per worker: pytest-dev/pytest-xdist#271, and the xdist how-to "Making session-scoped fixtures
+    execute only once"). xdist sets `config.workerinput` and the PYTEST_XDIST_WORKER environment
+    variable on its workers (xdist how-to, "Identifying the worker process during a test")."""
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict) and workerinput.get("workerid"):
+        return str(workerinput["workerid"])
+    return os.environ.get("PYTEST_XDIST_WORKER") or None
+
+
 @pytest.fixture(scope="session")
 def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
     """A cluster made with `gpukit ephemeral up` from --gpukit-stack, destroyed after the session."""
@@ -73,6 +96,15 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
     stack = _option(config, "stack")
     if stack is None:
         pytest.skip("gpukit_cluster needs a stack: pass --gpukit-stack STACK or set gpukit_stack in the ini")
+    worker = _xdist_worker(config)
+    if worker is not None:
+        pytest.fail(
+            f"gpukit_cluster: refused under pytest-xdist (this is worker {worker}): each worker would "
+            "deploy and pay for its own cluster. Run the tests that use gpukit_cluster without -n "
+            "(for example `pytest -n 0 -m gpu`), or deploy once with `gpukit ephemeral up` and pass "
+            "its kubeconfig to the workers",
+            pytrace=False,
+        )
     from datetime import UTC, datetime
 
     from gpukit.ephemeral import lifecycle
@@ -90,12 +122,20 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
         source=stack,
         ttl=parse_ttl(_option(config, "ttl") or "2h"),
         max_hourly_cost=max_hourly_limit(float(limit) if limit else None),
+        name=_option(config, "name"),
     )
+    name_file = _option(config, "name-file")
+
+    def created(name: str) -> None:
+        if name_file is not None:
+            with Path(name_file).expanduser().open("a") as f:
+                f.write(f"{NAME_VARIABLE}={name}\n")
+
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         try:
             # A failed or interrupted `up` destroys what it made before raising.
-            result = lifecycle.up(home, up, datetime.now(UTC), _log)
+            result = lifecycle.up(home, up, datetime.now(UTC), _log, created)
         except lifecycle.EphemeralError as err:
             pytest.fail(f"gpukit_cluster: {err}" + "".join(f"\n  {p}" for p in err.problems), pytrace=False)
         try:

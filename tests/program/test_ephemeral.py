@@ -20,7 +20,7 @@ import yaml
 from gpukit.cli import main
 from gpukit.components.ephemeral import parse_expiry
 from gpukit.ephemeral import lifecycle
-from gpukit.ephemeral.source import VERIFICATION_IN_SCHEMA, VERIFICATION_KEY
+from gpukit.ephemeral.source import VERIFICATION_KEY
 from gpukit.ephemeral.workspace import EphemeralHome
 from harness import ROOT
 
@@ -128,10 +128,7 @@ def test_up_deploys_a_uniquely_named_copy_that_expires(
     assert config["gpukit:ephemeral"]["expiresAt"] == stack["tags"]["gpukit:expires-at"]
     assert config["gpukit:cluster"]["name"] == name  # two copies never share a cluster name
     assert config["gpukit:budget"] == {"maxHourlyCost": 50.0, "allowUnpriced": False}
-    if VERIFICATION_IN_SCHEMA:
-        assert config[VERIFICATION_KEY]["enabled"] is True
-    else:  # part 1 of issue 16 (the verification key) is merged separately
-        assert VERIFICATION_KEY not in config
+    assert config[VERIFICATION_KEY]["enabled"] is True
 
     assert stub.commands() == [
         "version",
@@ -153,6 +150,40 @@ def test_up_deploys_a_uniquely_named_copy_that_expires(
         assert call["cwd"] == str(stub.home / "project")
     secret = passphrase.read_text()
     assert secret not in (stub.state / "calls.jsonl").read_text() and secret not in out + err
+
+
+@pytest.mark.parametrize("source", ["gke-dev", "k3s-aws"])
+def test_a_copy_turns_verification_on_where_the_source_stack_does_not_set_it(
+    stub: Stub, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    # These example stacks leave gpukit:verification out, so the project default (enabled: false)
+    # fills it in when the stack is read; that default is not the source's choice.
+    source_file = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{source}.yaml").read_text())
+    assert VERIFICATION_KEY not in source_file["config"]
+    code, _, err = _up(stub, capsys, "--allow-unpriced", source=source)
+    assert code == 0, err
+    (name,) = stub.stacks()
+    config = yaml.safe_load((stub.home / "project" / f"Pulumi.{name}.yaml").read_text())["config"]
+    assert config[VERIFICATION_KEY]["enabled"] is True
+    assert config[VERIFICATION_KEY]["timeoutMinutes"] == 20  # the rest of the default is kept
+
+
+def test_a_copy_keeps_the_verification_the_source_stack_chose(tmp_path: Path) -> None:
+    from gpukit.ephemeral.source import ephemeral_config, load_source
+
+    stack = yaml.safe_load((ROOT / "stacks" / "Pulumi.gke-dev.yaml").read_text())
+    stack["config"][VERIFICATION_KEY] = {"enabled": False}
+    path = tmp_path / "Pulumi.mine.yaml"
+    path.write_text(yaml.safe_dump(stack))
+    config = ephemeral_config(
+        load_source(str(path)),
+        "eph-mine-2612011200-abcd",
+        expires_at=datetime(2026, 12, 1, 16, tzinfo=UTC),
+        max_hourly_cost=50.0,
+        allow_unpriced=True,
+        accepts=frozenset(),
+    )
+    assert config[VERIFICATION_KEY] == {"enabled": False}
 
 
 def test_a_second_copy_gets_another_stack_and_cluster_name(
@@ -407,3 +438,151 @@ def test_the_fixture_skips_without_a_stack_and_calls_nothing(stub: Stub, tmp_pat
     assert process.returncode == 0, output
     assert "1 skipped" in output and "--gpukit-stack" in output
     assert stub.calls() == []
+
+
+def test_a_killed_session_leaves_its_stack_name_for_a_clean_up_step(
+    stub: Stub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A CI runner kills a cancelled step's process tree ~10 s after SIGINT (GitHub Actions: SIGINT, then
+    # SIGTERM after 7500 ms, then the tree is killed 2500 ms later), too soon for a destroy. The name,
+    # chosen up front or written to a file (such as $GITHUB_ENV) once the stack exists, lets a later
+    # `if: always()` step destroy it.
+    name_file = tmp_path / "github_env"
+    name_file.write_text("OTHER=1\n")
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "--gpukit-stack",
+        "eks-dev",
+        "--gpukit-state-dir",
+        str(stub.home),
+        "--gpukit-name",
+        "eph-ci-123456789-1",
+        "--gpukit-name-file",
+        str(name_file),
+    )
+    marker = tmp_path / "in-test"
+    deadline = time.monotonic() + 180
+    while not marker.exists():
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "the test never ran"
+        time.sleep(0.2)
+    process.kill()
+    process.communicate(timeout=60)
+    assert marker.read_text() == "eph-ci-123456789-1"
+    assert set(stub.stacks()) == {"eph-ci-123456789-1"}  # the killed session could not tear down
+    assert name_file.read_text() == "OTHER=1\nGPUKIT_EPHEMERAL_STACK=eph-ci-123456789-1\n"
+
+    assert main(stub.ephemeral("down", "eph-ci-123456789-1", "--if-exists")) == 0
+    assert stub.stacks() == {} and stub.destroyed_then_removed()
+    # The clean-up step runs after a session that did tear down too: nothing there is not an error.
+    assert main(stub.ephemeral("down", "eph-ci-123456789-1", "--if-exists")) == 0
+    assert main(stub.ephemeral("down", "eph-ci-123456789-1")) == 2
+    assert "no ephemeral stack" in capsys.readouterr().err
+
+
+def test_the_fixture_refuses_a_pytest_xdist_worker_and_calls_nothing(stub: Stub, tmp_path: Path) -> None:
+    # Each xdist worker is its own session: a session fixture there would deploy one cluster per worker.
+    # (pytest-xdist is not installed here; its workers are recognised by what xdist sets on them.)
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "--gpukit-stack",
+        "eks-dev",
+        "--gpukit-state-dir",
+        str(stub.home),
+        PYTEST_XDIST_WORKER="gw1",
+    )
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 1, output
+    assert "refused under pytest-xdist (this is worker gw1)" in output and "without -n" in output
+    assert stub.calls() == []
+
+
+def test_reap_and_list_go_by_the_stack_tags_when_a_local_stack_file_is_unreadable(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(3):
+        assert _up(stub, capsys)[0] == 0
+    broken, odd, fine = list(stub.stacks())
+    project = stub.home / "project"
+    (project / f"Pulumi.{broken}.yaml").write_text("config: [unclosed\n")  # not YAML
+    odd_file = project / f"Pulumi.{odd}.yaml"
+    doc = yaml.safe_load(odd_file.read_text())
+    doc["config"]["gpukit:ephemeral"] = "not a mapping"
+    odd_file.write_text(yaml.safe_dump(doc))
+
+    assert main(stub.ephemeral("list", "--json")) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert set(rows) == {broken, odd, fine}
+    assert rows[broken]["hourlyCostMax"] is None  # no readable config: no cost, still listed
+    assert round(rows[fine]["hourlyCostMax"], 2) == 6.77
+
+    # reap needs no cost: it never plans (a plan per stack costs seconds each).
+    def no_plan(*args: object) -> None:
+        raise AssertionError("reap planned a stack")
+
+    monkeypatch.setattr(lifecycle, "plan_copy", no_plan)
+    _expire(stub, broken)
+    _expire(stub, odd)
+    assert main(stub.ephemeral("reap")) == 0
+    assert set(stub.stacks()) == {fine}
+
+
+def _untag(stub: Stub, name: str) -> None:
+    """Drop gpukit's stack tags, as on an `eph-` stack someone made by hand."""
+    path = stub.state / "stacks" / f"{name}.json"
+    stack = json.loads(path.read_text())
+    stack["tags"] = {}
+    path.write_text(json.dumps(stack))
+
+
+def test_down_and_reap_refuse_an_eph_stack_without_gpukit_tags(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _up(stub, capsys)[0] == 0
+    (name,) = stub.stacks()
+    # The stacks live in their own project, not beside the user's own `gpukit` project's stacks.
+    assert stub.stacks()[name]["project"] == "gpukit-ephemeral"
+    _untag(stub, name)
+    # reap leaves it alone (no expiry tag: not even an expiry to go by once the local file is gone).
+    (stub.home / "project" / f"Pulumi.{name}.yaml").write_text(
+        yaml.safe_dump({"config": {"gpukit:ephemeral": {"expiresAt": "2020-01-01T00:00:00Z"}}})
+    )
+    assert main(stub.ephemeral("reap")) == 0
+    assert name in stub.stacks() and "may not be gpukit's" in capsys.readouterr().err
+    assert main(stub.ephemeral("down", name)) == 2
+    err = capsys.readouterr().err
+    assert name in err and "--force" in err
+    assert "destroy" not in stub.commands()
+    assert main(stub.ephemeral("down", name, "--force")) == 0
+    assert stub.stacks() == {}
+
+
+@pytest.mark.parametrize("command", [["up", "--from", "eks-dev", "--ttl", "4h"], ["reap"], ["list"]])
+def test_a_shared_backend_without_a_passphrase_in_the_environment_is_refused(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    # Each machine would generate its own passphrase file, and a reaper elsewhere could not decrypt.
+    backend = "s3://my-pulumi-state/ephemeral"
+    assert main(stub.ephemeral(*command, "--backend", backend)) == 2
+    err = capsys.readouterr().err
+    assert backend in err and "PULUMI_CONFIG_PASSPHRASE" in err
+    assert stub.calls() == [] and not (stub.home / "passphrase").exists()
+    # With the passphrase from the environment (a CI secret) it goes ahead.
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE", "shared-by-every-machine")
+    assert main(stub.ephemeral(*command, "--backend", backend)) == 0, capsys.readouterr().err
+    used = {c["env"]["PULUMI_BACKEND_URL"] for c in stub.raw_calls() if "version" not in c["argv"]}
+    assert used <= {backend}
+
+
+def test_a_pulumi_error_is_reported_by_what_the_cli_said_on_stderr() -> None:
+    from pulumi.automation import CommandResult
+    from pulumi.automation.errors import create_command_error
+
+    result = CommandResult(
+        stdout="Updating (eph-x):\n + 40 resources created", stderr="error: boom", code=255
+    )
+    assert lifecycle.command_error_text(create_command_error(result)) == "error: boom"
+    # No stderr: the error as it is.
+    assert "code: 1" in lifecycle.command_error_text(create_command_error(CommandResult("", "", 1)))
