@@ -77,6 +77,8 @@ class Backend:
     encrypted_at_rest: bool | None
     encrypted_in_transit: bool | None
     needs_bucket: bool = False
+    takes_zone: bool = False
+    """A single-zone backend whose zone the config may pin (`zone`): a change of zone replaces it."""
     regions: frozenset[str] | None = None
     """Regions that offer it; None: every region of its substrates (or not sourced yet)."""
     price_region: str = ""
@@ -144,6 +146,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             # with its figures): listed unpriced.
             encrypted_at_rest=True,
             encrypted_in_transit=None,
+            takes_zone=True,
         ),
         Backend(
             StorageKind.S3,

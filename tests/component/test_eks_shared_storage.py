@@ -183,3 +183,34 @@ def test_shared_storage_arguments_are_ones_the_providers_know(rec: Recording) ->
     for resource in rec.resources:
         if resource.name.startswith("unit-shared-") and resource.custom:
             assert unknown_argument_names(resource.inputs) == [], resource.name
+
+
+def lustre_zone_of(rec: Recording) -> str:
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    subnet = next(s for s in rec.of_type("aws:ec2/subnet:Subnet") if s.id == fs.inputs["subnetIds"])
+    return dict(AwsFakes({"aws:region": "us-west-2"}).zones())[subnet.inputs["availabilityZone"]]
+
+
+def lustre_config(l4_max_nodes: int, **volume: Any) -> dict[str, Any]:
+    ckpt = {"name": "ckpt", "kind": "fsx-lustre", "role": "checkpoints", "sizeGb": 2400, **volume}
+    config = eks_config(**{"gpukit:storage": {"shared": [ckpt]}})
+    config["gpukit:nodePools"][1]["maxNodes"] = l4_max_nodes
+    config["gpukit:nodePools"].append(
+        {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
+    )
+    return config
+
+
+def test_a_pinned_lustre_zone_does_not_follow_the_biggest_gpu_pool() -> None:
+    """Raising the L4 pool to 100 GPUs makes it the biggest: an unpinned file system moves to its zone
+    (a replacement, an empty file system); one whose zone the config pins stays where it is."""
+    assert lustre_zone_of(record(lambda: build(lustre_config(8)))) == "usw2-az3"
+    assert lustre_zone_of(record(lambda: build(lustre_config(100)))) == "usw2-az1"  # what the pin prevents
+    pinned = record(lambda: build(lustre_config(100, zone="usw2-az3")))
+    assert lustre_zone_of(pinned) == "usw2-az3"
+
+
+def test_lustre_takes_a_tagged_final_backup_when_deleted(rec: Recording) -> None:
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fs.inputs["skipFinalBackup"] is False
+    assert fs.inputs["finalBackupTags"] == {"Name": "unit-ckpt-final"}

@@ -84,7 +84,9 @@ def build_eks_shared_storage(
                 opts=opts,
             )
         elif volume.kind is StorageKind.FSX_LUSTRE:
-            zone = lustre_zone(ctx.gpu_zones, list(ctx.subnet_by_zone))
+            # The config's zone (validated: a zone a pool pins, so one with a node subnet), else the
+            # computed one, which the plan warns may move (a moved file system is a new, empty one).
+            zone = volume.spec.get("zone") or lustre_zone(ctx.gpu_zones, list(ctx.subnet_by_zone))
             component = EksLustreVolume(
                 key,
                 {
