@@ -15,6 +15,7 @@ STORAGE = {
         {"name": "models", "kind": "efs", "role": "model-cache", "sizeGb": 200},
         {"name": "ckpt", "kind": "fsx-lustre", "role": "checkpoints", "sizeGb": 2400, "tier": "500"},
         {"name": "data", "kind": "s3", "role": "datasets", "sizeGb": 100, "bucket": "my-datasets"},
+        {"name": "weights", "kind": "s3", "role": "model-cache", "sizeGb": 100, "bucket": "my-weights"},
     ]
 }
 
@@ -158,10 +159,38 @@ def test_s3_driver_reaches_only_the_named_bucket(rec: Recording) -> None:
     ]
     document = json.loads(policy.inputs["policy"])
     resources = [r for s in document["Statement"] for r in s["Resource"]]
-    assert resources == ["arn:aws:s3:::my-datasets", "arn:aws:s3:::my-datasets/*"]
+    assert sorted(resources) == [
+        "arn:aws:s3:::my-datasets",
+        "arn:aws:s3:::my-datasets/*",
+        "arn:aws:s3:::my-weights",
+        "arn:aws:s3:::my-weights/*",
+    ]
     pv = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-data-pv").inputs["spec"]
     assert pv["csi"]["volumeAttributes"] == {"bucketName": "my-datasets"}
-    assert pv["mountOptions"] == ["region us-west-2"]
+
+
+def test_a_datasets_bucket_is_mounted_read_only(rec: Recording) -> None:
+    """Datasets: the driver's role may only list and read that bucket, the volume and its claim are
+    ReadOnlyMany and Mountpoint mounts it read-only; a model cache keeps writing."""
+    (policy,) = [
+        p for p in rec.of_type("aws:iam/rolePolicy:RolePolicy") if p.name == "unit-shared-s3-csi-policy"
+    ]
+    objects = {
+        r: s["Action"]
+        for s in json.loads(policy.inputs["policy"])["Statement"]
+        if s["Action"] != "s3:ListBucket"
+        for r in s["Resource"]
+    }
+    assert objects["arn:aws:s3:::my-datasets/*"] == ["s3:GetObject"]
+    assert "s3:PutObject" in objects["arn:aws:s3:::my-weights/*"]
+    data = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-data-pv").inputs["spec"]
+    assert data["accessModes"] == ["ReadOnlyMany"]
+    assert data["mountOptions"] == ["region us-west-2", "read-only"]
+    claim = rec.one("kubernetes:core/v1:PersistentVolumeClaim", "unit-shared-data-claim").inputs["spec"]
+    assert claim["accessModes"] == ["ReadOnlyMany"]
+    weights = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-weights-pv").inputs["spec"]
+    assert weights["accessModes"] == ["ReadWriteMany"]
+    assert weights["mountOptions"] == ["region us-west-2"]
 
 
 def test_fsx_controller_cannot_create_or_delete_file_systems(rec: Recording) -> None:

@@ -42,9 +42,19 @@ def test_mountpoint_policy_is_scoped_to_the_named_buckets() -> None:
     assert not any(r == "*" for s in policy["Statement"] for r in s["Resource"])
 
 
-def test_read_only_mountpoint_policy_cannot_write() -> None:
-    objects = json.loads(mountpoint_bucket_policy(["d"], read_only=True))["Statement"][1]
-    assert objects["Action"] == ["s3:GetObject"]
+def test_read_only_buckets_get_no_write_or_delete() -> None:
+    policy = json.loads(mountpoint_bucket_policy(["models"], read_only=["datasets", "models"]))
+    listing, writes, reads = policy["Statement"]
+    assert listing["Resource"] == ["arn:aws:s3:::datasets", "arn:aws:s3:::models"]
+    assert writes["Resource"] == ["arn:aws:s3:::models/*"]  # also read-only elsewhere: one writer is enough
+    assert reads == {
+        "Sid": "MountpointReadObjects",
+        "Effect": "Allow",
+        "Action": ["s3:GetObject"],
+        "Resource": ["arn:aws:s3:::datasets/*"],
+    }
+    (_, only) = json.loads(mountpoint_bucket_policy([], read_only=["d"]))["Statement"]
+    assert only["Action"] == ["s3:GetObject"]
 
 
 def test_lustre_controller_may_only_describe() -> None:
@@ -90,6 +100,14 @@ def test_s3_volume_names_bucket_and_region() -> None:
     assert spec["csi"]["driver"] == S3_CSI.driver == "s3.csi.aws.com"
     assert spec["csi"]["volume_attributes"] == {"bucketName": "my-datasets"}
     assert spec["mount_options"] == ["region us-east-1"]
+    assert spec["access_modes"] == ["ReadWriteMany"]
+
+
+def test_read_only_s3_volume_and_its_claim_are_read_only_many() -> None:
+    spec = s3_volume("datasets", 100, "my-datasets", "us-east-1", read_only=True)["spec"]
+    assert spec["mount_options"] == ["region us-east-1", "read-only"]
+    assert spec["access_modes"] == ["ReadOnlyMany"]
+    assert example_claim("datasets", 100, read_only=True)["spec"]["access_modes"] == ["ReadOnlyMany"]
 
 
 @pytest.mark.parametrize(

@@ -27,40 +27,44 @@ def lustre_static_controller_policy() -> str:
     )
 
 
-def mountpoint_bucket_policy(buckets: list[str], *, partition: str = "aws", read_only: bool = False) -> str:
-    """Mountpoint for Amazon S3 on the named buckets only: list the bucket, read (and, unless
-    `read_only`, write and delete) its objects.
+def mountpoint_bucket_policy(
+    buckets: list[str], *, partition: str = "aws", read_only: list[str] | tuple[str, ...] = ()
+) -> str:
+    """Mountpoint for Amazon S3 on the named buckets only: list each bucket and read its objects; write
+    and delete them only in `buckets`, never in the `read_only` ones (datasets volumes). A bucket in both
+    lists is writable: one volume that writes it is enough.
 
     The actions are Mountpoint's recommendation as the EKS user guide lists them (s3-csi.adoc, "Create an
     IAM policy": s3:ListBucket on the bucket; s3:GetObject, s3:PutObject, s3:AbortMultipartUpload,
-    s3:DeleteObject on its objects; awslabs/mountpoint-s3 doc/CONFIGURATION.md "IAM permissions")."""
-    names = sorted(dict.fromkeys(buckets))
-    object_actions = (
-        ["s3:GetObject"]
-        if read_only
-        else [
-            "s3:GetObject",
-            "s3:PutObject",
-            "s3:AbortMultipartUpload",
-            "s3:DeleteObject",
-        ]
-    )
-    return json.dumps(
+    s3:DeleteObject on its objects; awslabs/mountpoint-s3 doc/CONFIGURATION.md "IAM permissions": reading
+    needs s3:ListBucket and s3:GetObject only, writing s3:PutObject and s3:AbortMultipartUpload, deleting
+    s3:DeleteObject)."""
+    writable = sorted(dict.fromkeys(buckets))
+    reader_only = sorted(set(read_only) - set(writable))
+    statements: list[dict[str, object]] = [
         {
-            "Version": "2012-10-17",
-            "Statement": [
-                {
-                    "Sid": "MountpointListBuckets",
-                    "Effect": "Allow",
-                    "Action": "s3:ListBucket",
-                    "Resource": [f"arn:{partition}:s3:::{b}" for b in names],
-                },
-                {
-                    "Sid": "MountpointObjects",
-                    "Effect": "Allow",
-                    "Action": object_actions,
-                    "Resource": [f"arn:{partition}:s3:::{b}/*" for b in names],
-                },
-            ],
+            "Sid": "MountpointListBuckets",
+            "Effect": "Allow",
+            "Action": "s3:ListBucket",
+            "Resource": [f"arn:{partition}:s3:::{b}" for b in sorted([*writable, *reader_only])],
         }
-    )
+    ]
+    if writable:
+        statements.append(
+            {
+                "Sid": "MountpointObjects",
+                "Effect": "Allow",
+                "Action": ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"],
+                "Resource": [f"arn:{partition}:s3:::{b}/*" for b in writable],
+            }
+        )
+    if reader_only:
+        statements.append(
+            {
+                "Sid": "MountpointReadObjects",
+                "Effect": "Allow",
+                "Action": ["s3:GetObject"],
+                "Resource": [f"arn:{partition}:s3:::{b}/*" for b in reader_only],
+            }
+        )
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
