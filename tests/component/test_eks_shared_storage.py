@@ -7,7 +7,7 @@ import pytest
 
 from gpukit.components.plan_fakes import stable_hex
 from gpukit.program import build
-from gpukit.providers.aws.fakes import AwsFakes
+from gpukit.providers.aws.fakes import ACCOUNT_ID, AwsFakes
 from harness import Recording, eks_config, record, unknown_argument_names
 
 STORAGE = {
@@ -243,3 +243,19 @@ def test_lustre_takes_a_tagged_final_backup_when_deleted(rec: Recording) -> None
     (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
     assert fs.inputs["skipFinalBackup"] is False
     assert fs.inputs["finalBackupTags"] == {"Name": "unit-ckpt-final"}
+
+
+def test_efs_refuses_clients_without_tls(rec: Recording) -> None:
+    """The file system's own policy denies any connection without TLS (the default policy lets any client
+    of a mount target in, TLS or not) and otherwise grants only through a mount target."""
+    (fs,) = rec.of_type("aws:efs/fileSystem:FileSystem")
+    (policy,) = rec.of_type("aws:efs/fileSystemPolicy:FileSystemPolicy")
+    assert policy.inputs["fileSystemId"] == fs.id
+    allow, deny = json.loads(policy.inputs["policy"])["Statement"]
+    arn = f"arn:aws:elasticfilesystem:us-west-2:{ACCOUNT_ID}:file-system/{fs.id}"
+    assert deny["Effect"] == "Deny" and deny["Action"] == "*" and deny["Resource"] == arn
+    assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    assert allow["Effect"] == "Allow"
+    assert allow["Condition"] == {"Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"}}
+    sc = rec.one("kubernetes:storage.k8s.io/v1:StorageClass", "unit-shared-models-sc")
+    assert policy.urn in sc.dependencies  # no claim is provisioned before the policy is in place

@@ -68,3 +68,49 @@ def mountpoint_bucket_policy(
             }
         )
     return json.dumps({"Version": "2012-10-17", "Statement": statements})
+
+
+EFS_CLIENT_ACTIONS = (
+    "elasticfilesystem:ClientRootAccess",
+    "elasticfilesystem:ClientWrite",
+    "elasticfilesystem:ClientMount",
+)
+
+
+def efs_file_system_policy(file_system_arn: str) -> str:
+    """An EFS file system policy that refuses every connection without TLS and otherwise grants what
+    EFS's default policy grants.
+
+    Without a policy of its own, a file system runs EFS's default one: "grants full access to any
+    anonymous client that can connect to the file system using a mount target", TLS or not (EFS guide,
+    iam-access-control-nfs-efs.html, "Default EFS file system policy"). A policy of gpukit's replaces it,
+    so it keeps that grant (the three client actions, through a mount target: the EFS CSI driver mounts
+    the mount targets gpukit makes, with its access points) and adds the console's "Enforce in-transit
+    encryption for all clients" statement: Deny every action when aws:SecureTransport is false (EFS guide,
+    create-file-system-policy.html; the console writes Principal {"AWS": "*"} with these conditions). The
+    AccessedViaMountTarget condition also keeps the policy non-public, which EFS's block public access
+    requires (access-control-block-public-access.html: a grant to elasticfilesystem:AccessedViaMountTarget
+    is non-public). The driver mounts with TLS by default (manifests.efs_storage_class)."""
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Sid": "ClientsThroughMountTargets",
+                    "Effect": "Allow",
+                    "Principal": {"AWS": "*"},
+                    "Action": list(EFS_CLIENT_ACTIONS),
+                    "Resource": file_system_arn,
+                    "Condition": {"Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"}},
+                },
+                {
+                    "Sid": "DenyWithoutTls",
+                    "Effect": "Deny",
+                    "Principal": {"AWS": "*"},
+                    "Action": "*",
+                    "Resource": file_system_arn,
+                    "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                },
+            ],
+        }
+    )
