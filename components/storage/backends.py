@@ -106,10 +106,10 @@ BACKENDS: dict[StorageKind, Backend] = {
             # Elastic throughput, Regional (multi-AZ): no size is provisioned; sizeGb only prices the volume.
             # Throughput: writes 1-5 GiBps per file system by region, reads 20-60 GiBps, 1,500 MiBps per
             # client (EFS guide, performance.html): the promise is the lowest write figure, 1 GiBps =
-            # 1,073 MB/s. Price: Standard storage $0.30/GB-month in us-east-1 and us-west-2
-            # (https://aws.amazon.com/efs/pricing/; providers/aws/eks/shared_storage/facts.py); Elastic
-            # reads $0.03/GB and writes $0.06/GB come on top, with the traffic (not in the hourly figure).
-            (Tier("elastic", 1, None, highly_available=True, max_mbps=1073, usd_per_gb_month=0.30),),
+            # 1,073 MB/s. Price: Standard storage, per region in rates.py (us-east-1 and us-west-2 only);
+            # Elastic throughput's per-GB read and write charges come on top, with the traffic (not in the
+            # hourly figure).
+            (Tier("elastic", 1, None, highly_available=True, max_mbps=1073),),
             (RWX,),
             # Driver name: kubernetes-sigs/aws-efs-csi-driver, deploy/kubernetes/base/csidriver.yaml
             "efs.csi.aws.com",
@@ -118,8 +118,6 @@ BACKENDS: dict[StorageKind, Backend] = {
             # default (aws-efs-csi-driver pkg/driver/node.go `encryptInTransit := true`, docs/parameters.md).
             encrypted_at_rest=True,
             encrypted_in_transit=True,
-            price_region="us-east-1",
-            price_source="https://aws.amazon.com/efs/pricing/ (Standard, Regional)",
         ),
         Backend(
             StorageKind.FSX_LUSTRE,

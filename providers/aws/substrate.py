@@ -18,6 +18,7 @@ from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
 from gpukit.components.storage.plan import PlannedVolume, VolumeServer, planned_volumes
+from gpukit.components.storage.rates import server_disk_rate
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.aws.autoscaling import accelerator_label
@@ -33,7 +34,6 @@ from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
 from gpukit.providers.aws.k3s.nfs_vm_facts import (
-    GP3_USD_PER_GB_MONTH,
     NFS_DISK_MAX_GB,
     NFS_DISK_MIN_GB,
     NFS_DISK_TYPE,
@@ -231,11 +231,12 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
             return None
         machine = self.catalog.machine(NFS_VM_INSTANCE_TYPE)
+        disk_rate = server_disk_rate(NFS_DISK_TYPE, cluster.spec["region"])
         return VolumeServer(
             NFS_VM_INSTANCE_TYPE,
             self.catalog.quote(machine, cluster.spec["region"]).per_node,
             NFS_DISK_TYPE,
-            GP3_USD_PER_GB_MONTH,
+            None if disk_rate is None else disk_rate.usd_per_gb_month,
         )
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
