@@ -366,6 +366,8 @@ class SharedVolumeSpec(TypedDict):
     bucket: NotRequired[str]
     """s3 and gcs-fuse: an existing bucket the volume mounts (required there)."""
     nfs: NotRequired[NfsSpec]
+    zone: NotRequired[str]
+    """fsx-lustre: the AZ ID its one file system lives in; unset: next to the biggest GPU pool."""
 
 
 class StorageSpec(TypedDict):

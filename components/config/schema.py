@@ -842,6 +842,16 @@ SHARED_VOLUME_FIELDS = (
         doc="`nfs` only: an existing export (`server`, `path`), or a host of the cluster gpukit makes the "
         "server (`host`, k3s over SSH). On k3s over aws/gcp, leave it out for a small VM gpukit makes.",
     ),
+    Field(
+        "zone",
+        "str",
+        "fsx-lustre: the AZ ID its file system lives in (optional)",
+        default_doc="the zone of the GPU pool with the most GPUs at maxNodes",
+        doc="`fsx-lustre` only: the zone (an AZ ID a node pool pins, e.g. `use1-az4`) of its single-zone "
+        "file system. Set it: unset, gpukit places the file system next to the GPU pool with the most GPUs "
+        "at `maxNodes`, so changing the pools can move it, and a change of zone (or of `name`) replaces the "
+        "file system and the data on it.",
+    ),
 )
 
 STORAGE_FIELDS = (

@@ -77,6 +77,8 @@ class Backend:
     encrypted_at_rest: bool | None
     encrypted_in_transit: bool | None
     needs_bucket: bool = False
+    takes_zone: bool = False
+    """A single-zone backend whose zone the config may pin (`zone`): a change of zone replaces it."""
     regions: frozenset[str] | None = None
     """Regions that offer it; None: every region of its substrates (or not sourced yet)."""
     regions_source: str = ""
@@ -106,10 +108,10 @@ BACKENDS: dict[StorageKind, Backend] = {
             # Elastic throughput, Regional (multi-AZ): no size is provisioned; sizeGb only prices the volume.
             # Throughput: writes 1-5 GiBps per file system by region, reads 20-60 GiBps, 1,500 MiBps per
             # client (EFS guide, performance.html): the promise is the lowest write figure, 1 GiBps =
-            # 1,073 MB/s. Price: Standard storage $0.30/GB-month in us-east-1 and us-west-2
-            # (https://aws.amazon.com/efs/pricing/; providers/aws/eks/shared_storage/facts.py); Elastic
-            # reads $0.03/GB and writes $0.06/GB come on top, with the traffic (not in the hourly figure).
-            (Tier("elastic", 1, None, highly_available=True, max_mbps=1073, usd_per_gb_month=0.30),),
+            # 1,073 MB/s. Price: Standard storage, per region in rates.py (us-east-1 and us-west-2 only);
+            # Elastic throughput's per-GB read and write charges come on top, with the traffic (not in the
+            # hourly figure).
+            (Tier("elastic", 1, None, highly_available=True, max_mbps=1073),),
             (RWX,),
             # Driver name: kubernetes-sigs/aws-efs-csi-driver, deploy/kubernetes/base/csidriver.yaml
             "efs.csi.aws.com",
@@ -118,8 +120,6 @@ BACKENDS: dict[StorageKind, Backend] = {
             # default (aws-efs-csi-driver pkg/driver/node.go `encryptInTransit := true`, docs/parameters.md).
             encrypted_at_rest=True,
             encrypted_in_transit=True,
-            price_region="us-east-1",
-            price_source="https://aws.amazon.com/efs/pricing/ (Standard, Regional)",
         ),
         Backend(
             StorageKind.FSX_LUSTRE,
@@ -146,6 +146,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             # with its figures): listed unpriced.
             encrypted_at_rest=True,
             encrypted_in_transit=None,
+            takes_zone=True,
         ),
         Backend(
             StorageKind.S3,

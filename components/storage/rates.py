@@ -7,7 +7,8 @@ listed here keeps the single `Tier.usd_per_gb_month` of its table row (backends.
 
 Each rate names its source and the date it reflects. Prices are per GiB-month (the pages' "GB" is 2^30
 bytes); an hourly list price becomes monthly over HOURS_PER_MONTH (730) hours, the month both Google
-Cloud pages bill over.
+Cloud pages bill over. The disks of volume servers (k3s NFS VMs) are priced the same way, per disk type
+and region (SERVER_DISK_RATES).
 """
 
 from dataclasses import dataclass
@@ -54,7 +55,26 @@ GCS_STANDARD_US_CENTRAL1 = Rate(
     "2026-09-20",
 )
 
+# Amazon EFS Standard storage, Regional: "$0.30/GB-month" in US East (N. Virginia)
+# (https://aws.amazon.com/efs/pricing/); us-west-2: the pricing page's lifecycle example gives both regions
+# the same effective Standard price (0.08 USD = 20% x 0.30 + 80% x 0.025, aws.amazon.com/cn/efs/pricing/).
+# No other region was sourced. Elastic throughput's per-GB read/write charges depend on traffic: not here.
+EFS_STANDARD = {
+    region: Rate(0.30, "https://aws.amazon.com/efs/pricing/ (Standard, Regional)", "undated page, read 2025")
+    for region in ("us-east-1", "us-west-2")
+}
+
+# Amazon EBS gp3: "$0.08 per GB-month" in US East (N. Virginia) (https://aws.amazon.com/ebs/pricing/, as
+# quoted by saisci.com "gp2 vs gp3 Cost Comparison - EBS Volumes", 2021-02). The data disk of the NFS VM
+# gpukit runs on k3s on AWS (providers/aws/k3s/nfs_vm_facts.py); its 3,000 IOPS / 125 MiB/s baseline is
+# included. No other region was sourced.
+EBS_GP3_US_EAST_1 = Rate(0.08, "https://aws.amazon.com/ebs/pricing/ (gp3, us-east-1)", "2021-02")
+
+SERVER_DISK_RATES: dict[str, dict[str, Rate]] = {"gp3": {"us-east-1": EBS_GP3_US_EAST_1}}
+"""The data disk of a server gpukit runs for a volume (plan.VolumeServer), by disk type then region."""
+
 REGIONAL_RATES: dict[tuple[StorageKind, str], dict[str, Rate]] = {
+    (StorageKind.EFS, "elastic"): EFS_STANDARD,
     (StorageKind.FILESTORE, "basic-hdd"): {"us-west1": FILESTORE_BASIC_HDD_US_WEST1},
     (StorageKind.FILESTORE, "basic-ssd"): {},
     (StorageKind.FILESTORE, "zonal"): {},
@@ -80,3 +100,8 @@ def is_regional(kind: StorageKind, tier: str) -> bool:
 def regional_rate(kind: StorageKind, tier: str, region: str) -> Rate | None:
     """The sourced list price of a tier in `region`; None where none was sourced for that region."""
     return REGIONAL_RATES.get((kind, tier), {}).get(region)
+
+
+def server_disk_rate(disk: str, region: str) -> Rate | None:
+    """The sourced list price of a volume server's data disk type in `region`; None where none was."""
+    return SERVER_DISK_RATES.get(disk, {}).get(region)

@@ -133,6 +133,16 @@ def _backend_key_problems(key: str, volume: SharedVolumeSpec, backend: Backend) 
                 f"only for s3 and gcs-fuse (the volume is {kind}{by_auto}); remove the key",
             )
         )
+    if "zone" in volume and not backend.takes_zone:
+        by_auto = ", chosen by auto" if volume["kind"] is StorageKind.AUTO else ""
+        takers = ", ".join(b.kind.value for b in BACKENDS.values() if b.takes_zone)
+        problems.append(
+            Problem(
+                f"{key}.zone",
+                f"only for single-zone backends gpukit places ({takers}); the volume is {kind}{by_auto}, "
+                f"which takes no zone: remove the key; got {volume['zone']!r}",
+            )
+        )
     nfs = volume.get("nfs")
     if nfs is not None and backend.kind is not StorageKind.NFS:
         problems.append(Problem(f"{key}.nfs", f"only for kind nfs; the volume is {kind}: remove the key"))

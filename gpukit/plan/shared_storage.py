@@ -10,7 +10,9 @@ def _rate(volume: PlannedVolume, value: float | None, unit: str) -> str:
     if value is not None:
         return f"${value:,.4f}{unit}"
     # Backends priced per region say which region lacks a sourced price (never another region's price).
-    return f"no sourced price in {volume.region}" if volume.priced_per_region else "no sourced price"
+    # A server (a VM and its disk) is priced in the cluster's region too.
+    regional = volume.priced_per_region or volume.server is not None
+    return f"no sourced price in {volume.region}" if regional else "no sourced price"
 
 
 def _throughput(volume: PlannedVolume) -> str:

@@ -17,7 +17,8 @@ from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
-from gpukit.components.storage.plan import PlannedVolume, VolumeServer
+from gpukit.components.storage.plan import PlannedVolume, VolumeServer, planned_volumes
+from gpukit.components.storage.rates import server_disk_rate
 from gpukit.components.substrate import Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.aws.autoscaling import accelerator_label
@@ -27,12 +28,12 @@ from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_K
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
 from gpukit.providers.aws.eks.shared_storage.context import gpu_zones
+from gpukit.providers.aws.eks.shared_storage.findings import LUSTRE_ZONE_UNKNOWN, lustre_zone_findings
 from gpukit.providers.aws.eks.shared_storage.validation import validate_eks_storage
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
 from gpukit.providers.aws.k3s.nfs_vm_facts import (
-    GP3_USD_PER_GB_MONTH,
     NFS_DISK_MAX_GB,
     NFS_DISK_MIN_GB,
     NFS_DISK_TYPE,
@@ -102,15 +103,24 @@ class EksSubstrate(Substrate):
             validate_eks_pools(args["cluster"], args["node_pools"], problems)
             validate_karpenter_pools(args["cluster"], args["node_pools"], problems)
         problems.extend(tag_problems(args["cluster"].get("tags", {})))
-        problems.extend(validate_eks_storage(str(args["cluster"].get("name", "")), args.get("storage", {})))
+        problems.extend(
+            validate_eks_storage(
+                str(args["cluster"].get("name", "")),
+                args.get("storage", {}),
+                args["node_pools"] if pools_ok else None,
+            )
+        )
         return problems
 
     def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
-        """FSx for Lustre lives in one zone: the first the biggest GPU pool pins, else the first node subnet's
-        (shared_storage/context.py lustre_zone); EFS and S3 serve every zone of the region."""
+        """FSx for Lustre lives in one zone: the volume's `zone`, else the first the biggest GPU pool pins,
+        else the first node subnet's (shared_storage/context.py lustre_zone); EFS and S3 serve every zone
+        of the region."""
         if volume.kind is not StorageKind.FSX_LUSTRE:
             return []
-        return list(gpu_zones(cluster.pools)[:1]) or ["one zone (first node subnet)"]
+        if "zone" in volume.spec:
+            return [volume.spec["zone"]]
+        return list(gpu_zones(cluster.pools)[:1]) or [LUSTRE_ZONE_UNKNOWN]
 
     def build_shared_storage(
         self,
@@ -144,10 +154,11 @@ class EksSubstrate(Substrate):
         return eks_charges(cluster)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        """The pools Karpenter owns, and zones no sourced table vouches for (the plan cannot ask EC2,
-        `pulumi up` does)."""
+        """The pools Karpenter owns, zones no sourced table vouches for (the plan cannot ask EC2,
+        `pulumi up` does), and single-zone file systems whose zone is not pinned or not the GPUs'."""
         region = cluster.spec["region"]
-        return karpenter_findings(cluster) + [
+        found = karpenter_findings(cluster) + lustre_zone_findings(cluster, planned_volumes(cluster))
+        return found + [
             Finding(
                 Severity.INFO,
                 f"gpukit:nodePools[{i}].zones",
@@ -220,11 +231,12 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
             return None
         machine = self.catalog.machine(NFS_VM_INSTANCE_TYPE)
+        disk_rate = server_disk_rate(NFS_DISK_TYPE, cluster.spec["region"])
         return VolumeServer(
             NFS_VM_INSTANCE_TYPE,
             self.catalog.quote(machine, cluster.spec["region"]).per_node,
             NFS_DISK_TYPE,
-            GP3_USD_PER_GB_MONTH,
+            None if disk_rate is None else disk_rate.usd_per_gb_month,
         )
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:

@@ -7,7 +7,7 @@ import pytest
 
 from gpukit.components.plan_fakes import stable_hex
 from gpukit.program import build
-from gpukit.providers.aws.fakes import AwsFakes
+from gpukit.providers.aws.fakes import ACCOUNT_ID, AwsFakes
 from harness import Recording, eks_config, record, unknown_argument_names
 
 STORAGE = {
@@ -15,6 +15,7 @@ STORAGE = {
         {"name": "models", "kind": "efs", "role": "model-cache", "sizeGb": 200},
         {"name": "ckpt", "kind": "fsx-lustre", "role": "checkpoints", "sizeGb": 2400, "tier": "500"},
         {"name": "data", "kind": "s3", "role": "datasets", "sizeGb": 100, "bucket": "my-datasets"},
+        {"name": "weights", "kind": "s3", "role": "model-cache", "sizeGb": 100, "bucket": "my-weights"},
     ]
 }
 
@@ -158,10 +159,38 @@ def test_s3_driver_reaches_only_the_named_bucket(rec: Recording) -> None:
     ]
     document = json.loads(policy.inputs["policy"])
     resources = [r for s in document["Statement"] for r in s["Resource"]]
-    assert resources == ["arn:aws:s3:::my-datasets", "arn:aws:s3:::my-datasets/*"]
+    assert sorted(resources) == [
+        "arn:aws:s3:::my-datasets",
+        "arn:aws:s3:::my-datasets/*",
+        "arn:aws:s3:::my-weights",
+        "arn:aws:s3:::my-weights/*",
+    ]
     pv = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-data-pv").inputs["spec"]
     assert pv["csi"]["volumeAttributes"] == {"bucketName": "my-datasets"}
-    assert pv["mountOptions"] == ["region us-west-2"]
+
+
+def test_a_datasets_bucket_is_mounted_read_only(rec: Recording) -> None:
+    """Datasets: the driver's role may only list and read that bucket, the volume and its claim are
+    ReadOnlyMany and Mountpoint mounts it read-only; a model cache keeps writing."""
+    (policy,) = [
+        p for p in rec.of_type("aws:iam/rolePolicy:RolePolicy") if p.name == "unit-shared-s3-csi-policy"
+    ]
+    objects = {
+        r: s["Action"]
+        for s in json.loads(policy.inputs["policy"])["Statement"]
+        if s["Action"] != "s3:ListBucket"
+        for r in s["Resource"]
+    }
+    assert objects["arn:aws:s3:::my-datasets/*"] == ["s3:GetObject"]
+    assert "s3:PutObject" in objects["arn:aws:s3:::my-weights/*"]
+    data = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-data-pv").inputs["spec"]
+    assert data["accessModes"] == ["ReadOnlyMany"]
+    assert data["mountOptions"] == ["region us-west-2", "read-only"]
+    claim = rec.one("kubernetes:core/v1:PersistentVolumeClaim", "unit-shared-data-claim").inputs["spec"]
+    assert claim["accessModes"] == ["ReadOnlyMany"]
+    weights = rec.one("kubernetes:core/v1:PersistentVolume", "unit-shared-weights-pv").inputs["spec"]
+    assert weights["accessModes"] == ["ReadWriteMany"]
+    assert weights["mountOptions"] == ["region us-west-2"]
 
 
 def test_fsx_controller_cannot_create_or_delete_file_systems(rec: Recording) -> None:
@@ -183,3 +212,50 @@ def test_shared_storage_arguments_are_ones_the_providers_know(rec: Recording) ->
     for resource in rec.resources:
         if resource.name.startswith("unit-shared-") and resource.custom:
             assert unknown_argument_names(resource.inputs) == [], resource.name
+
+
+def lustre_zone_of(rec: Recording) -> str:
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    subnet = next(s for s in rec.of_type("aws:ec2/subnet:Subnet") if s.id == fs.inputs["subnetIds"])
+    return dict(AwsFakes({"aws:region": "us-west-2"}).zones())[subnet.inputs["availabilityZone"]]
+
+
+def lustre_config(l4_max_nodes: int, **volume: Any) -> dict[str, Any]:
+    ckpt = {"name": "ckpt", "kind": "fsx-lustre", "role": "checkpoints", "sizeGb": 2400, **volume}
+    config = eks_config(**{"gpukit:storage": {"shared": [ckpt]}})
+    config["gpukit:nodePools"][1]["maxNodes"] = l4_max_nodes
+    config["gpukit:nodePools"].append(
+        {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
+    )
+    return config
+
+
+def test_a_pinned_lustre_zone_does_not_follow_the_biggest_gpu_pool() -> None:
+    """Raising the L4 pool to 100 GPUs makes it the biggest: an unpinned file system moves to its zone
+    (a replacement, an empty file system); one whose zone the config pins stays where it is."""
+    assert lustre_zone_of(record(lambda: build(lustre_config(8)))) == "usw2-az3"
+    assert lustre_zone_of(record(lambda: build(lustre_config(100)))) == "usw2-az1"  # what the pin prevents
+    pinned = record(lambda: build(lustre_config(100, zone="usw2-az3")))
+    assert lustre_zone_of(pinned) == "usw2-az3"
+
+
+def test_lustre_takes_a_tagged_final_backup_when_deleted(rec: Recording) -> None:
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fs.inputs["skipFinalBackup"] is False
+    assert fs.inputs["finalBackupTags"] == {"Name": "unit-ckpt-final"}
+
+
+def test_efs_refuses_clients_without_tls(rec: Recording) -> None:
+    """The file system's own policy denies any connection without TLS (the default policy lets any client
+    of a mount target in, TLS or not) and otherwise grants only through a mount target."""
+    (fs,) = rec.of_type("aws:efs/fileSystem:FileSystem")
+    (policy,) = rec.of_type("aws:efs/fileSystemPolicy:FileSystemPolicy")
+    assert policy.inputs["fileSystemId"] == fs.id
+    allow, deny = json.loads(policy.inputs["policy"])["Statement"]
+    arn = f"arn:aws:elasticfilesystem:us-west-2:{ACCOUNT_ID}:file-system/{fs.id}"
+    assert deny["Effect"] == "Deny" and deny["Action"] == "*" and deny["Resource"] == arn
+    assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    assert allow["Effect"] == "Allow"
+    assert allow["Condition"] == {"Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"}}
+    sc = rec.one("kubernetes:storage.k8s.io/v1:StorageClass", "unit-shared-models-sc")
+    assert policy.urn in sc.dependencies  # no claim is provisioned before the policy is in place

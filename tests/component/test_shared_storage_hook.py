@@ -17,6 +17,7 @@ from gpukit.components.substrate import use_registry
 from gpukit.plan import plan_program
 from gpukit.plan.artifacts import plan_document
 from gpukit.plan.report import render_text
+from gpukit.providers.aws.config import AWS_REGION
 from harness import record
 from tests.component.test_fake_substrate import FakeSubstrate, args
 
@@ -24,6 +25,7 @@ from tests.component.test_fake_substrate import FakeSubstrate, args
 class StorageSubstrate(FakeSubstrate):
     name = "eks"  # the backend table's efs row serves eks
     shared_storage_kinds = frozenset({StorageKind.EFS})
+    settings = (AWS_REGION,)  # EFS is priced per region (components/storage/rates.py)
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,8 +70,15 @@ def substrate() -> Iterator[StorageSubstrate]:
         use_registry(previous)
 
 
-def with_volume(**values: Any) -> dict[str, Any]:
+def cluster_in_region() -> dict[str, Any]:
+    """The fake cluster in us-east-1, a region with a sourced EFS price (components/storage/rates.py)."""
     cluster_args = args()
+    cluster_args["cluster"]["region"] = "us-east-1"
+    return cluster_args
+
+
+def with_volume(**values: Any) -> dict[str, Any]:
+    cluster_args = cluster_in_region()
     volume = {"name": "checkpoints", "kind": "auto", "role": "checkpoints", "size_gb": 1200, **values}
     cluster_args["storage"] = {"shared": [volume]}
     return cluster_args
@@ -87,7 +96,7 @@ def test_the_substrate_builds_the_planned_volumes_after_the_cluster(substrate: S
 
 
 def test_no_volumes_no_call(substrate: StorageSubstrate) -> None:
-    rec = record(lambda: GpuCluster("fake", args()))  # type: ignore[arg-type]
+    rec = record(lambda: GpuCluster("fake", cluster_in_region()))  # type: ignore[arg-type]
     assert substrate.volumes == []
     assert rec.of_type("kubernetes:storage.k8s.io/v1:StorageClass") == []
 
@@ -122,6 +131,6 @@ def test_the_plan_lists_each_volume_with_its_storage_class(substrate: StorageSub
 
 
 def test_a_plan_without_volumes_has_no_section(substrate: StorageSubstrate) -> None:
-    plan = plan_program(lambda: GpuCluster("fake", args()))  # type: ignore[arg-type]
+    plan = plan_program(lambda: GpuCluster("fake", cluster_in_region()))  # type: ignore[arg-type]
     assert "Shared storage" not in render_text(plan.clusters[0])
     assert "sharedStorage" not in plan_document(plan)["clusters"][0]

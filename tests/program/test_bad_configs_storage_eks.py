@@ -87,6 +87,18 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "required for s3",
     ),
     (
+        "zone-on-efs-which-serves-every-zone",
+        volume(kind="efs", zone="usw2-az1"),
+        f"{SHARED}[0].zone",
+        "fsx-lustre",
+    ),
+    (
+        "fsx-zone-no-pool-pins",
+        volume(kind="fsx-lustre", sizeGb=2400, zone="usw2-az4"),
+        f"{SHARED}[0].zone",
+        "usw2-az1, usw2-az2",
+    ),
+    (
         "gke-backend-on-eks",
         volume(kind="filestore"),
         f"{SHARED}[0].kind",
@@ -106,6 +118,7 @@ def test_bad_eks_storage_config_is_refused(
 GOOD: list[tuple[str, Callable[[Config], Any]]] = [
     ("efs", volume(kind="efs")),
     ("fsx", volume(kind="fsx-lustre", sizeGb=2400, tier="500")),
+    ("fsx-pinned", volume(kind="fsx-lustre", sizeGb=2400, zone="usw2-az2")),
     ("s3", volume(kind="s3", bucket="my-datasets-2026")),
 ]
 

@@ -51,6 +51,8 @@ UNNAMED = {
     # EFS mount targets and FSx file systems take no name (a Name tag only); EFS file systems have a
     # creation token rule.
     "aws:efs/mountTarget:MountTarget",
+    # A file system policy is one per file system (PutFileSystemPolicy takes the file system id only).
+    "aws:efs/fileSystemPolicy:FileSystemPolicy",
     "aws:fsx/lustreFileSystem:LustreFileSystem",
     "aws:eks/accessEntry:AccessEntry",
     "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",

@@ -3,16 +3,18 @@
 import pytest
 
 import gpukit  # noqa: F401  (installs the substrate registry)
+from gpukit.components.config.resolve import resolve_config
 from gpukit.components.errors import Problem
 from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageRole
 from gpukit.components.storage.backends import BACKENDS, Tier, kinds_for
 from gpukit.components.storage.choice import choose_backend, pick_tier
 from gpukit.components.storage.naming import storage_class_name
-from gpukit.components.storage.plan import HOURS_PER_MONTH, PlannedVolume
+from gpukit.components.storage.plan import HOURS_PER_MONTH, PlannedVolume, planned_volumes
 from gpukit.components.storage.rates import is_regional, regional_rate
 from gpukit.components.storage.validate import validate_storage
 from gpukit.components.substrate import registry
 from gpukit.plan.shared_storage import shared_storage_lines
+from harness import example_config
 
 ALL = frozenset(StorageKind) - {StorageKind.AUTO}
 
@@ -201,3 +203,25 @@ def test_a_volume_in_an_unpriced_region_says_which_region() -> None:
     elsewhere = _planned(StorageKind.GCS_FUSE, "standard", "us-east1")
     assert elsewhere.usd_per_gb_month is None
     assert "no sourced price in us-east1" in "\n".join(shared_storage_lines([elsewhere]))
+
+
+def test_efs_is_priced_only_where_its_price_was_sourced() -> None:
+    """EFS Standard's $0.30/GiB-month was sourced for us-east-1 and us-west-2: eu-west-1 gets no price
+    (never us-east-1's), and the plan names the region."""
+    priced = _planned(StorageKind.EFS, "elastic", "us-west-2", 200)
+    assert priced.usd_per_gb_month == pytest.approx(0.30)
+    assert priced.usd_per_hour == pytest.approx(0.30 * 200 / HOURS_PER_MONTH)
+    unpriced = _planned(StorageKind.EFS, "elastic", "eu-west-1", 200)
+    assert unpriced.usd_per_gb_month is None and unpriced.usd_per_hour is None
+    assert "no sourced price in eu-west-1" in "\n".join(shared_storage_lines([unpriced]))
+
+
+def test_the_k3s_nfs_vm_disk_is_priced_only_where_gp3_was_sourced() -> None:
+    config = example_config("k3s-aws")
+    (home,) = planned_volumes(resolve_config(config))
+    assert home.server is not None and home.server.disk_usd_per_gb_month == pytest.approx(0.08)
+    config["aws:region"] = "eu-west-1"
+    (away,) = planned_volumes(resolve_config(config))
+    assert away.server is not None and away.server.disk_usd_per_gb_month is None
+    assert away.usd_per_hour is None  # a lower bound in the totals, never us-east-1's disk price
+    assert "no sourced price in eu-west-1" in "\n".join(shared_storage_lines([away]))

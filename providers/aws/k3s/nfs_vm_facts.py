@@ -8,9 +8,8 @@
   LaunchTemplateEbsBlockDeviceRequest.VolumeSize; docs.aws.amazon.com/sdk-for-kotlin/api/latest/ec2/
   aws.sdk.kotlin.services.ec2.model/-launch-template-ebs-block-device-request/volume-size.html). The
   newer ModifyVolume reference lists gp3 up to 65,536 GiB; gpukit keeps the limit every API takes.
-- gp3 price: $0.08 per GB-month in US East (N. Virginia) (Amazon EBS pricing, aws.amazon.com/ebs/
-  pricing/, as quoted by saisci.com "gp2 vs gp3 Cost Comparison - EBS Volumes", 2021-02): the home
-  region's rate, like the cluster's other charges (providers/aws/catalog.py). Its baseline, "3,000 IOPS
+- gp3 price: per region in components/storage/rates.py (SERVER_DISK_RATES; us-east-1 only, so other
+  regions show no sourced price). Its baseline, "3,000 IOPS
   baseline performance and 125 MiB/s, regardless of volume size" (AWS Storage Blog, "Migrate your
   Amazon EBS volumes from gp2 to gp3", aws.amazon.com/blogs/storage/), is included in that rate;
   gpukit provisions no more, so about 125 MiB/s is what the volume gives all its clients together.
@@ -21,4 +20,3 @@ NFS_VM_ROOT_DISK_GB = 20
 NFS_DISK_TYPE = "gp3"
 NFS_DISK_MIN_GB = 1
 NFS_DISK_MAX_GB = 16384
-GP3_USD_PER_GB_MONTH = 0.08

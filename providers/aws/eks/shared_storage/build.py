@@ -3,7 +3,7 @@ the CSI add-on of each backend in use, once."""
 
 import pulumi
 
-from gpukit.components.spec import StorageKind
+from gpukit.components.spec import StorageKind, StorageRole
 from gpukit.components.storage.built import BuiltVolume
 from gpukit.components.storage.plan import PlannedVolume
 from gpukit.providers.aws.eks.shared_storage.context import EksStorageContext, lustre_zone
@@ -22,6 +22,12 @@ from gpukit.providers.aws.eks.shared_storage.policies import (
     mountpoint_bucket_policy,
 )
 from gpukit.providers.aws.eks.shared_storage.s3_mount import EksS3Volume
+
+
+def s3_read_only(volume: PlannedVolume) -> bool:
+    """A datasets bucket is mounted read-only: training reads it, nothing in the cluster may overwrite or
+    delete the data (model caches and other roles write)."""
+    return volume.role is StorageRole.DATASETS
 
 
 def _addon(
@@ -46,8 +52,12 @@ def _addons(
             f"{name}-fsx-csi", FSX_CSI, ctx, opts, lustre_static_controller_policy()
         )
     if StorageKind.S3 in kinds:
-        buckets = [v.spec["bucket"] for v in volumes if v.kind is StorageKind.S3]
-        policy = mountpoint_bucket_policy(buckets, partition=ctx.partition)
+        s3 = [v for v in volumes if v.kind is StorageKind.S3]
+        policy = mountpoint_bucket_policy(
+            [v.spec["bucket"] for v in s3 if not s3_read_only(v)],
+            partition=ctx.partition,
+            read_only=[v.spec["bucket"] for v in s3 if s3_read_only(v)],
+        )
         addons[StorageKind.S3] = _addon(f"{name}-s3-csi", S3_CSI, ctx, opts, policy)
     return addons
 
@@ -84,7 +94,9 @@ def build_eks_shared_storage(
                 opts=opts,
             )
         elif volume.kind is StorageKind.FSX_LUSTRE:
-            zone = lustre_zone(ctx.gpu_zones, list(ctx.subnet_by_zone))
+            # The config's zone (validated: a zone a pool pins, so one with a node subnet), else the
+            # computed one, which the plan warns may move (a moved file system is a new, empty one).
+            zone = volume.spec.get("zone") or lustre_zone(ctx.gpu_zones, list(ctx.subnet_by_zone))
             component = EksLustreVolume(
                 key,
                 {
@@ -107,6 +119,7 @@ def build_eks_shared_storage(
                     "bucket": volume.spec["bucket"],
                     "region": ctx.region,
                     "size_gb": volume.size_gb,
+                    "read_only": s3_read_only(volume),
                     "wait_for": wait_for,
                 },
                 opts=opts,

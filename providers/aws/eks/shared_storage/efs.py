@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 from gpukit.providers.aws.eks.shared_storage.facts import EFS_PERFORMANCE_MODE, NFS_PORT
 from gpukit.providers.aws.eks.shared_storage.manifests import efs_storage_class
 from gpukit.providers.aws.eks.shared_storage.node_access import FileSystemNodeAccess
+from gpukit.providers.aws.eks.shared_storage.policies import efs_file_system_policy
 
 TYPE_TOKEN = "gpukit:index:EksEfsVolume"
 
@@ -70,6 +71,14 @@ class EksEfsVolume(pulumi.ComponentResource):
             tags={"Name": f"{args['cluster_name']}-{volume}"},
             opts=child,
         )
+        # Encryption in transit enforced by the file system, not only the driver's default: a client that
+        # mounts without TLS is refused (policies.efs_file_system_policy).
+        policy = aws.efs.FileSystemPolicy(
+            f"{name}-policy",
+            file_system_id=file_system.id,
+            policy=file_system.arn.apply(efs_file_system_policy),
+            opts=child,
+        )
         targets = [
             aws.efs.MountTarget(
                 f"{name}-mt-{zone}",
@@ -83,7 +92,9 @@ class EksEfsVolume(pulumi.ComponentResource):
         storage_class = k8s.storage.v1.StorageClass(
             f"{name}-sc",
             **efs_storage_class(volume, file_system.id),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[*targets, *args.get("wait_for", [])]),
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[*targets, policy, *args.get("wait_for", [])]
+            ),
         )
         self.file_system_id = file_system.id
         self.storage_class = storage_class.metadata["name"]

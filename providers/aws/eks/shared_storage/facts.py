@@ -1,5 +1,5 @@
 """What the EKS shared-storage backends are, as sourced constants: add-ons, identities, ports, modes,
-size steps and list prices. Pure: no SDK import.
+and the Lustre deployment type. Pure: no SDK import.
 
 Sources are cited per figure. Snapshots read: awsdocs/amazon-eks-user-guide @4d52b4d0 (2024-12-18),
 kubernetes-sigs/aws-efs-csi-driver @a4fc6760 (2026-07-24), kubernetes-sigs/aws-fsx-csi-driver @5b227125
@@ -80,42 +80,12 @@ EFS_DIRECTORY_PERMS = "700"
 directoryPerms; the driver enforces one uid/gid per access point)."""
 
 
-@dataclass(frozen=True)
-class EfsThroughput:
-    """Regional (multi-AZ) EFS throughput per mode, General Purpose (EFS guide, "Amazon EFS performance
-    specifications", https://docs.aws.amazon.com/efs/latest/ug/performance.html). Per-file-system figures
-    depend on the region: the low end is what every region gives."""
-
-    read_gibps: tuple[float, float]
-    write_gibps: tuple[float, float]
-    per_client_mibps: int
-
-
-EFS_THROUGHPUT = {
-    "elastic": EfsThroughput((20, 60), (1, 5), 1500),
-    "provisioned": EfsThroughput((3, 10), (1, 3.33), 500),
-    "bursting": EfsThroughput((3, 5), (1, 3), 500),
-}
-EFS_BURSTING_BASELINE_MIBPS_PER_TIB = 50
-"""Bursting: 50 KiB/s per GiB of Standard storage, bursting to 100 MiB/s when credits last (EFS
-knowledge center, efs-choosing-correct-throughput-mode)."""
-EFS_PROVISIONED_MIN_MIBPS = 1
-"""EFS API CreateFileSystem ProvisionedThroughputInMibps: minimum 1.0 (the maximum is a regional quota,
-not sourced: `pulumi up` is refused above it)."""
-
 # --- FSx for Lustre (SSD, PERSISTENT_2)
 
 LUSTRE_DEPLOYMENT_TYPE = "PERSISTENT_2"
 """Persistent: file servers replaced and data replicated within the AZ on failure, the kind of file
 system a checkpoint must outlive a node on (FSx Lustre guide, using-fsx-lustre.html); PERSISTENT_2 gives
 the highest per-unit throughput (125-1000 MB/s/TiB)."""
-LUSTRE_THROUGHPUT_TIERS = (125, 250, 500, 1000)
-"""PERSISTENT_2 SSD PerUnitStorageThroughput, MB/s/TiB (FSx Lustre guide, "Managing throughput
-capacity", https://docs.aws.amazon.com/fsx/latest/LustreGuide/managing-throughput-capacity.html)."""
-LUSTRE_FIRST_SIZE_GB = 1200
-LUSTRE_STEP_GB = 2400
-"""SSD PERSISTENT_2: 1200 GiB, 2400 GiB and increments of 2400 GiB (FSx API CreateFileSystem
-StorageCapacity). AWS also mentions a 600 GiB minimum for PERSISTENT_2 in one API page; not relied on."""
 LUSTRE_MOUNT_OPTIONS = ("flock",)
 """Cluster-coherent file locks across clients (aws-fsx-csi-driver examples/kubernetes/
 static_provisioning/specs/pv.yaml)."""
@@ -127,25 +97,6 @@ S3_BUCKET_SOURCE = "S3 user guide, general purpose bucket naming rules (bucketna
 S3_BUCKET_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
 S3_BUCKET_SUFFIXES = ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3")
 
-# --- List prices, USD. None where no sourced figure was found: the plan lists the volume unpriced.
-
-HOURS_PER_MONTH = 730
-"""AWS prices storage per GB-month and bills by the hour: 730 hours a month is AWS's own conversion
-(AWS Pricing Calculator; the core's cost function may use its own constant)."""
-EFS_STANDARD_USD_PER_GB_MONTH = {"us-east-1": 0.30, "us-west-2": 0.30}
-"""EFS Standard storage, Regional: $0.30/GB-month (https://aws.amazon.com/efs/pricing/, us-east-1). us-west-2:
-the pricing page's lifecycle example gives both regions the same effective Standard price (0.08 USD =
-20% x 0.30 + 80% x 0.025, aws.amazon.com/cn/efs/pricing/)."""
-EFS_ELASTIC_USD_PER_GB = {"us-east-1": {"read": 0.03, "write": 0.06}}
-"""Elastic throughput is charged per GB moved: $0.03/GB read, $0.06/GB written (EFS pricing page as of
-2023-11, quoted by blog.gslin.org "Amazon EFS Archive"; factualminds.com EFS pricing, us-east-1, 2026-06).
-It depends on traffic: named in the plan, not added to the hourly estimate."""
-EFS_PROVISIONED_USD_PER_MIBPS_MONTH = {"us-east-1": 6.00}
-"""Provisioned throughput, $6.00 per MB/s-month, us-east-1 (EFS pricing page as quoted by blog.gslin.org,
-2023-11; "Amazon Web Services in Action", 3rd ed., 9.5.2)."""
-LUSTRE_USD_PER_GB_MONTH: dict[str, dict[int, float]] = {}
-"""Not sourced: the FSx for Lustre pricing page (https://aws.amazon.com/fsx/lustre/pricing/) could not be
-read with its figures, and no first-party per-region figure was found. Volumes are listed unpriced."""
-S3_STANDARD_USD_PER_GB_MONTH: dict[str, float] = {}
-"""Not priced here: an S3 volume mounts a bucket the user already has and pays for (gpukit creates no
-bucket), so the cluster adds no storage charge of its own."""
+# --- List prices: per region in components/storage/rates.py (EFS Standard); FSx for Lustre is not priced
+# (https://aws.amazon.com/fsx/lustre/pricing/ could not be read with its figures); an S3 volume mounts a
+# bucket its owner already pays for. Sizes and throughput tiers: components/storage/backends.py.

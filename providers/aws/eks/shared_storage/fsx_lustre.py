@@ -33,7 +33,7 @@ class EksLustreVolumeArgs(TypedDict):
     node_security_group_id: pulumi.Input[str]
     size_gb: int
     per_unit_throughput: int
-    """MB/s per TiB: 125, 250, 500 or 1000 (facts.LUSTRE_THROUGHPUT_TIERS)."""
+    """MB/s per TiB: 125, 250, 500 or 1000 (components/storage/backends.py)."""
     wait_for: NotRequired[list[pulumi.Resource]]
 
 
@@ -69,6 +69,14 @@ class EksLustreVolume(pulumi.ComponentResource):
             # Encrypted at rest always (FSx Lustre guide, encryption-at-rest.html: "automatically
             # enabled"); in transit from EC2 instances that support it (encryption-in-transit-fsxl.html).
             tags={"Name": f"{args['cluster_name']}-{volume}"},
+            # A final backup when the file system is deleted or replaced (a new zone or name replaces
+            # it): checkpoints survive a mistaken change. FSx skips it by default (FSx API
+            # DeleteFileSystemLustreConfiguration SkipFinalBackup, "Default = true"; pulumi_aws 7.x
+            # `skip_final_backup` "Defaults to `true`"); scratch file systems never take one, persistent
+            # ones do. The backup is kept (and billed) until deleted by hand, and deleting needs
+            # fsx:CreateBackup (same API page). Tagged so an operator can find it: FinalBackupTags.
+            skip_final_backup=False,
+            final_backup_tags={"Name": f"{args['cluster_name']}-{volume}-final"},
             opts=pulumi.ResourceOptions(parent=self, depends_on=[access]),
         )
         in_cluster = pulumi.ResourceOptions(parent=self, depends_on=args.get("wait_for", []))

@@ -17,6 +17,13 @@ from gpukit.providers.aws.eks.shared_storage.facts import (
 )
 
 RWX = "ReadWriteMany"
+ROX = "ReadOnlyMany"
+"""Kubernetes access modes (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes)."""
+S3_READ_ONLY = "read-only"
+"""Mountpoint's `--read-only` flag: "forbid all mutating actions on your S3 bucket" (awslabs/mountpoint-s3
+doc/CONFIGURATION.md, "File modifications and deletions"); the CSI driver takes Mountpoint's flags as the
+PersistentVolume's mountOptions without the dashes, like `region <r>` (mountpoint-s3-csi-driver
+docs/CONFIGURATION.md, "Mountpoint-specific configuration ... should be specified as `mountOptions`")."""
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
 """The StorageClass of statically provisioned volumes: it names the class claims use, and no
 provisioner makes volumes for it (Kubernetes docs, "Storage Classes", Local: "kubernetes.io/
@@ -59,7 +66,7 @@ def static_storage_class(volume: str) -> dict[str, Any]:
 
 
 def _static_volume(
-    volume: str, size_gb: int, csi: dict[str, Any], mount_options: list[str]
+    volume: str, size_gb: int, csi: dict[str, Any], mount_options: list[str], access_mode: str = RWX
 ) -> dict[str, Any]:
     """A PersistentVolume reserved for the example claim (claimRef: no other claim can take it)."""
     name = storage_class_name(volume)
@@ -68,7 +75,7 @@ def _static_volume(
         "spec": {
             "capacity": {"storage": f"{size_gb}Gi"},
             "volume_mode": "Filesystem",
-            "access_modes": [RWX],
+            "access_modes": [access_mode],
             "persistent_volume_reclaim_policy": RECLAIM,
             "storage_class_name": name,
             "mount_options": mount_options,
@@ -91,26 +98,31 @@ def lustre_volume(
     return _static_volume(volume, size_gb, csi, list(LUSTRE_MOUNT_OPTIONS))
 
 
-def s3_volume(volume: str, size_gb: int, bucket: str, region: str) -> dict[str, Any]:
+def s3_volume(
+    volume: str, size_gb: int, bucket: str, region: str, *, read_only: bool = False
+) -> dict[str, Any]:
     """A bucket as a PersistentVolume (mountpoint-s3-csi-driver docs/CONFIGURATION.md "Static
     Provisioning": bucketName, a unique volumeHandle, capacity ignored but required; region as a mount
     option). Mountpoint speaks HTTPS to S3; no allow-delete/allow-overwrite: new files only, the
-    read-mostly use it is for (Mountpoint SEMANTICS.md)."""
+    read-mostly use it is for (Mountpoint SEMANTICS.md). `read_only` (datasets): ReadOnlyMany and
+    Mountpoint's read-only flag, so no pod writes the bucket whatever it mounts the claim as."""
     csi = {
         "driver": S3_CSI.driver,
         "volume_handle": f"s3-{volume}",
         "volume_attributes": {"bucketName": bucket},
     }
+    if read_only:
+        return _static_volume(volume, size_gb, csi, [f"region {region}", S3_READ_ONLY], ROX)
     return _static_volume(volume, size_gb, csi, [f"region {region}"])
 
 
-def example_claim(volume: str, size_gb: int) -> dict[str, Any]:
+def example_claim(volume: str, size_gb: int, *, read_only: bool = False) -> dict[str, Any]:
     """The claim bound to a statically provisioned volume; pods in its namespace mount it by name."""
     name = storage_class_name(volume)
     return {
         "metadata": {"name": name, "namespace": EXAMPLE_CLAIM_NAMESPACE},
         "spec": {
-            "access_modes": [RWX],
+            "access_modes": [ROX if read_only else RWX],
             "storage_class_name": name,
             "volume_name": name,
             "resources": {"requests": {"storage": f"{size_gb}Gi"}},

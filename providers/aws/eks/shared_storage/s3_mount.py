@@ -20,6 +20,8 @@ class EksS3VolumeArgs(TypedDict):
     region: str
     size_gb: int
     """Required by Kubernetes, ignored by the driver (mountpoint-s3-csi-driver docs/CONFIGURATION.md)."""
+    read_only: NotRequired[bool]
+    """Mount it read-only (ReadOnlyMany, Mountpoint's read-only flag): datasets volumes."""
     wait_for: NotRequired[list[pulumi.Resource]]
 
 
@@ -37,12 +39,18 @@ class EksS3Volume(pulumi.ComponentResource):
         )
         persistent_volume = k8s.core.v1.PersistentVolume(
             f"{name}-pv",
-            **s3_volume(volume, args["size_gb"], args["bucket"], args["region"]),
+            **s3_volume(
+                volume,
+                args["size_gb"],
+                args["bucket"],
+                args["region"],
+                read_only=args.get("read_only", False),
+            ),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[storage_class, *args.get("wait_for", [])]),
         )
         k8s.core.v1.PersistentVolumeClaim(
             f"{name}-claim",
-            **example_claim(volume, args["size_gb"]),
+            **example_claim(volume, args["size_gb"], read_only=args.get("read_only", False)),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[persistent_volume]),
         )
         self.storage_class = storage_class.metadata["name"]
