@@ -64,7 +64,9 @@ def test_storage_servers_reach_only_the_nodes_from_the_private_range() -> None:
     assert rule["targetServiceAccounts"] == [NODES]
     (source,) = rule["sourceRanges"]
     assert source.endswith("/20") and source != "0.0.0.0/0"
-    assert [a["protocol"] for a in rule["allows"]] == ["tcp", "udp"]
+    assert rule["name"] == "train-filestore-to-nodes"
+    # NFSv3 lock callbacks: no sourced port list for them, so every TCP and UDP port (tables.py says why).
+    assert rule["allows"] == [{"protocol": "tcp"}, {"protocol": "udp"}]
 
 
 def test_lustre_class_names_the_tier_and_opens_tcp_only() -> None:
@@ -72,7 +74,23 @@ def test_lustre_class_names_the_tier_and_opens_tcp_only() -> None:
     (sc,) = classes(rec).values()
     assert sc["provisioner"] == "lustre.csi.storage.gke.io"
     assert sc["parameters"] == {"network": NETWORK, "perUnitStorageThroughput": "500"}
-    assert [a["protocol"] for a in rec.one("gcp:compute/firewall:Firewall").inputs["allows"]] == ["tcp"]
+    rule = rec.one("gcp:compute/firewall:Firewall").inputs
+    assert rule["name"] == "train-managed-lustre-to-nodes"
+    assert rule["allows"] == [{"protocol": "tcp", "ports": ["988"]}]
+
+
+def test_each_backend_gets_its_own_rule_with_its_own_ports() -> None:
+    rec = run(
+        GkeSharedVolume("checkpoints", "filestore", "checkpoints", 1024, "zonal"),
+        GkeSharedVolume("train-data", "managed-lustre", "datasets", 18000, "500"),
+    )
+    rules = {r.inputs["name"]: r.inputs for r in rec.of_type("gcp:compute/firewall:Firewall")}
+    assert {n: r["allows"] for n, r in rules.items()} == {
+        "train-filestore-to-nodes": [{"protocol": "tcp"}, {"protocol": "udp"}],
+        "train-managed-lustre-to-nodes": [{"protocol": "tcp", "ports": ["988"]}],
+    }
+    assert all(r["targetServiceAccounts"] == [NODES] for r in rules.values())
+    assert len(rec.of_type("gcp:servicenetworking/connection:Connection")) == 1
 
 
 def test_gcs_fuse_datasets_reader_is_granted_on_its_bucket_only() -> None:

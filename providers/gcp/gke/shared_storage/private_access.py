@@ -1,5 +1,6 @@
 """GkeStoragePrivateAccess: the private services access range, its peering with Google's service network,
-and the one firewall rule that lets the storage services in that range reach the cluster's nodes.
+and one firewall rule per storage backend the cluster uses, letting that backend's servers in the range
+reach the cluster's nodes on that backend's ports only (tables.FIREWALL_ALLOWS, with sources).
 
 Filestore (connect-mode PRIVATE_SERVICE_ACCESS) and Managed Lustre place their servers in a range of the
 cluster's VPC that Google's service producer network peers into: they get private addresses only,
@@ -15,6 +16,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.names import fit_name
+from gpukit.providers.gcp.gke.shared_storage.tables import FIREWALL_ALLOWS, PRIVATE_ACCESS_KINDS
 
 TYPE_TOKEN = "gpukit:index:GkeStoragePrivateAccess"
 # Managed Lustre "Configure a VPC network": `gcloud compute addresses create ... --global
@@ -31,11 +33,8 @@ class GkeStoragePrivateAccessArgs(TypedDict):
     network_id: pulumi.Input[str]
     node_service_account: pulumi.Input[str]
     """The nodes' service account email: the firewall rule's only target."""
-    protocols: list[str]
-    """`tcp` for Managed Lustre ("a firewall rule that allows TCP traffic from the IP address range":
-    GKE "Access Managed Lustre instances with the Managed Lustre CSI driver"); `tcp` and `udp` for
-    Filestore's NFSv3, whose server calls back to the client for locks (Filestore "Supported protocols":
-    NFSv3 "supports bidirectional communication between the client and server, uses multiple ports")."""
+    kinds: list[str]
+    """The backends that use the range (filestore, managed-lustre): one firewall rule each."""
 
 
 def peering_range_name(cluster_name: str) -> str:
@@ -79,17 +78,23 @@ class GkeStoragePrivateAccess(pulumi.ComponentResource):
         cidr = pulumi.Output.all(peering_range.address, peering_range.prefix_length).apply(
             lambda a: f"{a[0]}/{a[1]}"
         )
-        gcp.compute.Firewall(
-            f"{name}-to-nodes",
-            name=fit_name(cluster, "-storage-to-nodes", GCE_NAME_MAX),
-            network=args["network_id"],
-            direction="INGRESS",
-            source_ranges=[cidr],
-            # Only the cluster's nodes, by their service account: no other VM of the VPC is opened.
-            target_service_accounts=[args["node_service_account"]],
-            allows=[{"protocol": p} for p in args["protocols"]],
-            description=f"Shared storage servers of {cluster} (private services range) to its nodes (gpukit)",
-            opts=child,
-        )
+        for kind in PRIVATE_ACCESS_KINDS:
+            if kind not in args["kinds"]:
+                continue
+            gcp.compute.Firewall(
+                f"{name}-{kind}-to-nodes",
+                name=fit_name(cluster, f"-{kind}-to-nodes", GCE_NAME_MAX),
+                network=args["network_id"],
+                direction="INGRESS",
+                source_ranges=[cidr],
+                # Only the cluster's nodes, by their service account: no other VM of the VPC is opened.
+                target_service_accounts=[args["node_service_account"]],
+                allows=[
+                    gcp.compute.FirewallAllowArgs(protocol=protocol, ports=list(ports) or None)
+                    for protocol, ports in FIREWALL_ALLOWS[kind]
+                ],
+                description=f"{kind} of {cluster}: private services range to its nodes only (gpukit)",
+                opts=child,
+            )
         self.range_name = peering_range.name
         self.register_outputs({"range_name": self.range_name})

@@ -61,6 +61,31 @@ def storage_apis(kinds: set[str]) -> tuple[str, ...]:
     return tuple(apis)
 
 
+# What each backend's servers may open towards the nodes, from the private services access range (the
+# firewall rule of private_access.py; one rule per backend, only for the backends a cluster uses).
+# - Managed Lustre: TCP port 988 only. Managed Lustre CSI driver guides ("Lustre communication ports",
+#   https://cloud.google.com/managed-lustre/docs/lustre-csi-driver-new-volume): "for new GKE clusters
+#   running version 1.33.2-gke.4780000 or later, the driver uses port 988 for Lustre communication by
+#   default"; the legacy port 6988 (the cluster's `enable_legacy_lustre_port`) is needed only on older
+#   nodes (gpukit creates 1.34+ clusters) or to mount an instance created with `gke-support-enabled`;
+#   gpukit sets neither (storage_addons gives the add-on `enabled` only). Whether the CSI driver's own
+#   dynamically made instances carry `gke-support-enabled` is not documented there: if a mount times out,
+#   that is the first thing to check.
+# - Filestore (NFSv3): still every TCP and UDP port. The server calls back to the client for NFSv3 locks
+#   (Filestore "About supported file system protocols": NFSv3 "supports bidirectional communication
+#   between the client and server, uses multiple ports"; NLM locking). The client-side ports those
+#   callbacks reach (rpc.statd, nlockmgr) are not fixed on a GKE node, and the port list of Filestore's
+#   "Configuring firewall rules" page for this ingress rule could not be sourced here (only its egress
+#   list, client to server: TCP 111, 2046, 2049, 2050, 4045, which the VPC's default allow-egress already
+#   covers). So the Filestore rule stays broad, from the private range to the nodes only; narrowing it
+#   needs that page's ingress ports and nodes pinned to them.
+# (protocol, ports) pairs; no ports: every port of that protocol.
+FIREWALL_ALLOWS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    FILESTORE: (("tcp", ()), ("udp", ())),
+    MANAGED_LUSTRE: (("tcp", ("988",)),),
+}
+PRIVATE_ACCESS_KINDS = (FILESTORE, MANAGED_LUSTRE)
+
 # The API / StorageClass `tier` of each gpukit Filestore tier. Sizes, steps, throughput and availability
 # per tier live in one place, components/storage/backends.py (BACKENDS[FILESTORE].tiers, with their
 # sources), which validation and the plan read; this is only what the GKE build needs on top. Lowercase:

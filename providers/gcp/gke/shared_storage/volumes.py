@@ -38,11 +38,6 @@ class GkeSharedVolume:
     """The existing bucket of a gcs-fuse volume (validation requires it)."""
 
 
-def protocols_for(kinds: set[str]) -> list[str]:
-    """The firewall rule's protocols: NFSv3 (Filestore) uses UDP too, Lustre TCP only."""
-    return ["tcp", "udp"] if FILESTORE in kinds else ["tcp"]
-
-
 class GkeSharedStorageArgs(TypedDict):
     cluster_name: str
     project: str
@@ -74,7 +69,7 @@ class GkeSharedStorage(pulumi.ComponentResource):
                     "cluster_name": args["cluster_name"],
                     "network_id": args["network_id"],
                     "node_service_account": args["node_service_account"],
-                    "protocols": protocols_for(kinds),
+                    "kinds": sorted(kinds & {FILESTORE, MANAGED_LUSTRE}),
                 },
                 opts=pulumi.ResourceOptions(parent=self),
             )
