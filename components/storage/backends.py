@@ -66,7 +66,8 @@ class Backend:
     """Substrate names (Substrate.name) the backend can serve. A substrate builds it once it also lists
     the kind in its `shared_storage_kinds`."""
     roles: frozenset[StorageRole]
-    """The roles `kind: auto` may give it (a bucket never holds checkpoints: no random writes)."""
+    """The roles it serves: `kind: auto` picks among these, and a volume naming the kind for another role
+    is refused (validate.py: a bucket never holds checkpoints, it takes no appends or random writes)."""
     tiers: tuple[Tier, ...]
     """In the order `auto` and a missing `tier` try them: cheapest first."""
     access_modes: tuple[str, ...]

@@ -86,9 +86,26 @@ def _volume_problems(
         refused = _kind_problem(f"{key}.kind", backend, substrate, region)
         if refused is not None:
             return [refused]
+        if volume["role"] not in backend.roles:
+            return [_role_problem(key, volume, backend)]
         problems += _tier_problems(key, volume, backend)
     problems += _backend_key_problems(key, volume, backend)
     return problems
+
+
+def _role_problem(key: str, volume: SharedVolumeSpec, backend: Backend) -> Problem:
+    """A backend named for a role it cannot serve: a bucket mount (s3, gcs-fuse) takes no appends or
+    in-place writes, so saving a checkpoint there fails (Mountpoint for S3: "does not support modifying
+    existing files", github.com/awslabs/mountpoint-s3/blob/main/doc/SEMANTICS.md; Cloud Storage FUSE:
+    cloud.google.com/storage/docs/cloud-storage-fuse/overview, "Limitations")."""
+    role, kind = volume["role"].value, backend.kind.value
+    roles = ", ".join(r.value for r in sorted(backend.roles, key=lambda r: list(type(r)).index(r)))
+    why = " (a bucket mount takes no appends or in-place writes)" if backend.needs_bucket else ""
+    return Problem(
+        f"{key}.role",
+        f"{kind} cannot hold {role}{why}: it serves {roles}; name another kind (or `kind: auto`); "
+        f"got role {role!r} with kind {kind!r}",
+    )
 
 
 def _tier_problems(key: str, volume: SharedVolumeSpec, backend: Backend) -> list[Problem]:

@@ -1,6 +1,6 @@
 """GKE's checks of `gpukit:storage.shared[]` beyond the neutral ones (components/storage/validate.py checks
-sizes, tiers, throughput and regions against the backend table): Cloud Storage bucket names, and no
-checkpoints on a bucket. Each problem names the volume's key."""
+sizes, tiers, throughput, regions and each kind's roles against the backend table): Cloud Storage bucket
+names. Each problem names the volume's key."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -14,14 +14,6 @@ def _gcs_fuse(key: str, volume: Mapping[str, Any], problems: list[Problem]) -> N
     if bucket is not None and not (isinstance(bucket, str) and bucket_name_ok(bucket)):
         problems.append(
             Problem(f"{key}.bucket", f"a Cloud Storage bucket name is {BUCKET_SHAPE}; got {bucket!r}")
-        )
-    if getattr(volume.get("role"), "value", volume.get("role")) == "checkpoints":
-        problems.append(
-            Problem(
-                f"{key}.role",
-                "gcs-fuse cannot hold checkpoints (no appends or random writes through Cloud Storage FUSE); "
-                "use filestore or managed-lustre",
-            )
         )
 
 
