@@ -8,6 +8,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpukit.components.findings import Severity
 from gpukit.components.k3s.nfs_chart import (
     CHART,
     CHART_REPOSITORY,
@@ -16,6 +17,7 @@ from gpukit.components.k3s.nfs_chart import (
     nfs_driver_values,
 )
 from gpukit.components.k3s.nfs_class import example_claim, nfs_storage_class
+from gpukit.components.k3s.nfs_network import nfs_address_findings
 from gpukit.components.pools import SERVER_TAINT
 from gpukit.providers.ssh.k3s.nfs_validation import nfs_problems
 
@@ -112,6 +114,10 @@ def test_good_nfs_volumes_pass() -> None:
         ({"server": "10.0.0.5", "path": "/srv/../etc"}, "ssh", "nfs.path", "'..'"),
         (None, "ssh", "nfs", "required on k3s over ssh"),
         (None, "gcp", "nfs", "required on k3s over gcp"),  # a provider passing no VM disk
+        # Plain-text NFS never goes to an internet-routed address, IPv4, IPv6 or IPv4-mapped.
+        ({"server": "8.8.8.8", "path": "/x"}, "ssh", "nfs.server", "'8.8.8.8' is a public (global) address"),
+        ({"server": "2001:4860::8888", "path": "/x"}, "aws", "nfs.server", "public (global) address"),
+        ({"server": "::ffff:8.8.8.8", "path": "/x"}, "gcp", "nfs.server", "plain text"),
     ],
 )
 def test_bad_nfs_volumes_are_refused_naming_the_key(
@@ -120,3 +126,38 @@ def test_bad_nfs_volumes_are_refused_naming_the_key(
     problems = nfs_problems(KEY, nfs, provider, SSH_HOSTS)
     assert _keys(problems) == [f"{KEY}.{key}"]
     assert words in problems[0].message
+
+
+@pytest.mark.parametrize(
+    "server", ["10.0.0.5", "172.16.4.2", "192.168.1.20", "100.64.1.2", "169.254.10.1", "fd12:3456::5"]
+)
+def test_private_cgnat_link_local_and_ula_servers_pass(server: str) -> None:
+    assert nfs_problems(KEY, {"server": server, "path": "/export"}, "gcp", []) == []
+
+
+def test_a_host_server_is_refused_when_it_or_a_host_it_exports_to_is_public() -> None:
+    public_agent = ["192.0.2.10", "93.184.216.34", "gpu-2.lab.example"]
+    (problem,) = nfs_problems(KEY, {"host": "192.0.2.10"}, "ssh", public_agent)
+    assert problem.key == f"{KEY}.nfs.host"
+    assert "public (global) addresses (93.184.216.34)" in problem.message
+    assert "got host '192.0.2.10'" in problem.message
+    (problem,) = nfs_problems(KEY, {"host": "93.184.216.34"}, "ssh", public_agent)
+    assert "(93.184.216.34)" in problem.message
+
+
+def test_dns_names_get_a_plain_text_warning_naming_the_key() -> None:
+    storage = {
+        "shared": [
+            {"name": "a", "kind": "nfs", "nfs": {"server": "nas.lab.example", "path": "/x"}},
+            {"name": "b", "kind": "auto", "nfs": {"host": "192.0.2.10"}},
+            {"name": "c", "kind": "nfs", "nfs": {"server": "10.0.0.5", "path": "/x"}},
+        ]
+    }
+    findings = nfs_address_findings(storage, SSH_HOSTS)
+    assert [(f.severity, f.key) for f in findings] == [
+        (Severity.WARNING, "gpukit:storage.shared[0].nfs.server"),
+        (Severity.WARNING, "gpukit:storage.shared[1].nfs.host"),
+    ]
+    assert "plain text" in findings[0].message and "nas.lab.example" in findings[0].fix
+    assert "gpu-2.lab.example is a DNS name" in findings[1].message
+    assert nfs_address_findings(storage, ["192.0.2.10", "192.0.2.11"])[1:] == []
