@@ -161,3 +161,34 @@ def test_dns_names_get_a_plain_text_warning_naming_the_key() -> None:
     assert "plain text" in findings[0].message and "nas.lab.example" in findings[0].fix
     assert "gpu-2.lab.example is a DNS name" in findings[1].message
     assert nfs_address_findings(storage, ["192.0.2.10", "192.0.2.11"])[1:] == []
+
+
+DOC = Path(__file__).parents[2] / "docs/shared-storage.md"
+
+
+def _doc_network_policy() -> dict[str, Any]:
+    """The NetworkPolicy example of docs/shared-storage.md (k3s, Security), as YAML."""
+    text = DOC.read_text()
+    start = text.index("```yaml\n", text.index("**Keep pods off the server with a NetworkPolicy**"))
+    block = text[start + len("```yaml\n") : text.index("```", start + 3)]
+    return yaml.safe_load("\n".join(line.removeprefix("  ") for line in block.splitlines()))
+
+
+def test_the_documented_network_policy_is_valid_and_keeps_pods_off_the_server() -> None:
+    policy = _doc_network_policy()
+    kubernetes_validate.validate(policy, "1.35.0", strict=True)
+    assert policy["spec"]["podSelector"] == {} and policy["spec"]["policyTypes"] == ["Egress"]
+    blocks = [
+        peer["ipBlock"] for rule in policy["spec"]["egress"] for peer in rule["to"] if "ipBlock" in peer
+    ]
+    # The only address range allowed to every pod leaves the server's address out.
+    assert blocks == [{"cidr": "0.0.0.0/0", "except": ["192.0.2.10/32"]}]
+
+
+def test_the_node_plugin_mounts_from_the_host_network_so_the_policy_never_blocks_a_mount() -> None:
+    # The chart's node DaemonSet sets hostNetwork: true (templates/csi-nfs-node.yaml); its values give the
+    # host-network DNS policy, and gpukit's values override neither.
+    assert CHART_VALUES["node"]["dnsPolicy"] == "ClusterFirstWithHostNet"
+    node = nfs_driver_values().get("node", {})
+    assert "dnsPolicy" not in node and "hostNetwork" not in node
+    assert "(RBAC)" not in DOC.read_text()
