@@ -50,6 +50,20 @@ class K3sSubstrate(Substrate):
         driver = build_nfs_driver(name, targets, [], handle.kubernetes, parent, ready=handle.system_ready)  # type: ignore[arg-type]
         return built_volumes(volumes, driver)
 
+    def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
+        """Where an NFS volume lives, for the plan: the SSH host that serves it, the user's own export, or
+        the zone of the VM gpukit makes (where the plan knows it)."""
+        nfs = volume.spec.get("nfs") or {}
+        if "host" in nfs:
+            return [f"host {nfs['host']}"]
+        if "server" in nfs:
+            return ["your server"]
+        server = self.shared_volume_server(cluster, volume)
+        if server is None:
+            return []
+        # One zone, the VM's and its disk's (chosen at `pulumi up` where the plan does not know it yet).
+        return [server.zone or "the VM's zone"]
+
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         """NFS servers and nodes named by DNS: whether they are private is known only once they resolve."""
         hosts = [host["address"] for pool in cluster.pools for host in pool.hosts]

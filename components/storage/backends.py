@@ -266,9 +266,10 @@ BACKENDS: dict[StorageKind, Backend] = {
             CLOUD_K3S,
             frozenset({StorageRole.DATASETS, StorageRole.CHECKPOINTS, StorageRole.MODEL_CACHE}),
             # One server: never highly available. Size and throughput are the server's (its NIC and
-            # disk: docs/shared-storage.md, k3s). $0: what gpukit builds for NFS is the CSI driver on the
-            # cluster; the server is one of the user's own hosts or an export the user runs (no cloud
-            # charge).
+            # disk: docs/shared-storage.md, k3s). $0 per GiB here: the CSI driver costs nothing, a host
+            # or export of the user's has no charge gpukit knows, and the small VM gpukit makes on EC2 or
+            # Compute Engine is priced on its own (VolumeServer: its machine per hour, its disk per
+            # GiB-month; providers/*/k3s/nfs_vm_facts.py).
             (Tier("standard", 1, None, usd_per_gb_month=0.0),),
             (RWX,),
             # kubernetes-csi/csi-driver-nfs: driver nfs.csi.k8s.io

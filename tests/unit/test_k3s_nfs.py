@@ -192,3 +192,22 @@ def test_the_node_plugin_mounts_from_the_host_network_so_the_policy_never_blocks
     node = nfs_driver_values().get("node", {})
     assert "dnsPolicy" not in node and "hostNetwork" not in node
     assert "(RBAC)" not in DOC.read_text()
+
+
+@pytest.mark.parametrize(
+    ("nfs", "zones"),
+    [
+        ({"host": "192.0.2.10"}, ["host 192.0.2.10"]),
+        ({"server": "nas.lab.example", "path": "/x"}, ["your server"]),
+    ],
+)
+def test_the_plan_says_where_an_nfs_volume_lives(nfs: dict[str, str], zones: list[str]) -> None:
+    from gpukit.components.spec import StorageKind, StorageRole
+    from gpukit.components.storage.backends import BACKENDS
+    from gpukit.components.storage.plan import PlannedVolume
+    from gpukit.providers.ssh.substrate import K3sSshSubstrate
+
+    row = BACKENDS[StorageKind.NFS]
+    spec = {"name": "c", "kind": StorageKind.NFS, "role": StorageRole.CHECKPOINTS, "size_gb": 10, "nfs": nfs}
+    volume = PlannedVolume(spec, row, row.tiers[0], "")  # type: ignore[arg-type]
+    assert K3sSshSubstrate().shared_volume_zones(None, volume) == zones  # type: ignore[arg-type]
