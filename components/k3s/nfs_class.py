@@ -18,9 +18,12 @@ mistyped `kubectl delete pvc` must not wipe them. An admin deletes the directory
 MOUNT_PERMISSIONS = "0777"
 """The driver chmods each claim's new subdirectory to this (driver-parameters.md `mountPermissions`).
 The controller creates it as root, which the server squashes to nobody (root_squash), so without it
-the directory would be nobody's 0755 and pods (whatever their uid) could not write. With sec=sys the
-server trusts the uid a client sends anyway: who may use the volume is decided by who may create a
-claim of this class in the cluster, not by file modes."""
+the directory would be nobody's 0755 and pods (whatever their uid) could not write. File modes guard
+nothing here anyway, and neither does RBAC on claims: the exports admit the nodes' addresses, a pod's
+egress leaves with its node's address, and with sec=sys the server trusts the uid a client sends, so
+any pod can reach the server on 2049 with a userspace NFS client. A NetworkPolicy on pod egress keeps
+them off (docs/shared-storage.md, k3s, Security); the mounts themselves are the node plugin's, on the
+host network, which such a policy does not touch."""
 LABELS = {"app.kubernetes.io/managed-by": "gpukit"}
 
 

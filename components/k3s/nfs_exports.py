@@ -25,6 +25,8 @@ EXPORTS_FILE = "/etc/exports.d/gpukit.exports"
 whole and leaves /etc/exports to the host's owner."""
 NFS_PORT = 2049
 """NFS v4 uses this one TCP port (RFC 7530 section 3.1); nothing else needs to reach the server."""
+V4_ONLY_MARK = "# gpukit: NFSv4 only (the nodes mount nfsvers=4.1): no NFSv2/v3, MOUNT or rpcbind listeners"
+"""The first line of the block gpukit appends to /etc/nfs.conf once (nfs-server.sh)."""
 SQUASHED_OWNER = "65534:65534"
 """nobody:nogroup (Debian, Ubuntu) and nobody:nobody (RHEL family): root_squash maps a client's root
 here, so the CSI controller (root) creates the claims' subdirectories as this owner."""
@@ -99,6 +101,7 @@ def nfs_server_script(table: Sequence[NfsExport]) -> str:
         EXPORTS=exports_file(table),
         EXPORTS_FILE=EXPORTS_FILE,
         SQUASHED_OWNER=SQUASHED_OWNER,
+        V4_ONLY_MARK=V4_ONLY_MARK,
     )
 
 

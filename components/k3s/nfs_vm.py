@@ -17,6 +17,7 @@ from gpukit.components.k3s.host_scripts import render_script
 from gpukit.components.k3s.nfs_exports import (
     EXPORTS_FILE,
     SQUASHED_OWNER,
+    V4_ONLY_MARK,
     exports,
     exports_file,
     volume_directory,
@@ -77,6 +78,7 @@ def nfs_vm_script(volume: str, device: str, node_networks: Sequence[str]) -> str
         EXPORTS=exports_file(table),
         EXPORTS_FILE=EXPORTS_FILE,
         SQUASHED_OWNER=SQUASHED_OWNER,
+        V4_ONLY_MARK=V4_ONLY_MARK,
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED, K3S_KEYS
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.k3s.nfs_network import nfs_address_findings
 from gpukit.components.k3s.software import k3s_gpu_node_software
 from gpukit.components.pools import GPU_TAINT_VALUE, SERVER_TAINT, PoolFacts
 from gpukit.components.resolved import ResolvedCluster
@@ -48,6 +49,25 @@ class K3sSubstrate(Substrate):
         ]
         driver = build_nfs_driver(name, targets, [], handle.kubernetes, parent, ready=handle.system_ready)  # type: ignore[arg-type]
         return built_volumes(volumes, driver)
+
+    def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
+        """Where an NFS volume lives, for the plan: the SSH host that serves it, the user's own export, or
+        the zone of the VM gpukit makes (where the plan knows it)."""
+        nfs = volume.spec.get("nfs") or {}
+        if "host" in nfs:
+            return [f"host {nfs['host']}"]
+        if "server" in nfs:
+            return ["your server"]
+        server = self.shared_volume_server(cluster, volume)
+        if server is None:
+            return []
+        # One zone, the VM's and its disk's (chosen at `pulumi up` where the plan does not know it yet).
+        return [server.zone or "the VM's zone"]
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        """NFS servers and nodes named by DNS: whether they are private is known only once they resolve."""
+        hosts = [host["address"] for pool in cluster.pools for host in pool.hosts]
+        return nfs_address_findings(cluster.args.get("storage"), hosts)
 
     def gpu_node_software(self, cluster: ResolvedCluster) -> GpuNodeSoftware:
         return k3s_gpu_node_software(cluster.driver)
@@ -89,7 +109,7 @@ class K3sCloudSubstrate(K3sSubstrate):
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         """What minNodes and maxNodes do: the Cluster Autoscaler on the servers owns each agent group's
         size between them (components/autoscaler/k3s_values.py)."""
-        return [
+        return super().findings(cluster) + [
             Finding(
                 Severity.INFO,
                 f"gpukit:nodePools[{i}].minNodes",

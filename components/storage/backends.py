@@ -66,7 +66,8 @@ class Backend:
     """Substrate names (Substrate.name) the backend can serve. A substrate builds it once it also lists
     the kind in its `shared_storage_kinds`."""
     roles: frozenset[StorageRole]
-    """The roles `kind: auto` may give it (a bucket never holds checkpoints: no random writes)."""
+    """The roles it serves: `kind: auto` picks among these, and a volume naming the kind for another role
+    is refused (validate.py: a bucket never holds checkpoints, it takes no appends or random writes)."""
     tiers: tuple[Tier, ...]
     """In the order `auto` and a missing `tier` try them: cheapest first."""
     access_modes: tuple[str, ...]
@@ -289,9 +290,10 @@ BACKENDS: dict[StorageKind, Backend] = {
             CLOUD_K3S,
             frozenset({StorageRole.DATASETS, StorageRole.CHECKPOINTS, StorageRole.MODEL_CACHE}),
             # One server: never highly available. Size and throughput are the server's (its NIC and
-            # disk: docs/shared-storage.md, k3s). $0: what gpukit builds for NFS is the CSI driver on the
-            # cluster; the server is one of the user's own hosts or an export the user runs (no cloud
-            # charge).
+            # disk: docs/shared-storage.md, k3s). $0 per GiB here: the CSI driver costs nothing, a host
+            # or export of the user's has no charge gpukit knows, and the small VM gpukit makes on EC2 or
+            # Compute Engine is priced on its own (VolumeServer: its machine per hour, its disk per
+            # GiB-month; providers/*/k3s/nfs_vm_facts.py).
             (Tier("standard", 1, None, usd_per_gb_month=0.0),),
             (RWX,),
             # kubernetes-csi/csi-driver-nfs: driver nfs.csi.k8s.io

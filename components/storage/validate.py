@@ -7,7 +7,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from gpukit.components.errors import Problem
-from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageSpec
+from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageRole, StorageSpec
 from gpukit.components.storage.backends import BACKENDS, Backend, kinds_for
 from gpukit.components.storage.choice import pick_tier
 from gpukit.components.storage.naming import VOLUME_NAME_MAX
@@ -89,9 +89,27 @@ def _volume_problems(
         refused = _kind_problem(f"{key}.kind", backend, substrate, region)
         if refused is not None:
             return [refused]
+        if volume["role"] not in backend.roles:
+            return [_role_problem(key, volume, backend)]
         problems += _tier_problems(key, volume, backend)
     problems += _backend_key_problems(key, volume, backend)
     return problems
+
+
+def _role_problem(key: str, volume: SharedVolumeSpec, backend: Backend) -> Problem:
+    """A backend named for a role it cannot serve: a bucket mount (s3, gcs-fuse) takes no appends or
+    in-place writes, so saving a checkpoint there fails (Mountpoint for S3 implements no file behaviour
+    S3's object APIs cannot do efficiently, no random writes: github.com/awslabs/mountpoint-s3
+    doc/SEMANTICS.md, as docs/shared-storage.md cites; Cloud Storage FUSE: the GKE helper's finding
+    this check replaces)."""
+    role, kind = volume["role"].value, backend.kind.value
+    roles = ", ".join(r.value for r in StorageRole if r in backend.roles)
+    why = " (a bucket mount takes no appends or in-place writes)" if backend.needs_bucket else ""
+    return Problem(
+        f"{key}.role",
+        f"{kind} cannot hold {role}{why}: it serves {roles}; name another kind (or `kind: auto`); "
+        f"got role {role!r} with kind {kind!r}",
+    )
 
 
 def _tier_problems(key: str, volume: SharedVolumeSpec, backend: Backend) -> list[Problem]:

@@ -79,7 +79,8 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
         if v.bills_stored_bytes
     ]
     out += [
-        f"  {v.name}: not highly available: the volume is down while its {v.backend.title} server or zone is"
+        f"  {v.name}: not highly available: the volume is down whenever its {v.backend.title} server "
+        "or zone is down"
         for v in volumes
         if not v.highly_available
     ]

@@ -63,7 +63,7 @@ class K3sSshSubstrate(K3sSubstrate):
         return None
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return host_key_findings(cluster) + fixed_size_findings(cluster)
+        return super().findings(cluster) + host_key_findings(cluster) + fixed_size_findings(cluster)
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return ssh_charges(cluster)

@@ -108,6 +108,15 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "required on k3s over ssh: {host: <one of the cluster's host addresses>}",
     ),
     (
+        # Mountpoint for S3 cannot overwrite or append: a checkpoint save would fail at run time.
+        "s3-for-checkpoints",
+        eks_config,
+        shared(volume(kind="s3", sizeGb=100, bucket="team-ckpts")),
+        f"{SHARED}[0].role",
+        "s3 cannot hold checkpoints (a bucket mount takes no appends or in-place writes): it serves "
+        "datasets, model-cache",
+    ),
+    (
         "tier-with-auto",
         eks_config,
         shared(volume(kind="auto", tier="250")),

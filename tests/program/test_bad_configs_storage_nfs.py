@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from gpukit.components.config.resolve import resolve_config
+from gpukit.components.preflight import preflight
 from tests.program.test_bad_configs import Config, assert_refused, broken, eks_config
 from tests.program.test_bad_configs_k3s import for_program, k3s_config
 from tests.program.test_bad_configs_k3s_cloud import aws_config, gcp_config
@@ -73,6 +75,14 @@ CASES = [
         f"{VOLUME}.nfs.server",
         "loopback",
     ),
+    (
+        # NFS is plain text (sec=sys): never to an internet-routed server.
+        "server-public",
+        k3s_config,
+        nfs_volume(server="8.8.8.8", path="/x"),
+        f"{VOLUME}.nfs.server",
+        "'8.8.8.8' is a public (global) address: NFS traffic (sec=sys) is plain text",
+    ),
     ("no-export-over-ssh", k3s_config, nfs_volume(), f"{VOLUME}.nfs", "required on k3s over ssh"),
     # The VM gpukit makes on gcp keeps the volume on one pd-balanced disk: 10 to 65,536 GB.
     (
@@ -125,3 +135,17 @@ def test_bad_nfs_volume_is_refused(
     _, base, mutation, key, fragment = case
     config = broken(base, mutation)()
     assert_refused(config, key, fragment, tmp_path, capsys, program=for_program(config))
+
+
+@pytest.mark.parametrize("make", [k3s_config, aws_config, gcp_config])
+def test_a_server_named_by_dns_plans_with_a_plain_text_warning_naming_the_key(
+    make: Callable[[], Config],
+) -> None:
+    config = make()
+    nfs_volume(server="nas.lab.example", path="/srv/nfs")(config)
+    program_config, secret_keys = for_program(config)
+    findings = [str(f) for f in preflight(resolve_config(program_config, secret_keys))]
+    assert any(
+        f.startswith(f"warning: {VOLUME}.nfs.server: 'nas.lab.example' is a DNS name") and "plain text" in f
+        for f in findings
+    ), findings

@@ -137,3 +137,22 @@ class FakeHost:
 
     def mode(self, path: str) -> int:
         return (self.root / path.lstrip("/")).stat().st_mode & 0o777
+
+
+# systemctl on an NFS server: nfsd reads /etc/nfs.conf when it (re)starts, not while it runs, and, like
+# nfs-utils, takes the first vers3 line it finds; what it then offers is /proc/fs/nfsd/versions.
+NFSD_SYSTEMCTL = """
+echo "systemctl $*" >> "$STATE/calls.log"
+case "$*" in
+  "start nfs-server" | "restart nfs-server")
+    if [ "$1" = restart ] || [ ! -e "$STATE/nfsd-running" ]; then
+      touch "$STATE/nfsd-running"
+      mkdir -p "$GPUKIT_ROOT/proc/fs/nfsd"
+      first="$(grep -m1 -E '^vers3 *=' "$GPUKIT_ROOT/etc/nfs.conf" 2>/dev/null || true)"
+      case "$first" in
+        *=*n*) echo "-2 -3 +4 +4.1 +4.2" > "$GPUKIT_ROOT/proc/fs/nfsd/versions" ;;
+        *) echo "+3 +4 +4.1 +4.2" > "$GPUKIT_ROOT/proc/fs/nfsd/versions" ;;
+      esac
+    fi ;;
+esac
+"""

@@ -4,11 +4,12 @@ executed against stub commands: the distribution's package, exports to the nodes
 from pathlib import Path
 
 import pytest
-from scripts.stubs import FakeHost
+from scripts.stubs import NFSD_SYSTEMCTL, FakeHost
 
 from gpukit.components.k3s.nfs_exports import (
     EXPORT_OPTIONS,
     EXPORTS_FILE,
+    V4_ONLY_MARK,
     exports,
     exports_file,
     nfs_server_script,
@@ -31,6 +32,7 @@ if [ "$1" = install ]; then
 fi
 """,
     "chown": 'echo "chown $*" >> "$STATE/calls.log"',
+    "systemctl": NFSD_SYSTEMCTL,
 }
 
 
@@ -87,7 +89,39 @@ def test_a_host_without_nfs_gets_the_distribution_package_directories_and_export
     assert "chown 65534:65534 " + str(host.root / "srv/gpukit-nfs/checkpoints") in result.calls
     assert host.mode("/srv/gpukit-nfs/datasets") == 0o755
     assert (host.root / EXPORTS_FILE.lstrip("/")).read_text() == exports_file(TABLE)
-    assert result.calls[-3:] == ["systemctl enable --now nfs-server", "exportfs -ra", "exportfs -v"]
+    assert result.calls[-5:] == [
+        "systemctl mask --now rpcbind.service rpcbind.socket rpc-statd.service",
+        "systemctl enable nfs-server",
+        "systemctl restart nfs-server",
+        "exportfs -ra",
+        "exportfs -v",
+    ]
+
+
+def test_the_server_is_nfsv4_only_without_rpcbind_and_says_so_once(host: FakeHost) -> None:
+    conf = host.root / "etc/nfs.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text("[nfsd]\n# vers3=y\n")  # the distribution's file: every key commented out
+    first = host.run(nfs_server_script(TABLE))
+    assert first.code == 0, first.stderr
+    assert conf.read_text() == f"[nfsd]\n# vers3=y\n\n{V4_ONLY_MARK}\n[nfsd]\nvers2=n\nvers3=n\n"
+    assert (host.root / "proc/fs/nfsd/versions").read_text().split()[:2] == ["-2", "-3"]
+    assert "systemctl mask --now rpcbind.service rpcbind.socket rpc-statd.service" in first.calls
+    again = host.run(nfs_server_script(TABLE))
+    assert again.code == 0, again.stderr
+    assert conf.read_text().count(V4_ONLY_MARK) == 1
+    # Unchanged config: the running server is not restarted under its clients.
+    assert "systemctl start nfs-server" in again.calls and "systemctl restart nfs-server" not in again.calls
+
+
+def test_a_vers3_line_that_wins_over_gpukits_fails_loudly(host: FakeHost) -> None:
+    conf = host.root / "etc/nfs.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text("[nfsd]\nvers3=y\n")  # set by the host's owner: nfs-utils keeps the first value
+    result = host.run(nfs_server_script(TABLE))
+    assert result.code == 1
+    assert "still offers NFSv2/v3 (+3 +4 +4.1 +4.2)" in result.stderr
+    assert "exportfs -ra" not in result.calls
 
 
 def test_running_again_installs_nothing_keeps_data_and_rewrites_nothing(host: FakeHost) -> None:

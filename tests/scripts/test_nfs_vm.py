@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scripts.stubs import FakeHost
+from scripts.stubs import NFSD_SYSTEMCTL, FakeHost
 
 from gpukit.components.k3s.nfs_exports import EXPORT_OPTIONS, EXPORTS_FILE
 from gpukit.components.k3s.nfs_vm import (
@@ -41,6 +41,7 @@ fi
     "mkfs.ext4": 'echo "mkfs.ext4 $*" >> "$STATE/calls.log"; echo ext4 > "$STATE/fs"',
     "mountpoint": '[ -e "$STATE/mounted" ]',
     "mount": 'echo "mount $*" >> "$STATE/calls.log"; touch "$STATE/mounted"',
+    "systemctl": NFSD_SYSTEMCTL,
 }
 
 
@@ -122,9 +123,8 @@ def test_a_new_disk_is_formatted_mounted_by_its_stable_path_and_required_by_nfs(
     drop_in = (vm.root / NFS_DROP_IN.lstrip("/")).read_text()
     assert drop_in == f"[Unit]\nRequiresMountsFor={MOUNT}\n"
     # Mounted and required before the server starts and exports.
-    assert result.calls.index(f"mount {vm.root}{MOUNT}") < result.calls.index(
-        "systemctl enable --now nfs-server"
-    )
+    assert result.calls.index(f"mount {vm.root}{MOUNT}") < result.calls.index("systemctl restart nfs-server")
+    assert (vm.root / "proc/fs/nfsd/versions").read_text().startswith("-2 -3 +4")
     exports = (vm.root / EXPORTS_FILE.lstrip("/")).read_text().splitlines()[1:]
     assert exports == [f"{MOUNT} " + " ".join(f"{n}({EXPORT_OPTIONS})" for n in NETWORKS)]
 
@@ -146,7 +146,9 @@ def test_a_disk_that_never_attaches_fails_so_the_unit_retries(vm: FakeHost) -> N
     result = vm.run(script)
     assert result.code == 1
     assert f"data disk {DEVICE} not attached" in result.stderr
-    assert not any(c.startswith(("mkfs", "mount", "systemctl enable")) for c in result.calls)
+    assert not any(
+        c.startswith(("mkfs", "mount", "systemctl enable", "systemctl mask")) for c in result.calls
+    )
 
 
 def test_stable_device_paths() -> None:

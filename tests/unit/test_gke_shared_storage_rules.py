@@ -74,11 +74,6 @@ BAD = [
         "gpukit:storage.shared[0].bucket",
         "not containing 'google'",
     ),
-    (
-        {"name": "d", "kind": "gcs-fuse", "role": "checkpoints", "size_gb": 100, "bucket": "ckpts"},
-        "gpukit:storage.shared[0].role",
-        "gcs-fuse cannot hold checkpoints",
-    ),
 ]
 
 

@@ -8,6 +8,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpukit.components.findings import Severity
 from gpukit.components.k3s.nfs_chart import (
     CHART,
     CHART_REPOSITORY,
@@ -16,6 +17,7 @@ from gpukit.components.k3s.nfs_chart import (
     nfs_driver_values,
 )
 from gpukit.components.k3s.nfs_class import example_claim, nfs_storage_class
+from gpukit.components.k3s.nfs_network import nfs_address_findings
 from gpukit.components.pools import SERVER_TAINT
 from gpukit.providers.ssh.k3s.nfs_validation import nfs_problems
 
@@ -112,6 +114,10 @@ def test_good_nfs_volumes_pass() -> None:
         ({"server": "10.0.0.5", "path": "/srv/../etc"}, "ssh", "nfs.path", "'..'"),
         (None, "ssh", "nfs", "required on k3s over ssh"),
         (None, "gcp", "nfs", "required on k3s over gcp"),  # a provider passing no VM disk
+        # Plain-text NFS never goes to an internet-routed address, IPv4, IPv6 or IPv4-mapped.
+        ({"server": "8.8.8.8", "path": "/x"}, "ssh", "nfs.server", "'8.8.8.8' is a public (global) address"),
+        ({"server": "2001:4860::8888", "path": "/x"}, "aws", "nfs.server", "public (global) address"),
+        ({"server": "::ffff:8.8.8.8", "path": "/x"}, "gcp", "nfs.server", "plain text"),
     ],
 )
 def test_bad_nfs_volumes_are_refused_naming_the_key(
@@ -120,3 +126,88 @@ def test_bad_nfs_volumes_are_refused_naming_the_key(
     problems = nfs_problems(KEY, nfs, provider, SSH_HOSTS)
     assert _keys(problems) == [f"{KEY}.{key}"]
     assert words in problems[0].message
+
+
+@pytest.mark.parametrize(
+    "server", ["10.0.0.5", "172.16.4.2", "192.168.1.20", "100.64.1.2", "169.254.10.1", "fd12:3456::5"]
+)
+def test_private_cgnat_link_local_and_ula_servers_pass(server: str) -> None:
+    assert nfs_problems(KEY, {"server": server, "path": "/export"}, "gcp", []) == []
+
+
+def test_a_host_server_is_refused_when_it_or_a_host_it_exports_to_is_public() -> None:
+    public_agent = ["192.0.2.10", "93.184.216.34", "gpu-2.lab.example"]
+    (problem,) = nfs_problems(KEY, {"host": "192.0.2.10"}, "ssh", public_agent)
+    assert problem.key == f"{KEY}.nfs.host"
+    assert "public (global) addresses (93.184.216.34)" in problem.message
+    assert "got host '192.0.2.10'" in problem.message
+    (problem,) = nfs_problems(KEY, {"host": "93.184.216.34"}, "ssh", public_agent)
+    assert "(93.184.216.34)" in problem.message
+
+
+def test_dns_names_get_a_plain_text_warning_naming_the_key() -> None:
+    storage = {
+        "shared": [
+            {"name": "a", "kind": "nfs", "nfs": {"server": "nas.lab.example", "path": "/x"}},
+            {"name": "b", "kind": "auto", "nfs": {"host": "192.0.2.10"}},
+            {"name": "c", "kind": "nfs", "nfs": {"server": "10.0.0.5", "path": "/x"}},
+        ]
+    }
+    findings = nfs_address_findings(storage, SSH_HOSTS)
+    assert [(f.severity, f.key) for f in findings] == [
+        (Severity.WARNING, "gpukit:storage.shared[0].nfs.server"),
+        (Severity.WARNING, "gpukit:storage.shared[1].nfs.host"),
+    ]
+    assert "plain text" in findings[0].message and "nas.lab.example" in findings[0].fix
+    assert "gpu-2.lab.example is a DNS name" in findings[1].message
+    assert nfs_address_findings(storage, ["192.0.2.10", "192.0.2.11"])[1:] == []
+
+
+DOC = Path(__file__).parents[2] / "docs/shared-storage.md"
+
+
+def _doc_network_policy() -> dict[str, Any]:
+    """The NetworkPolicy example of docs/shared-storage.md (k3s, Security), as YAML."""
+    text = DOC.read_text()
+    start = text.index("```yaml\n", text.index("**Keep pods off the server with a NetworkPolicy**"))
+    block = text[start + len("```yaml\n") : text.index("```", start + 3)]
+    return yaml.safe_load("\n".join(line.removeprefix("  ") for line in block.splitlines()))
+
+
+def test_the_documented_network_policy_is_valid_and_keeps_pods_off_the_server() -> None:
+    policy = _doc_network_policy()
+    kubernetes_validate.validate(policy, "1.35.0", strict=True)
+    assert policy["spec"]["podSelector"] == {} and policy["spec"]["policyTypes"] == ["Egress"]
+    blocks = [
+        peer["ipBlock"] for rule in policy["spec"]["egress"] for peer in rule["to"] if "ipBlock" in peer
+    ]
+    # The only address range allowed to every pod leaves the server's address out.
+    assert blocks == [{"cidr": "0.0.0.0/0", "except": ["192.0.2.10/32"]}]
+
+
+def test_the_node_plugin_mounts_from_the_host_network_so_the_policy_never_blocks_a_mount() -> None:
+    # The chart's node DaemonSet sets hostNetwork: true (templates/csi-nfs-node.yaml); its values give the
+    # host-network DNS policy, and gpukit's values override neither.
+    assert CHART_VALUES["node"]["dnsPolicy"] == "ClusterFirstWithHostNet"
+    node = nfs_driver_values().get("node", {})
+    assert "dnsPolicy" not in node and "hostNetwork" not in node
+    assert "(RBAC)" not in DOC.read_text()
+
+
+@pytest.mark.parametrize(
+    ("nfs", "zones"),
+    [
+        ({"host": "192.0.2.10"}, ["host 192.0.2.10"]),
+        ({"server": "nas.lab.example", "path": "/x"}, ["your server"]),
+    ],
+)
+def test_the_plan_says_where_an_nfs_volume_lives(nfs: dict[str, str], zones: list[str]) -> None:
+    from gpukit.components.spec import StorageKind, StorageRole
+    from gpukit.components.storage.backends import BACKENDS
+    from gpukit.components.storage.plan import PlannedVolume
+    from gpukit.providers.ssh.substrate import K3sSshSubstrate
+
+    row = BACKENDS[StorageKind.NFS]
+    spec = {"name": "c", "kind": StorageKind.NFS, "role": StorageRole.CHECKPOINTS, "size_gb": 10, "nfs": nfs}
+    volume = PlannedVolume(spec, row, row.tiers[0], "")  # type: ignore[arg-type]
+    assert K3sSshSubstrate().shared_volume_zones(None, volume) == zones  # type: ignore[arg-type]

@@ -131,6 +131,13 @@ def test_a_valid_volume_has_no_problem() -> None:
             "required",
         ),
         (_volume(bucket="b"), "gpukit:storage.shared[0].bucket", "only for s3 and gcs-fuse"),
+        (
+            _volume(kind=StorageKind.S3, bucket="ckpts"),
+            "gpukit:storage.shared[0].role",
+            "s3 cannot hold checkpoints (a bucket mount takes no appends or in-place writes): it serves "
+            "datasets, model-cache; name another kind (or `kind: auto`); "
+            "got role 'checkpoints' with kind 's3'",
+        ),
         (_volume(nfs={"server": "10.0.0.5"}), "gpukit:storage.shared[0].nfs", "only for kind nfs"),
         (_volume(name="Bad_Name"), "gpukit:storage.shared[0].name", "lowercase letters"),
     ],

@@ -2,8 +2,10 @@
 from. Pure. Kept with the SSH provider, whose address rules (providers/ssh/addresses.py) it shares.
 
 - an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
-  reach, `path` an absolute path of plain characters (nfs_exports.export_path_problem);
+  reach, never a public (global) address (components/k3s/nfs_network.py: NFS is plain text), `path`
+  an absolute path of plain characters (nfs_exports.export_path_problem);
 - `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
+  neither it nor any host it exports to on a public (global) address;
 - neither: on k3s over aws and gcp a small VM gpukit makes serves the volume from a disk of its own,
   whose size range `vm_disk` gives (sizeGb outside it is refused); over SSH refused (name a host or
   an export), as on any provider that passes no `vm_disk`.
@@ -17,6 +19,7 @@ from typing import Any
 
 from gpukit.components.errors import Problem
 from gpukit.components.k3s.nfs_exports import export_path_problem
+from gpukit.components.k3s.nfs_network import PLAIN_TEXT, PRIVATE_RANGES, is_nfs_on_k3s, is_public
 from gpukit.providers.ssh.addresses import address_ok, same_host, unusable
 
 
@@ -47,6 +50,8 @@ def nfs_problems(
     if server is not None:
         why = None if address_ok(server) else "is not an IP address or DNS name"
         why = why or unusable(server)
+        if why is None and is_public(server):
+            why = f"is a public (global) address: {PLAIN_TEXT} ({PRIVATE_RANGES})"
         if why is not None:
             problems.append(
                 Problem(
@@ -74,6 +79,16 @@ def nfs_problems(
                     f"must be the address of one of the cluster's hosts (nodePools[*].hosts[*].address: "
                     f"{listed}): gpukit sets the server up over SSH with that host's pinned key; "
                     f"got {host!r}",
+                )
+            )
+        elif public := [a for a in dict.fromkeys([host, *hosts]) if is_public(a)]:
+            problems.append(
+                Problem(
+                    f"{key}.nfs.host",
+                    f"the NFS server on {host} would export to the cluster's hosts over public (global) "
+                    f"addresses ({', '.join(public)}): {PLAIN_TEXT} ({PRIVATE_RANGES}); give the hosts "
+                    f"private addresses, or name an export on a private network with server and path; "
+                    f"got host {host!r}",
                 )
             )
     if host is None and server is None and path is None:
@@ -109,7 +124,7 @@ def shared_nfs_problems(
     which picks NFS: k3s has no other backend)."""
     problems: list[Problem] = []
     for i, volume in enumerate((storage or {}).get("shared", [])):
-        if getattr(volume.get("kind"), "value", volume.get("kind")) in {"nfs", "auto"}:
+        if is_nfs_on_k3s(volume):
             problems += nfs_problems(
                 f"gpukit:storage.shared[{i}]",
                 volume.get("nfs"),

@@ -1,7 +1,7 @@
 """GKE's checks of `gpukit:storage.shared[]` beyond the neutral ones (components/storage/validate.py checks
-sizes, tiers, throughput and regions against the backend table): Cloud Storage bucket names, no
-checkpoints on a bucket, and no private services access on a network gpukit does not own. Each problem
-names the volume's key."""
+sizes, tiers, throughput, regions and each kind's roles against the backend table): Cloud Storage bucket
+names, and no private services access on a network gpukit does not own. Each problem names the volume's
+key."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -23,14 +23,6 @@ def _gcs_fuse(key: str, volume: Mapping[str, Any], problems: list[Problem]) -> N
     if bucket is not None and not (isinstance(bucket, str) and bucket_name_ok(bucket)):
         problems.append(
             Problem(f"{key}.bucket", f"a Cloud Storage bucket name is {BUCKET_SHAPE}; got {bucket!r}")
-        )
-    if getattr(volume.get("role"), "value", volume.get("role")) == "checkpoints":
-        problems.append(
-            Problem(
-                f"{key}.role",
-                "gcs-fuse cannot hold checkpoints (no appends or random writes through Cloud Storage FUSE); "
-                "use filestore or managed-lustre",
-            )
         )
 
 

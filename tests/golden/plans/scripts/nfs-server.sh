@@ -1,9 +1,10 @@
-# --- gpukit NFS server: the distribution's own NFS server, one directory per shared volume, exported
-# to the cluster's nodes only.
+# --- gpukit NFS server: the distribution's own NFS server, NFSv4 only, one directory per shared
+# volume, exported to the cluster's nodes only.
 # Inputs (set above by the renderer): EXPORT_DIRS (space-separated absolute directories, plain
 # characters only), EXPORTS (the text of EXPORTS_FILE), EXPORTS_FILE, SQUASHED_OWNER (uid:gid a
 # client's root becomes under root_squash: it owns each directory, so the CSI controller can create
-# the claims' subdirectories there).
+# the claims' subdirectories there), V4_ONLY_MARK (the line that starts gpukit's block in
+# /etc/nfs.conf).
 # Packages come from the distribution's own signed repositories (apt and dnf check their signatures;
 # nothing is downloaded from anywhere else). Running it again changes nothing but what changed;
 # existing data is never touched: only each directory itself is (re)owned, never what is inside.
@@ -45,7 +46,36 @@ if [ ! -f "$exports_file" ] || [ "$(cat "$exports_file")" != "${EXPORTS%$'\n'}" 
   echo "gpukit: exports written to $EXPORTS_FILE"
 fi
 
-systemctl enable --now nfs-server
+# NFSv4 only: the nodes mount with nfsvers=4.1, which needs nothing but TCP 2049 (RFC 7530 section
+# 3.1). With vers2=n and vers3=n in [nfsd], rpc.nfsd offers only v4 and rpc.mountd opens no MOUNT
+# listener (both read these keys: nfs.conf(5); nfs-utils utils/nfsd/nfsd.c, utils/mountd/mountd.c);
+# rpcbind (port 111) and rpc-statd (NSM, NFSv3 locking) are then not needed and are masked, as Red
+# Hat's "Configuring an NFSv4-only server" does (RHEL 8 "Managing file systems"). The three units
+# exist on both families: nfs-kernel-server depends on nfs-common, which depends on rpcbind (Debian,
+# Ubuntu); nfs-utils requires rpcbind (RHEL family). A vers2/vers3 the host's owner set earlier in
+# /etc/nfs.conf may win over gpukit's block, so what the running server offers is checked in
+# /proc/fs/nfsd/versions (nfsd(7)).
+conf="$ROOT/etc/nfs.conf"
+restart=0
+if ! grep -qxF "$V4_ONLY_MARK" "$conf" 2> /dev/null; then
+  printf '\n%s\n[nfsd]\nvers2=n\nvers3=n\n' "$V4_ONLY_MARK" >> "$conf"
+  echo "gpukit: NFSv2 and NFSv3 turned off in /etc/nfs.conf"
+  restart=1
+fi
+systemctl mask --now rpcbind.service rpcbind.socket rpc-statd.service
+
+systemctl enable nfs-server
+if [ "$restart" = 1 ]; then
+  systemctl restart nfs-server
+else
+  systemctl start nfs-server
+fi
+versions="$(cat "$ROOT/proc/fs/nfsd/versions" 2> /dev/null || true)"
+case " $versions " in
+  "  ") fail "cannot read /proc/fs/nfsd/versions: nfs-server did not start (journalctl -u nfs-server)" ;;
+  *" +2 "* | *" +3 "*)
+    fail "the NFS server still offers NFSv2/v3 ($versions): another vers2 or vers3 line in /etc/nfs.conf wins over gpukit's; set vers2=n and vers3=n in its [nfsd] section" ;;
+esac
 # Re-export everything: drops what gpukit's file no longer lists, adds what it does.
 exportfs -ra
 echo "gpukit: NFS server ready; exports:"
