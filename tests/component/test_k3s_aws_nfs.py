@@ -102,6 +102,8 @@ def test_no_public_address_no_identity_imdsv2_one_hop_never_spot(rec: Recording)
     assert instance["instanceType"] == "m7i.large"
     assert "instanceMarketOptions" not in instance  # on demand
     assert "associatePublicIpAddress" not in instance and "iamInstanceProfile" not in instance
+    # cloud-init applies the boot script (exports, disk) at first boot only: a new script replaces the VM.
+    assert instance["userDataReplaceOnChange"] is True
     template = rec.named(f"{PREFIX}-lt").inputs
     assert "iamInstanceProfile" not in template
     assert template["metadataOptions"] == {

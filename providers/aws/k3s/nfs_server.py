@@ -131,6 +131,9 @@ class K3sEc2NfsServer(pulumi.ComponentResource):
             launch_template={"id": template.id, "version": template.latest_version.apply(str)},
             primary_network_interface={"network_interface_id": interface.id},
             user_data_base64=user_data,
+            # cloud-init writes the boot script (exports, disk) at a VM's first boot only: a changed script
+            # replaces the VM, whose data disk and network interface (its address) outlive it.
+            user_data_replace_on_change=True,
             tags={**tags, "Name": label},
             # Its network interface attaches to one instance at a time: a replacement frees it first.
             opts=pulumi.ResourceOptions(parent=self, delete_before_replace=True),

@@ -153,8 +153,11 @@ class K3sGceNfsServer(pulumi.ComponentResource):
                 parent=self,
                 delete_before_replace=True,
                 # A new image or zone would replace the server under running pods: they apply to a VM
-                # made later instead. User data changes in place; cloud-init writes it at a VM's first boot.
+                # made later instead.
                 ignore_changes=["bootDisk", "zone"],
+                # cloud-init writes the boot script (exports, disk) at a VM's first boot only: a changed
+                # script replaces the VM, whose data disk and reserved address outlive it.
+                replace_on_changes=["metadata"],
             ),
         )
         self.address = address.address
