@@ -6,6 +6,18 @@ from dataclasses import dataclass
 from gpukit.components.spec import StorageKind, StorageRole
 from gpukit.components.storage.backends import BACKENDS, Backend, Tier
 
+# Datasets and model caches are read-mostly: an existing bucket where one is named, else the shared file
+# system, else Lustre where more throughput is asked for than it can be shown to give.
+_READ_MOSTLY = (
+    StorageKind.S3,
+    StorageKind.GCS_FUSE,
+    StorageKind.EFS,
+    StorageKind.FILESTORE,
+    StorageKind.FSX_LUSTRE,
+    StorageKind.MANAGED_LUSTRE,
+    StorageKind.NFS,
+)
+
 AUTO_ORDER: dict[StorageRole, tuple[StorageKind, ...]] = {
     # Checkpoints need full POSIX writes and must survive a node: the highly available file system
     # first, Lustre where more throughput is asked for than the file system can be shown to give.
@@ -16,26 +28,8 @@ AUTO_ORDER: dict[StorageRole, tuple[StorageKind, ...]] = {
         StorageKind.MANAGED_LUSTRE,
         StorageKind.NFS,
     ),
-    # Datasets and model caches are read-mostly: an existing bucket where one is named, else Lustre
-    # for throughput, else the shared file system.
-    StorageRole.DATASETS: (
-        StorageKind.S3,
-        StorageKind.GCS_FUSE,
-        StorageKind.EFS,
-        StorageKind.FILESTORE,
-        StorageKind.FSX_LUSTRE,
-        StorageKind.MANAGED_LUSTRE,
-        StorageKind.NFS,
-    ),
-    StorageRole.MODEL_CACHE: (
-        StorageKind.S3,
-        StorageKind.GCS_FUSE,
-        StorageKind.EFS,
-        StorageKind.FILESTORE,
-        StorageKind.FSX_LUSTRE,
-        StorageKind.MANAGED_LUSTRE,
-        StorageKind.NFS,
-    ),
+    StorageRole.DATASETS: _READ_MOSTLY,
+    StorageRole.MODEL_CACHE: _READ_MOSTLY,
 }
 
 

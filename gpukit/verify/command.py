@@ -203,37 +203,24 @@ def _failed_checks(text: str) -> list[str]:
     return [line.removeprefix(FAIL_PREFIX) for line in lines if line.startswith(FAIL_PREFIX)]
 
 
+def _job_pods(kubectl: Kubectl, name: str, namespace: str, jsonpath: str) -> str:
+    """`jsonpath` over the pods of Job `name` (empty when kubectl fails: the caller reports what it has)."""
+    args = ("get", "pods", "-n", namespace, "-l", f"job-name={name}", "-o", f"jsonpath={jsonpath}")
+    return kubectl.run(*args, check=False).stdout
+
+
 def _termination_messages(kubectl: Kubectl, name: str, namespace: str) -> str:
     """The check containers' termination messages (their log tails, FallbackToLogsOnError): what the
     pods' status still says once their node, and with it their logs, is gone."""
-    pods = kubectl.run(
-        "get",
-        "pods",
-        "-n",
-        namespace,
-        "-l",
-        f"job-name={name}",
-        "-o",
-        "jsonpath={.items[*].status.containerStatuses[*].state.terminated.message}",
-        check=False,
+    return _job_pods(
+        kubectl, name, namespace, "{.items[*].status.containerStatuses[*].state.terminated.message}"
     )
-    return pods.stdout
 
 
 def _pod_phase(kubectl: Kubectl, job: dict[str, Any]) -> str:
     """Where the Job's pod stands (Pending: no node or no free unit in the pool)."""
     name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
-    pods = kubectl.run(
-        "get",
-        "pods",
-        "-n",
-        namespace,
-        "-l",
-        f"job-name={name}",
-        "-o",
-        "jsonpath={.items[*].status.phase}",
-        check=False,
-    ).stdout.split()
+    pods = _job_pods(kubectl, name, namespace, "{.items[*].status.phase}").split()
     return f"pod {', '.join(pods)}" if pods else "no pod yet"
 
 
