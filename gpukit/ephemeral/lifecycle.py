@@ -24,6 +24,7 @@ from gpukit.ephemeral.ttl import expires
 from gpukit.ephemeral.workspace import (
     PASSPHRASE_ENVS,
     EphemeralHome,
+    pulumi_version_problem,
     shared_backend_without_passphrase,
     write_private,
     write_stack_config,
@@ -85,9 +86,14 @@ def check_backend(home: EphemeralHome) -> None:
 
 
 def open_workspace(home: EphemeralHome) -> Any:
-    """The workspace, once the backend's secrets are known to be readable by every machine using it."""
+    """The workspace, once the backend's secrets are known to be readable by every machine using it
+    and the Pulumi CLI is one that keeps stack tags there."""
     check_backend(home)
-    return _open_workspace(home)
+    workspace = _open_workspace(home)
+    problem = pulumi_version_problem(str(workspace.pulumi_version), home)
+    if problem is not None:
+        raise EphemeralError(problem, EXIT_REFUSED)
+    return workspace
 
 
 STDERR_MARK = "\n stderr: "

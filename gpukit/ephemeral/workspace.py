@@ -48,6 +48,11 @@ def cancel_grace_seconds() -> float:
     return value if value > 0 else DEFAULT_CANCEL_GRACE_SECONDS
 
 
+MIN_PULUMI_VERSION = (3, 211, 0)
+"""The oldest Pulumi CLI that keeps stack tags on a DIY backend (file://, s3://, gs://, azblob://):
+pulumi/pulumi#19882, released in v3.211.0. gpukit reads an ephemeral stack's expiry and its proof of
+origin from those tags (`list`, `reap`, `down`); an older CLI drops them silently."""
+
 PROJECT_NAME = "gpukit-ephemeral"
 MAIN_PY = (
     '"""gpukit ephemeral stacks run gpukit\'s own program."""\n\nfrom gpukit.program import main\n\nmain()\n'
@@ -120,6 +125,32 @@ def shared_backend_without_passphrase(home: EphemeralHome) -> bool:
         return False
     scheme = home.backend_url.split("://", 1)[0].lower() if "://" in home.backend_url else ""
     return scheme not in ("file", "https", "http")
+
+
+def pulumi_version_problem(version: str, home: "EphemeralHome") -> str | None:
+    """Why the Pulumi CLI `version` (`3.210.1`, `v3.211.0`) cannot run ephemeral stacks in `home`'s
+    backend, or None. Pulumi Cloud (https://) keeps stack tags with any CLI."""
+    if _is_pulumi_cloud(home):
+        return None
+    numbers = version.strip().removeprefix("v").split("-", 1)[0].split("+", 1)[0].split(".")
+    try:
+        found = tuple(int(n) for n in numbers[:3])
+    except ValueError:
+        return f"cannot read the Pulumi CLI's version {version!r}"
+    if found >= MIN_PULUMI_VERSION:
+        return None
+    minimum = ".".join(map(str, MIN_PULUMI_VERSION))
+    return (
+        f"the Pulumi CLI is {version}: gpukit ephemeral needs {minimum} or later with a "
+        f"{home.backend.split('://', 1)[0]}:// backend (older CLIs drop stack tags there, "
+        "pulumi/pulumi#19882, and gpukit finds each stack's expiry by them); upgrade it "
+        "(https://www.pulumi.com/docs/install/)"
+    )
+
+
+def _is_pulumi_cloud(home: "EphemeralHome") -> bool:
+    scheme = home.backend.split("://", 1)[0].lower() if "://" in home.backend else ""
+    return scheme in ("https", "http")
 
 
 def _passphrase_in_env() -> bool:

@@ -85,6 +85,8 @@ def stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Stub:
         "GPUKIT_EPHEMERAL_MAX_HOURLY",
         "GPUKIT_STUB_PULUMI_UP",
         "GPUKIT_STUB_PULUMI_DESTROY",
+        "GPUKIT_STUB_PULUMI_VERSION",
+        "GPUKIT_EPHEMERAL_CANCEL_GRACE_SECONDS",
         "PULUMI_BACKEND_URL",
     ):
         monkeypatch.delenv(name, raising=False)
@@ -656,3 +658,60 @@ def test_a_pulumi_error_is_reported_by_what_the_cli_said_on_stderr() -> None:
     assert lifecycle.command_error_text(create_command_error(result)) == "error: boom"
     # No stderr: the error as it is.
     assert "code: 1" in lifecycle.command_error_text(create_command_error(CommandResult("", "", 1)))
+
+
+QUICK_TEST = "def test_uses_the_cluster(gpukit_cluster):\n    assert gpukit_cluster.kubeconfig.is_file()\n"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--gpukit-ttl", "5m", "--gpukit-ttl / gpukit_ttl: --ttl must be between 30m and 7d; got '5m'"),
+        ("--gpukit-ttl", "soon", "--gpukit-ttl / gpukit_ttl: --ttl must be a whole number"),
+        ("--gpukit-max-hourly-cost", "cheap", "must be a positive number of USD per hour; got 'cheap'"),
+        ("--gpukit-max-hourly-cost", "0", "must be a positive number of USD per hour; got '0'"),
+    ],
+)
+def test_a_bad_fixture_option_is_a_usage_error_before_any_pulumi_call(
+    stub: Stub, tmp_path: Path, option: str, value: str, says: str
+) -> None:
+    process = _pytest_session(stub, tmp_path, "--gpukit-stack", "eks-dev", option, value, test=QUICK_TEST)
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 4, output  # pytest's exit code for a usage error
+    assert f"ERROR: {option}" in output and says in output and "Traceback" not in output, output
+    assert stub.calls() == []
+
+
+BUDGET_TEST = """
+from pathlib import Path
+import yaml
+
+def test_reads_the_budget(gpukit_cluster):
+    stack = Path("{home}") / "project" / f"Pulumi.{{gpukit_cluster.name}}.yaml"
+    budget = yaml.safe_load(stack.read_text())["config"]["gpukit:budget"]
+    Path("{marker}").write_text(str(budget["allowUnpriced"]))
+"""
+
+
+@pytest.mark.parametrize(("options", "allowed"), [((), "False"), (("--gpukit-allow-unpriced",), "True")])
+def test_the_fixture_passes_allow_unpriced_to_the_copy(
+    stub: Stub, tmp_path: Path, options: tuple[str, ...], allowed: str
+) -> None:
+    test = BUDGET_TEST.replace("{home}", str(stub.home))
+    process = _pytest_session(
+        stub, tmp_path, "--gpukit-stack", "eks-dev", "--gpukit-state-dir", str(stub.home), *options, test=test
+    )
+    output = process.communicate(timeout=180)[0]
+    assert process.returncode == 0 and "1 passed" in output, output
+    assert (tmp_path / "in-test").read_text() == allowed
+    assert stub.stacks() == {}
+
+
+def test_a_pulumi_cli_too_old_to_keep_stack_tags_is_refused_naming_the_minimum(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_VERSION", "v3.210.0")
+    code, _, err = _up(stub, capsys)
+    assert code == 2 and "the Pulumi CLI is 3.210.0" in err and "3.211.0 or later" in err, err
+    assert main(stub.ephemeral("list")) == 2 and main(stub.ephemeral("reap")) == 2
+    assert "up" not in stub.commands() and stub.stacks() == {}
