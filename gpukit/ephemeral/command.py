@@ -57,7 +57,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         metavar="STACK",
         help="an example stack name (stacks/Pulumi.<STACK>.yaml) or a path to a stack file",
     )
-    up.add_argument("--ttl", required=True, help="how long it lives: 90m, 4h, 2d (10m to 7d)")
+    up.add_argument("--ttl", required=True, help="how long it lives: 90m, 4h, 2d (30m to 7d)")
     up.add_argument(
         "--name", help="the stack (and cluster) name, eph-...; default eph-<from>-<time>-<random>"
     )

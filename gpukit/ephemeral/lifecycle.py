@@ -24,6 +24,7 @@ from gpukit.ephemeral.ttl import expires
 from gpukit.ephemeral.workspace import (
     PASSPHRASE_ENVS,
     EphemeralHome,
+    pulumi_version_problem,
     shared_backend_without_passphrase,
     write_private,
     write_stack_config,
@@ -85,9 +86,14 @@ def check_backend(home: EphemeralHome) -> None:
 
 
 def open_workspace(home: EphemeralHome) -> Any:
-    """The workspace, once the backend's secrets are known to be readable by every machine using it."""
+    """The workspace, once the backend's secrets are known to be readable by every machine using it
+    and the Pulumi CLI is one that keeps stack tags there."""
     check_backend(home)
-    return _open_workspace(home)
+    workspace = _open_workspace(home)
+    problem = pulumi_version_problem(str(workspace.pulumi_version), home)
+    if problem is not None:
+        raise EphemeralError(problem, EXIT_REFUSED)
+    return workspace
 
 
 STDERR_MARK = "\n stderr: "
@@ -183,6 +189,27 @@ def up(
     return UpResult(name, path, expires_at, verdict.cost, shown)
 
 
+class StackLockedError(EphemeralError):
+    """A destroy found the stack locked: by a Pulumi run still going, or by one killed before it could
+    release its lock (a killed `pulumi up` also leaves its in-flight creates pending in the state)."""
+
+
+def lock_recovery(home: EphemeralHome, name: str) -> str:
+    """What to run when `name` stays locked and no Pulumi run on it is still going. `pulumi cancel`
+    removes the lock (the DIY backend's own lock error says "delete the lock file with `pulumi
+    cancel`", pkg/backend/diy/lock.go); `refresh --clear-pending-creates` drops the creates the killed
+    run left pending, so the destroy sees what the cloud holds; then gpukit's own destroy."""
+    env = " ".join(f"{k}={v}" for k, v in home.env().items() if k != "PULUMI_SKIP_UPDATE_CHECK")
+    where = f"cd {home.project_dir} && {env}"
+    return (
+        f"{name}: the stack is locked, by a Pulumi run on it that is still going or by one that was "
+        "killed before it finished. Wait for a running one; if none is running:\n"
+        f"  {where} pulumi cancel --stack {name} --yes\n"
+        f"  {where} pulumi refresh --clear-pending-creates --stack {name} --yes\n"
+        f"  gpukit ephemeral down {name}" + (f" --backend {home.backend_url}" if home.backend_url else "")
+    )
+
+
 def _tear_down(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
     """Destroy and remove the stack; a failure here is reported, and the stack kept for `reap`."""
     try:
@@ -190,6 +217,11 @@ def _tear_down(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None
     except KeyboardInterrupt:
         log(f"gpukit: clean-up of {name} interrupted; run `gpukit ephemeral down {name}`")
         raise
+    except StackLockedError as err:
+        log(
+            f"gpukit: clean-up of {name} failed, the stack is kept (it expires and `gpukit ephemeral reap` "
+            f"retries): {err}"
+        )
     except Exception as err:
         log(
             f"gpukit: clean-up of {name} failed, the stack is kept (it expires and `gpukit ephemeral "
@@ -198,11 +230,17 @@ def _tear_down(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None
 
 
 def destroy(workspace: Any, home: EphemeralHome, name: str, log: Log) -> None:
-    """`pulumi destroy`, then `pulumi stack rm`, then the stack's local files."""
-    from pulumi.automation import Stack
+    """`pulumi destroy`, then `pulumi stack rm`, then the stack's local files. StackLockedError, with
+    the way out, where the stack is locked."""
+    from pulumi.automation import ConcurrentUpdateError, Stack
 
     stack = Stack.select(name, workspace)
-    stack.destroy(on_output=log, on_error=log)
+    try:
+        stack.destroy(on_output=log, on_error=log)
+    except ConcurrentUpdateError as err:
+        # The Automation API raises it for the CLI's "[409] Conflict: Another update is currently in
+        # progress." (Pulumi Cloud) and "the stack is currently locked by" (DIY backends).
+        raise StackLockedError(lock_recovery(home, name), EXIT_FAILED) from err
     workspace.remove_stack(name)
     home.stack_file(name).unlink(missing_ok=True)
     home.kubeconfig(name).unlink(missing_ok=True)

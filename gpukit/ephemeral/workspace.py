@@ -29,9 +29,29 @@ import yaml
 STATE_DIR_ENV = "GPUKIT_EPHEMERAL_STATE_DIR"
 DEFAULT_STATE_DIR = Path("~/.gpukit/ephemeral")
 PASSPHRASE_ENVS = ("PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE")
-CANCEL_GRACE_SECONDS = 300.0
-"""How long a cancelled `pulumi up` gets to stop cleanly after SIGINT (it finishes the operations in
-flight and saves the state) before it is killed; a killed one may leave the stack locked."""
+CANCEL_GRACE_ENV = "GPUKIT_EPHEMERAL_CANCEL_GRACE_SECONDS"
+DEFAULT_CANCEL_GRACE_SECONDS = 20 * 60.0
+"""How long a cancelled `pulumi up` gets to stop cleanly after SIGINT before it is killed. On SIGINT the
+CLI finishes the operations in flight and saves the state; the longest of those is an EKS control plane
+or GKE cluster create, which on EKS averages 15 minutes (aws/containers-roadmap#1227). Killing the CLI
+earlier leaves the stack locked and the half-made cluster out of the state (a pending create), so the
+destroy that follows can neither run nor see it. 20 minutes is an engineering choice above that
+average; ${CANCEL_GRACE_ENV} overrides it (tests use seconds)."""
+
+
+def cancel_grace_seconds() -> float:
+    """The grace before SIGKILL: ${CANCEL_GRACE_ENV} where it is a positive number, else the default."""
+    try:
+        value = float(os.environ.get(CANCEL_GRACE_ENV, ""))
+    except ValueError:
+        return DEFAULT_CANCEL_GRACE_SECONDS
+    return value if value > 0 else DEFAULT_CANCEL_GRACE_SECONDS
+
+
+MIN_PULUMI_VERSION = (3, 211, 0)
+"""The oldest Pulumi CLI that keeps stack tags on a DIY backend (file://, s3://, gs://, azblob://):
+pulumi/pulumi#19882, released in v3.211.0. gpukit reads an ephemeral stack's expiry and its proof of
+origin from those tags (`list`, `reap`, `down`); an older CLI drops them silently."""
 
 PROJECT_NAME = "gpukit-ephemeral"
 MAIN_PY = (
@@ -107,6 +127,32 @@ def shared_backend_without_passphrase(home: EphemeralHome) -> bool:
     return scheme not in ("file", "https", "http")
 
 
+def pulumi_version_problem(version: str, home: "EphemeralHome") -> str | None:
+    """Why the Pulumi CLI `version` (`3.210.1`, `v3.211.0`) cannot run ephemeral stacks in `home`'s
+    backend, or None. Pulumi Cloud (https://) keeps stack tags with any CLI."""
+    if _is_pulumi_cloud(home):
+        return None
+    numbers = version.strip().removeprefix("v").split("-", 1)[0].split("+", 1)[0].split(".")
+    try:
+        found = tuple(int(n) for n in numbers[:3])
+    except ValueError:
+        return f"cannot read the Pulumi CLI's version {version!r}"
+    if found >= MIN_PULUMI_VERSION:
+        return None
+    minimum = ".".join(map(str, MIN_PULUMI_VERSION))
+    return (
+        f"the Pulumi CLI is {version}: gpukit ephemeral needs {minimum} or later with a "
+        f"{home.backend.split('://', 1)[0]}:// backend (older CLIs drop stack tags there, "
+        "pulumi/pulumi#19882, and gpukit finds each stack's expiry by them); upgrade it "
+        "(https://www.pulumi.com/docs/install/)"
+    )
+
+
+def _is_pulumi_cloud(home: "EphemeralHome") -> bool:
+    scheme = home.backend.split("://", 1)[0].lower() if "://" in home.backend else ""
+    return scheme in ("https", "http")
+
+
 def _passphrase_in_env() -> bool:
     return any(os.environ.get(name) for name in PASSPHRASE_ENVS)
 
@@ -144,7 +190,7 @@ def _pulumi_command() -> Any:
     class CancellablePulumiCommand(PulumiCommand):
         """The Automation API's command runner, except that an interrupted gpukit (Ctrl-C, or SIGTERM
         turned into KeyboardInterrupt) stops the CLI it runs: SIGINT first, which the CLI takes as
-        "cancel gracefully", then SIGKILL after CANCEL_GRACE_SECONDS. The SDK's own runner leaves
+        "cancel gracefully", then SIGKILL after cancel_grace_seconds(). The SDK's own runner leaves
         the CLI running when only gpukit got the signal (subprocess.Popen.__exit__ does not stop its
         child on KeyboardInterrupt), and a `destroy` run next would find the stack locked."""
 
@@ -206,8 +252,15 @@ def _stop(process: "subprocess.Popen[str]") -> None:
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGINT)
+    grace = cancel_grace_seconds()
+    print(
+        f"gpukit: cancelling pulumi; it finishes the operations in flight and saves its state (up to "
+        f"{grace / 60:g} min, then it is killed and the stack stays locked)",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
-        process.wait(timeout=CANCEL_GRACE_SECONDS)
+        process.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()

@@ -8,6 +8,7 @@ for the fixture: nothing is imported, planned or deployed otherwise. Options (or
     --gpukit-state-dir DIR      (gpukit_state_dir)  as `gpukit ephemeral --state-dir`
     --gpukit-backend URL        (gpukit_backend)    as `gpukit ephemeral --backend`
     --gpukit-max-hourly-cost N  (gpukit_max_hourly_cost)
+    --gpukit-allow-unpriced     (gpukit_allow_unpriced) as `gpukit ephemeral up --allow-unpriced`
     --gpukit-name eph-...       (gpukit_name)       the stack's name, known before the session starts
     --gpukit-name-file FILE     (gpukit_name_file)  append `GPUKIT_EPHEMERAL_STACK=<name>` to FILE
                                                     once the stack exists (works with $GITHUB_ENV)
@@ -46,11 +47,42 @@ OPTIONS = (
 NAME_VARIABLE = "GPUKIT_EPHEMERAL_STACK"
 
 
+ALLOW_UNPRICED_HELP = "gpukit ephemeral --allow-unpriced: accept pools gpukit has no list price for"
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("gpukit", "gpukit_cluster fixture (docs/ephemeral.md)")
     for name, default, text in OPTIONS:
         group.addoption(f"--gpukit-{name}", dest=f"gpukit_{name.replace('-', '_')}", default=None, help=text)
         parser.addini(f"gpukit_{name.replace('-', '_')}", text, default=default)
+    group.addoption(
+        "--gpukit-allow-unpriced", dest="gpukit_allow_unpriced", action="store_true", help=ALLOW_UNPRICED_HELP
+    )
+    parser.addini("gpukit_allow_unpriced", ALLOW_UNPRICED_HELP, type="bool", default=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A bad --gpukit-ttl or --gpukit-max-hourly-cost stops the session at once with a usage error
+    naming it (pytest prints `ERROR: ...`, exit 4), before any test runs and without a traceback."""
+    from gpukit.ephemeral.ttl import TtlError, parse_ttl  # re and datetime only: cheap to import
+
+    ttl = _option(config, "ttl")
+    if ttl is not None:
+        try:
+            parse_ttl(ttl)
+        except TtlError as err:
+            raise pytest.UsageError(f"--gpukit-ttl / gpukit_ttl: {err}") from None
+    limit = _option(config, "max-hourly-cost")
+    if limit is not None:
+        try:
+            value = float(limit)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value < float("inf"):
+            raise pytest.UsageError(
+                f"--gpukit-max-hourly-cost / gpukit_max_hourly_cost must be a positive number of USD per "
+                f"hour; got {limit!r}"
+            )
 
 
 def _option(config: pytest.Config, name: str) -> str | None:
@@ -113,15 +145,20 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
     from gpukit.ephemeral.workspace import EphemeralHome, default_state_dir
 
     state_dir = _option(config, "state-dir")
-    limit = _option(config, "max-hourly-cost")
     home = EphemeralHome(
         Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(),
         _option(config, "backend"),
     )
+    ttl = parse_ttl(_option(config, "ttl") or "2h")  # both checked by pytest_configure
+    limit = _option(config, "max-hourly-cost")
+    max_hourly_cost = max_hourly_limit(float(limit) if limit else None)
     up = lifecycle.UpRequest(
         source=stack,
-        ttl=parse_ttl(_option(config, "ttl") or "2h"),
-        max_hourly_cost=max_hourly_limit(float(limit) if limit else None),
+        ttl=ttl,
+        max_hourly_cost=max_hourly_cost,
+        allow_unpriced=bool(
+            config.getoption("gpukit_allow_unpriced") or config.getini("gpukit_allow_unpriced")
+        ),
         name=_option(config, "name"),
     )
     name_file = _option(config, "name-file")
@@ -141,6 +178,9 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
         try:
             yield GpukitCluster(result.name, result.kubeconfig, result.outputs)
         finally:
-            lifecycle.down(home, result.name, _log)
+            try:
+                lifecycle.down(home, result.name, _log)
+            except lifecycle.EphemeralError as err:  # a locked stack: the way out, not a traceback
+                pytest.fail(f"gpukit_cluster: teardown failed: {err}", pytrace=False)
     finally:
         signal.signal(signal.SIGTERM, previous)

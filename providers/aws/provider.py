@@ -6,6 +6,8 @@ import pulumi_aws as aws
 from gpukit.components.ephemeral import EXPIRY_TAG, expiry_label
 from gpukit.components.spec import ClusterSpec
 
+CLUSTER_TAG = "gpukit:cluster"
+
 
 def expiry_tags(spec: ClusterSpec) -> dict[str, str]:
     """An ephemeral stack's expiry tag (`gpukit-expires-at`, so a forgotten cluster is found in the
@@ -17,7 +19,7 @@ def cluster_tags(spec: ClusterSpec) -> dict[str, str]:
     """What every AWS resource of the cluster is tagged with: its cluster, gpukit, `tags`, and an
     ephemeral stack's expiry."""
     return {
-        "gpukit:cluster": spec["name"],
+        CLUSTER_TAG: spec["name"],
         "managed-by": "gpukit",
         **spec.get("tags", {}),
         **expiry_tags(spec),

@@ -34,11 +34,20 @@ MAX_USER_LABELS = MAX_LABELS - len(GPUKIT_LABELS)
 TAGS_KEY = "gpukit:cluster.tags"
 
 
+def expiry_labels(spec: ClusterSpec) -> dict[str, str]:
+    """An ephemeral stack's expiry label; nothing for an ordinary stack."""
+    return {EXPIRES_LABEL: expiry_label(spec["expires_at"])} if "expires_at" in spec else {}
+
+
 def cluster_labels(spec: ClusterSpec) -> dict[str, str]:
     """What every Google Cloud resource of the cluster is labelled with: its cluster, gpukit, the
     user's `tags` (validated: never one of gpukit's own keys), and an ephemeral stack's expiry."""
-    expiry = {EXPIRES_LABEL: expiry_label(spec["expires_at"])} if "expires_at" in spec else {}
-    return {**spec.get("tags", {}), CLUSTER_LABEL: spec["name"], MANAGED_BY_LABEL: "gpukit", **expiry}
+    return {
+        **spec.get("tags", {}),
+        CLUSTER_LABEL: spec["name"],
+        MANAGED_BY_LABEL: "gpukit",
+        **expiry_labels(spec),
+    }
 
 
 def validate_gcp_labels(cluster: ClusterSpec, problems: list[Problem]) -> None:

@@ -13,7 +13,7 @@ from gpukit.components.ephemeral import EXPIRY_TAG
 from gpukit.components.errors import ConfigError
 from gpukit.ephemeral.names import ephemeral_name
 from gpukit.program import build
-from harness import Recording, example_config, record
+from harness import Recorded, Recording, example_config, record
 
 EXPIRES_AT = "2026-12-01T15:30:00Z"
 LABEL = "20261201t1530z"
@@ -38,12 +38,28 @@ def test_the_longest_ephemeral_name_is_a_full_length_cluster_name() -> None:
     assert len(NAME) == 32 and NAME.startswith("eph-researchteam-")
 
 
+ASG = "aws:autoscaling/group:Group"
+ASG_TAG = "aws:autoscaling/tag:Tag"
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+DEFAULT_TAGS_MISS = frozenset({ASG})
+"""AWS types the provider's default tags do not reach though they take tags: an Auto Scaling group
+takes a list of tags with PropagateAtLaunch (terraform-aws-eks#1916)."""
+
+
+def _own_aws_tags(r: Recorded) -> dict[str, str]:
+    """The tags a resource's own inputs give it: a tag map, or an Auto Scaling group's tag list."""
+    tags = r.inputs.get("tags")
+    if isinstance(tags, list):
+        return {t["key"]: t["value"] for t in tags}
+    return dict(tags or {})
+
+
 @pytest.mark.parametrize("stack", ["eks-dev", "eks-train", "k3s-aws"])
 def test_every_aws_resource_is_tagged_with_the_expiry(stack: str) -> None:
     rec = _run(stack)
     providers = rec.of_type("pulumi:providers:aws")
     assert providers
-    for p in providers:  # default tags reach every taggable resource the provider creates
+    for p in providers:  # default tags reach every taggable resource the provider creates ...
         assert json.loads(p.inputs["defaultTags"])["tags"][EXPIRY_TAG] == LABEL
     urns = tuple(p.urn for p in providers)
     checked = 0
@@ -51,15 +67,31 @@ def test_every_aws_resource_is_tagged_with_the_expiry(stack: str) -> None:
         if not (r.custom and r.type.startswith("aws:")):
             continue
         assert r.provider.startswith(urns), f"{r.name} is built without the cluster's provider"
-        # What default tags do not reach: instances from launch templates, and explicit tag maps.
+        # ... except the types they miss: those count only with the expiry among their own tags.
+        if r.type in DEFAULT_TAGS_MISS:
+            own = _own_aws_tags(r)
+            assert own.get(EXPIRY_TAG) == LABEL and own.get("gpukit:cluster") == NAME, r.name
+            checked += 1
+        # Nor do they reach instances from launch templates.
         for spec in r.inputs.get("tagSpecifications") or []:
             assert spec["tags"][EXPIRY_TAG] == LABEL, (r.name, spec.get("resourceType"))
             checked += 1
+    # The autoscaling group EKS makes for a managed node group is not Pulumi's: tagged by a Tag resource
+    # beside the node group.
+    for group in rec.of_type(NODE_GROUP):
+        tags = [t.inputs["tag"] for t in rec.of_type(ASG_TAG) if t.parent == group.parent]
+        assert {"key": EXPIRY_TAG, "value": LABEL, "propagateAtLaunch": False} in tags, group.name
+        checked += 1
     # Instances Karpenter launches are tagged from its EC2NodeClass, not by Pulumi.
     for r in rec.of_type("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"):
         assert r.inputs["spec"]["tags"][EXPIRY_TAG] == LABEL
         checked += 1
-    assert checked, "no launch template or EC2NodeClass carries tags: the test checks nothing there"
+    # Volumes the EBS CSI driver makes for claims are tagged from the StorageClass.
+    for sc in rec.of_type("kubernetes:storage.k8s.io/v1:StorageClass"):
+        if sc.inputs["provisioner"] == "ebs.csi.aws.com":
+            assert sc.inputs["parameters"]["tagSpecification_1"] == f"{EXPIRY_TAG}={LABEL}", sc.name
+            checked += 1
+    assert checked, "no group, launch template or EC2NodeClass carries tags: the test checks nothing there"
 
 
 @pytest.mark.parametrize("stack", ["gke-dev", "gke-train", "k3s-gcp"])
@@ -85,13 +117,19 @@ def test_every_google_cloud_resource_is_labelled_with_the_expiry(stack: str) -> 
         for disk in r.inputs.get("disks") or []:
             assert disk["labels"][EXPIRY_TAG] == LABEL, r.name
             vm_labels += 1
+    # Disks the PD CSI driver makes for claims are labelled from the StorageClass.
+    for sc in rec.of_type("kubernetes:storage.k8s.io/v1:StorageClass"):
+        if sc.inputs["provisioner"] == "pd.csi.storage.gke.io":
+            assert sc.inputs["parameters"]["labels"] == f"{EXPIRY_TAG}={LABEL}", sc.name
+            vm_labels += 1
     assert vm_labels, "no node VM or disk carries labels: the test checks nothing there"
 
 
-def test_a_stack_that_is_not_ephemeral_carries_no_expiry() -> None:
-    config = example_config("eks-dev")
-    rec = record(lambda: build(config), region=config["aws:region"])
-    assert EXPIRY_TAG not in json.loads(rec.one("pulumi:providers:aws").inputs["defaultTags"])["tags"]
+@pytest.mark.parametrize("stack", ["eks-dev", "gke-dev", "k3s-aws"])
+def test_a_stack_that_is_not_ephemeral_carries_no_expiry(stack: str) -> None:
+    config = example_config(stack)
+    rec = record(lambda: build(config), region=config.get("aws:region") or config["gcp:region"])
+    assert EXPIRY_TAG not in json.dumps([r.inputs for r in rec.resources])
 
 
 def test_k3s_over_ssh_has_nothing_to_tag_and_refuses_the_key() -> None:

@@ -85,6 +85,8 @@ def stub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Stub:
         "GPUKIT_EPHEMERAL_MAX_HOURLY",
         "GPUKIT_STUB_PULUMI_UP",
         "GPUKIT_STUB_PULUMI_DESTROY",
+        "GPUKIT_STUB_PULUMI_VERSION",
+        "GPUKIT_EPHEMERAL_CANCEL_GRACE_SECONDS",
         "PULUMI_BACKEND_URL",
     ):
         monkeypatch.delenv(name, raising=False)
@@ -309,6 +311,74 @@ def test_down_destroys_removes_the_stack_and_its_kubeconfig(
     assert "no ephemeral stack" in capsys.readouterr().err
 
 
+def _assert_lock_recovery(err: str, name: str) -> None:
+    """The way out of a locked stack, as commands to run, and no traceback."""
+    assert f"pulumi cancel --stack {name} --yes" in err, err
+    assert f"pulumi refresh --clear-pending-creates --stack {name} --yes" in err, err
+    assert f"gpukit ephemeral down {name}" in err and "Traceback" not in err, err
+
+
+def test_a_locked_stack_on_down_and_reap_prints_the_way_out_and_exits_non_zero(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _up(stub, capsys)[0] == 0
+    (name,) = stub.stacks()
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_DESTROY", "locked")
+    assert main(stub.ephemeral("down", name)) == 1
+    _assert_lock_recovery(capsys.readouterr().err, name)
+    _expire(stub, name)
+    assert main(stub.ephemeral("reap")) == 1
+    _assert_lock_recovery(capsys.readouterr().err, name)
+    assert set(stub.stacks()) == {name}  # kept, for `down` once unlocked
+    monkeypatch.delenv("GPUKIT_STUB_PULUMI_DESTROY")
+    assert main(stub.ephemeral("down", name)) == 0 and stub.stacks() == {}
+
+
+def test_a_failed_up_whose_clean_up_finds_the_stack_locked_prints_the_way_out(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_UP", "fail")
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_DESTROY", "locked")
+    code, _, err = _up(stub, capsys)
+    (name,) = stub.stacks()
+    assert code == 1 and "creating the node group failed" in err
+    _assert_lock_recovery(err, name)
+
+
+def test_a_locked_stack_at_the_fixtures_teardown_fails_it_with_the_way_out(
+    stub: Stub, tmp_path: Path
+) -> None:
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "--gpukit-stack",
+        "eks-dev",
+        "--gpukit-state-dir",
+        str(stub.home),
+        test="def test_uses_the_cluster(gpukit_cluster):\n    pass\n",
+        GPUKIT_STUB_PULUMI_DESTROY="locked",
+    )
+    output = process.communicate(timeout=180)[0]
+    assert process.returncode != 0, output
+    (name,) = stub.stacks()
+    assert "1 passed" in output and "1 error" in output and "teardown failed" in output, output
+    _assert_lock_recovery(output, name)
+
+
+def test_a_cancelled_pulumi_gets_minutes_to_finish_what_is_in_flight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpukit.ephemeral.workspace import CANCEL_GRACE_ENV, cancel_grace_seconds
+
+    monkeypatch.delenv(CANCEL_GRACE_ENV, raising=False)
+    assert cancel_grace_seconds() == 20 * 60
+    monkeypatch.setenv(CANCEL_GRACE_ENV, "2.5")
+    assert cancel_grace_seconds() == 2.5
+    for bad in ("soon", "0", "-1"):
+        monkeypatch.setenv(CANCEL_GRACE_ENV, bad)
+        assert cancel_grace_seconds() == 20 * 60
+
+
 def test_bad_ttl_and_name_are_refused_before_any_pulumi_call(
     stub: Stub, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -378,10 +448,12 @@ def test_uses_the_cluster(gpukit_cluster):
 """
 
 
-def _pytest_session(stub: Stub, tmp_path: Path, *options: str, **env: str) -> "subprocess.Popen[str]":
+def _pytest_session(
+    stub: Stub, tmp_path: Path, *options: str, test: str = SESSION_TEST, **env: str
+) -> "subprocess.Popen[str]":
     tests = tmp_path / "user_tests"
     tests.mkdir(exist_ok=True)
-    (tests / "test_cluster.py").write_text(SESSION_TEST.format(marker=tmp_path / "in-test"))
+    (tests / "test_cluster.py").write_text(test.format(marker=tmp_path / "in-test"))
     return subprocess.Popen(
         [
             sys.executable,
@@ -586,3 +658,60 @@ def test_a_pulumi_error_is_reported_by_what_the_cli_said_on_stderr() -> None:
     assert lifecycle.command_error_text(create_command_error(result)) == "error: boom"
     # No stderr: the error as it is.
     assert "code: 1" in lifecycle.command_error_text(create_command_error(CommandResult("", "", 1)))
+
+
+QUICK_TEST = "def test_uses_the_cluster(gpukit_cluster):\n    assert gpukit_cluster.kubeconfig.is_file()\n"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--gpukit-ttl", "5m", "--gpukit-ttl / gpukit_ttl: --ttl must be between 30m and 7d; got '5m'"),
+        ("--gpukit-ttl", "soon", "--gpukit-ttl / gpukit_ttl: --ttl must be a whole number"),
+        ("--gpukit-max-hourly-cost", "cheap", "must be a positive number of USD per hour; got 'cheap'"),
+        ("--gpukit-max-hourly-cost", "0", "must be a positive number of USD per hour; got '0'"),
+    ],
+)
+def test_a_bad_fixture_option_is_a_usage_error_before_any_pulumi_call(
+    stub: Stub, tmp_path: Path, option: str, value: str, says: str
+) -> None:
+    process = _pytest_session(stub, tmp_path, "--gpukit-stack", "eks-dev", option, value, test=QUICK_TEST)
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 4, output  # pytest's exit code for a usage error
+    assert f"ERROR: {option}" in output and says in output and "Traceback" not in output, output
+    assert stub.calls() == []
+
+
+BUDGET_TEST = """
+from pathlib import Path
+import yaml
+
+def test_reads_the_budget(gpukit_cluster):
+    stack = Path("{home}") / "project" / f"Pulumi.{{gpukit_cluster.name}}.yaml"
+    budget = yaml.safe_load(stack.read_text())["config"]["gpukit:budget"]
+    Path("{marker}").write_text(str(budget["allowUnpriced"]))
+"""
+
+
+@pytest.mark.parametrize(("options", "allowed"), [((), "False"), (("--gpukit-allow-unpriced",), "True")])
+def test_the_fixture_passes_allow_unpriced_to_the_copy(
+    stub: Stub, tmp_path: Path, options: tuple[str, ...], allowed: str
+) -> None:
+    test = BUDGET_TEST.replace("{home}", str(stub.home))
+    process = _pytest_session(
+        stub, tmp_path, "--gpukit-stack", "eks-dev", "--gpukit-state-dir", str(stub.home), *options, test=test
+    )
+    output = process.communicate(timeout=180)[0]
+    assert process.returncode == 0 and "1 passed" in output, output
+    assert (tmp_path / "in-test").read_text() == allowed
+    assert stub.stacks() == {}
+
+
+def test_a_pulumi_cli_too_old_to_keep_stack_tags_is_refused_naming_the_minimum(
+    stub: Stub, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUKIT_STUB_PULUMI_VERSION", "v3.210.0")
+    code, _, err = _up(stub, capsys)
+    assert code == 2 and "the Pulumi CLI is 3.210.0" in err and "3.211.0 or later" in err, err
+    assert main(stub.ephemeral("list")) == 2 and main(stub.ephemeral("reap")) == 2
+    assert "up" not in stub.commands() and stub.stacks() == {}

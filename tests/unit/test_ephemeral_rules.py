@@ -1,6 +1,7 @@
 """The pure parts of `gpukit ephemeral`: names, ttl, the expiry's tag value, the list's text."""
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -40,16 +41,51 @@ def test_a_bad_suffix_is_refused() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "ttl"), [("90m", timedelta(minutes=90)), ("4h", timedelta(hours=4)), ("7d", timedelta(days=7))]
+    ("text", "ttl"),
+    [
+        ("30m", timedelta(minutes=30)),
+        ("90m", timedelta(minutes=90)),
+        ("4h", timedelta(hours=4)),
+        ("7d", timedelta(days=7)),
+    ],
 )
 def test_ttl(text: str, ttl: timedelta) -> None:
     assert parse_ttl(text) == ttl
 
 
-@pytest.mark.parametrize("text", ["4", "4 h", "1.5h", "5m", "8d", "4h\n", "-4h"])
+@pytest.mark.parametrize("text", ["4", "4 h", "1.5h", "5m", "29m", "8d", "4h\n", "-4h"])
 def test_bad_ttl(text: str) -> None:
     with pytest.raises(TtlError):
         parse_ttl(text)
+
+
+def test_a_ttl_under_half_an_hour_is_refused_naming_the_bounds() -> None:
+    """A cluster can take 20 minutes to come up: with less it could be reaped while `up` still runs."""
+    with pytest.raises(TtlError, match="between 30m and 7d; got '20m'"):
+        parse_ttl("20m")
+
+
+@pytest.mark.parametrize(
+    ("version", "backend", "refused"),
+    [
+        ("3.210.1", None, True),
+        ("v3.210.0", "s3://bucket/prefix", True),
+        ("3.211.0", None, False),
+        ("v3.272.0", "gs://bucket", False),
+        ("3.300.0-alpha.1", None, False),
+        ("3.100.0", "https://api.pulumi.com", False),  # Pulumi Cloud keeps stack tags with any CLI
+        ("not-a-version", None, True),
+    ],
+)
+def test_a_pulumi_cli_that_drops_stack_tags_on_diy_backends_is_refused(
+    version: str, backend: str | None, refused: bool, tmp_path: Path
+) -> None:
+    from gpukit.ephemeral.workspace import EphemeralHome, pulumi_version_problem
+
+    problem = pulumi_version_problem(version, EphemeralHome(tmp_path, backend))
+    assert (problem is not None) == refused
+    if problem is not None and version != "not-a-version":
+        assert "3.211.0 or later" in problem and "pulumi/pulumi#19882" in problem
 
 
 def test_the_expiry_tag_value_is_legal_on_aws_and_google_cloud() -> None:

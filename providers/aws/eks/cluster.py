@@ -241,7 +241,11 @@ class EksCluster(pulumi.ComponentResource):
             providers={"aws": provider, "kubernetes": kubernetes},
             depends_on=[pod_identity_agent, *system_pools],
         )
-        storage = EksStorage(f"{name}-storage", {"cluster_name": cluster.name}, opts=in_cluster)
+        storage = EksStorage(
+            f"{name}-storage",
+            {"cluster_name": cluster.name, "volume_tags": expiry_tags(spec)},
+            opts=in_cluster,
+        )
         _autoscaler(
             name,
             args["cluster"],

@@ -37,7 +37,8 @@ class EksNodePoolArgs(TypedDict):
     """This group's share of the pool's minNodes/maxNodes, and its desired size (eks/scaling.py)."""
     instance_tags: dict[str, str]
     """Tags for the instances and volumes the launch template starts besides the pool's own (an
-    ephemeral stack's expiry): the provider's default tags do not reach them."""
+    ephemeral stack's expiry), also put on the autoscaling group EKS makes: the provider's default tags
+    reach none of them."""
     wait_for: list[pulumi.Resource]
     """What the node group itself waits for (the node role's grants, the network add-ons): a
     component's depends_on does not reach its children."""
@@ -126,6 +127,11 @@ class EksNodePool(pulumi.ComponentResource):
             *zip(("discovery-enabled", "discovery-owner"), discovery.items(), strict=True),
             *((_slug(k), (k, v)) for k, v in autoscaler_node_template_tags(labels, pool).items()),
         ]
+        # An ephemeral stack's expiry too, so the group is found by it like everything else. Default
+        # tags never reach an autoscaling group (terraform-aws-eks#1916; developer.hashicorp.com/terraform/
+        # tutorials/aws/aws-default-tags#propagate-default-tags-to-auto-scaling-group), and EKS
+        # does not copy the node group's. Not propagated: the launch template tags the instances.
+        named_tags += [(_slug(k), (k, v)) for k, v in args["instance_tags"].items()]
         for suffix, (key, value) in named_tags:
             aws.autoscaling.Tag(
                 f"{name}-asg-tag-{suffix}",

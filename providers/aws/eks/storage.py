@@ -16,8 +16,22 @@ EBS_CSI_PROVISIONER = "ebs.csi.aws.com"
 DEFAULT_STORAGE_CLASS = "gp3"
 
 
+# The EBS CSI driver tags each volume it creates with every StorageClass parameter named
+# `tagSpecification...` whose value is `key=value` (kubernetes-sigs/aws-ebs-csi-driver docs/tagging.md,
+# "StorageClass Tagging"; docs/parameters.md, since v1.6.0). Volumes made for claims are the driver's,
+# not Pulumi's: the provider's default tags never reach them, and they can outlive the cluster.
+EBS_TAG_PARAMETER = "tagSpecification_{}"
+
+
+def volume_tag_parameters(tags: dict[str, str]) -> dict[str, str]:
+    """StorageClass parameters that tag every volume the class provisions with `tags`."""
+    return {EBS_TAG_PARAMETER.format(i): f"{k}={v}" for i, (k, v) in enumerate(sorted(tags.items()), 1)}
+
+
 class EksStorageArgs(TypedDict):
     cluster_name: pulumi.Input[str]
+    volume_tags: dict[str, str]
+    """Tags for every volume a claim provisions (an ephemeral stack's expiry; empty otherwise)."""
 
 
 class EksStorage(pulumi.ComponentResource):
@@ -53,7 +67,12 @@ class EksStorage(pulumi.ComponentResource):
                 "annotations": {"storageclass.kubernetes.io/is-default-class": "true"},
             },
             provisioner=EBS_CSI_PROVISIONER,
-            parameters={"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"},
+            parameters={
+                "type": "gp3",
+                "encrypted": "true",
+                "csi.storage.k8s.io/fstype": "ext4",
+                **volume_tag_parameters(args["volume_tags"]),
+            },
             reclaim_policy="Delete",
             volume_binding_mode="WaitForFirstConsumer",
             allow_volume_expansion=True,

@@ -26,7 +26,7 @@ from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole, machine_check
 from gpukit.providers.aws.k3s.nfs_server import K3sEc2NfsServer
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
-from gpukit.providers.aws.provider import cluster_tags
+from gpukit.providers.aws.provider import cluster_tags, expiry_tags
 from gpukit.providers.aws.vpc import ClusterVpc, cluster_vpc
 
 
@@ -141,6 +141,7 @@ class Ec2Adapter:
                 "security_group_id": network.groups.ids[Group.NODES],
                 "subnet_ids": network.vpc.private_subnet_ids,
                 "tags": {**self.tags, "gpukit:pool": pool.name},
+                "expiry_tags": expiry_tags(self.spec),
                 # Agents registering before the first server answers retry; starting them after the
                 # servers only keeps the first boot's logs quiet.
                 "boot_after": [role, *servers.instances],

@@ -23,6 +23,7 @@ from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template
 from gpukit.providers.aws.k3s.spot_notice import spot_notice_services
 from gpukit.providers.aws.k3s.user_data import ec2_user_data, node_user_data
+from gpukit.providers.aws.provider import CLUSTER_TAG
 
 TYPE_TOKEN = "gpukit:index:K3sEc2AgentPool"
 # Spot: the cheapest pools least likely to be reclaimed soon (EC2 Auto Scaling user guide,
@@ -46,18 +47,33 @@ class K3sEc2AgentPoolArgs(TypedDict):
     subnet_ids: pulumi.Input[list[str]]
     tags: dict[str, str]
     """Put on the instances and their volumes."""
+    expiry_tags: dict[str, str]
+    """An ephemeral stack's expiry tag (empty otherwise), also on the Auto Scaling group."""
     boot_after: list[pulumi.Resource]
     """What must exist before a machine boots: the join secret's value and the grant to read it."""
 
 
-def group_tags(cluster_name: str, pool: PoolFacts) -> list[aws.autoscaling.GroupTagArgsDict]:
+def group_tags(
+    cluster_name: str, pool: PoolFacts, expiry: dict[str, str]
+) -> list[aws.autoscaling.GroupTagArgsDict]:
     """The group's own tags: autoscaler discovery and scale-from-zero hints stay on the group; the
-    Name goes to every instance it launches."""
+    Name, the cluster and an ephemeral stack's expiry (`expiry`, empty otherwise) go to every instance
+    it launches too.
+
+    The provider's default tags never reach an Auto Scaling group (it takes a list of tags with
+    PropagateAtLaunch, not the tag map default tags merge into: terraform-aws-eks#1916, and
+    developer.hashicorp.com/terraform/tutorials/aws/aws-default-tags, "Propagate default tags to Auto
+    Scaling group"), so the group carries gpukit:cluster and the expiry itself, to be found by them like
+    every other resource. Propagating them repeats what the launch template already tags the instances
+    with (same values; on a collision the group's value wins: EC2 Auto Scaling user guide, "Tag Auto
+    Scaling groups and instances", EC2 instance tagging lifecycle)."""
     hints = {**autoscaler_discovery_tags(cluster_name), **autoscaler_node_template_tags(pool.labels, pool)}
     tags: list[aws.autoscaling.GroupTagArgsDict] = [
         {"key": k, "value": v, "propagate_at_launch": False} for k, v in hints.items()
     ]
     tags.append({"key": "Name", "value": f"{cluster_name}-{pool.name}", "propagate_at_launch": True})
+    for key, value in {CLUSTER_TAG: cluster_name, **expiry}.items():
+        tags.append({"key": key, "value": value, "propagate_at_launch": True})
     return tags
 
 
@@ -134,7 +150,7 @@ class K3sEc2AgentPool(pulumi.ComponentResource):
             # Spot: start a replacement when EC2 signals a raised interruption risk, before the
             # two-minute notice.
             capacity_rebalance=True if spot else None,
-            tags=group_tags(cluster, pool),
+            tags=group_tags(cluster, pool, args["expiry_tags"]),
             # Machines join k3s minutes after EC2 reports them running; nothing here waits on that.
             wait_for_capacity_timeout="0",
             opts=pulumi.ResourceOptions(

@@ -19,7 +19,7 @@ from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
 from gpukit.providers.gcp.gke.shared_storage.tables import cluster_addons, storage_apis
 from gpukit.providers.gcp.gke.shared_storage.volumes import GkeSharedStorage, gke_shared_volumes
 from gpukit.providers.gcp.gke.storage import GkeStorage
-from gpukit.providers.gcp.labels import cluster_labels
+from gpukit.providers.gcp.labels import cluster_labels, expiry_labels
 from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.provider import cluster_provider
@@ -179,7 +179,10 @@ class GkeCluster(pulumi.ComponentResource):
 
         storage = GkeStorage(
             f"{name}-storage",
-            {"hyperdisk": any(p.instance.hyperdisk_only for p in resolved.pools)},
+            {
+                "hyperdisk": any(p.instance.hyperdisk_only for p in resolved.pools),
+                "disk_labels": expiry_labels(spec),
+            },
             opts=pulumi.ResourceOptions(
                 parent=self, providers={"kubernetes": kubernetes}, depends_on=system_pools
             ),

@@ -74,20 +74,42 @@ def default_classes(
     return sorted(found)
 
 
+# The PD CSI driver labels each disk it creates with the StorageClass parameter `labels`,
+# `key1=value1,key2=value2` (kubernetes-sigs/gcp-compute-persistent-disk-csi-driver README.md,
+# "CreateVolume Parameters"). Disks made for claims are the driver's, not Pulumi's: the provider's
+# default labels never reach them, and they can outlive the cluster.
+DISK_LABELS_PARAMETER = "labels"
+
+
+def disk_label_parameters(labels: dict[str, str]) -> dict[str, str]:
+    """StorageClass parameters that label every disk the class provisions with `labels`."""
+    if not labels:
+        return {}
+    return {DISK_LABELS_PARAMETER: ",".join(f"{k}={v}" for k, v in sorted(labels.items()))}
+
+
 class GkeStorageArgs(TypedDict):
     hyperdisk: bool
     """Some pool's machines attach Hyperdisk only (A3 Ultra, A4, G4): add a Hyperdisk class."""
+    disk_labels: dict[str, str]
+    """Labels for every disk a claim provisions (an ephemeral stack's expiry; empty otherwise)."""
 
 
 def _storage_class(
-    name: str, disk_type: str, default: bool, parent: pulumi.Resource, after: Sequence[pulumi.Resource]
+    name: str,
+    disk_type: str,
+    default: bool,
+    *,
+    labels: dict[str, str],
+    parent: pulumi.Resource,
+    after: Sequence[pulumi.Resource],
 ) -> k8s.storage.v1.StorageClass:
     annotations = {DEFAULT_CLASS_ANNOTATION: "true" if default else "false"}
     return k8s.storage.v1.StorageClass(
         name,
         metadata={"name": disk_type, "annotations": annotations},
         provisioner=PD_CSI_PROVISIONER,
-        parameters={"type": disk_type},
+        parameters={"type": disk_type, **disk_label_parameters(labels)},
         reclaim_policy="Delete",
         # Bound where the pod lands: a disk made first could sit in a zone without the pod's GPUs.
         volume_binding_mode="WaitForFirstConsumer",
@@ -133,6 +155,13 @@ class GkeStorage(pulumi.ComponentResource):
             for class_name in patched
         ]
         for class_name, default in created.items():
-            _storage_class(f"{name}-{class_name}", class_name, default, self, patches)
+            _storage_class(
+                f"{name}-{class_name}",
+                class_name,
+                default,
+                labels=args["disk_labels"],
+                parent=self,
+                after=patches,
+            )
         self.summary = storage_summary(created, patched, args["hyperdisk"])
         self.register_outputs({})
