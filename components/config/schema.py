@@ -845,12 +845,13 @@ SHARED_VOLUME_FIELDS = (
     Field(
         "zone",
         "str",
-        "fsx-lustre: the AZ ID its file system lives in (optional)",
+        "fsx-lustre, zonal filestore tiers: the zone its file system lives in (optional)",
         default_doc="the zone of the GPU pool with the most GPUs at maxNodes",
-        doc="`fsx-lustre` only: the zone (an AZ ID a node pool pins, e.g. `use1-az4`) of its single-zone "
-        "file system. Set it: unset, gpukit places the file system next to the GPU pool with the most GPUs "
-        "at `maxNodes`, so changing the pools can move it, and a change of zone (or of `name`) replaces the "
-        "file system and the data on it.",
+        doc="`fsx-lustre` (an AZ ID a node pool pins, e.g. `use1-az4`) and the one-zone `filestore` tiers "
+        "`basic-hdd`, `basic-ssd`, `zonal`, `zonal-large` (a zone a node pool runs in, e.g. "
+        "`us-central1-a`): the zone of its single-zone file system. Set it: unset, gpukit places the file "
+        "system next to the GPU pool with the most GPUs at `maxNodes`, so changing the pools can move it, "
+        "and a change of zone (or of `name`) replaces the file system and the data on it.",
     ),
 )
 

@@ -212,6 +212,9 @@ BACKENDS: dict[StorageKind, Backend] = {
             # encrypts in transit, which needs Managed Microsoft AD; gpukit mounts NFSv3).
             encrypted_at_rest=True,
             encrypted_in_transit=False,
+            # Its basic and zonal tiers live in one zone; GKE refuses `zone` on the regional ones
+            # (providers/gcp/gke/shared_storage/filestore_zone.py).
+            takes_zone=True,
         ),
         Backend(
             StorageKind.GCS_FUSE,

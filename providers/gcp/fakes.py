@@ -90,6 +90,9 @@ class GcpFakes:
             "gcp:serviceaccount/account:Account": f"{project}/serviceAccounts/{self._sa_email(state)}",
             "gcp:compute/address:Address": f"{regional}/addresses/{resource}",
             "gcp:compute/globalAddress:GlobalAddress": f"{project}/global/addresses/{resource}",
+            "gcp:filestore/instance:Instance": (
+                f"{project}/locations/{state.get('location')}/instances/{resource}"
+            ),
             # A bucket's id is its name; a connection's is `<network>:<service>` (pulumi-gcp
             # servicenetworking.Connection import id).
             "gcp:storage/bucket:Bucket": str(resource),
@@ -141,6 +144,11 @@ class GcpFakes:
                 "address": state.get("address") or f"10.{200 + third % 50}.{third}.0",
                 "selfLink": f"https://www.googleapis.com/compute/v1/{rid}",
             }
+        if token == "gcp:filestore/instance:Instance":
+            # Filestore gives the instance one private address from the private services range.
+            octet = int(_hex(name, length=2), 16) % 200 + 2
+            networks = [{**n, "ipAddresses": [f"10.210.{octet}.2"]} for n in state.get("networks") or [{}]]
+            return {"networks": networks, "createTime": "2026-01-01T00:00:00Z"}
         if token == "gcp:storage/bucket:Bucket":
             return {
                 "selfLink": f"https://www.googleapis.com/storage/v1/b/{rid}",

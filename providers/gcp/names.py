@@ -44,6 +44,8 @@ GCP_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
     "gcp:compute/firewall:Firewall": _compute("Compute Engine API firewalls.insert name"),
     "gcp:compute/address:Address": _compute("Compute Engine API addresses.insert name"),
     "gcp:compute/globalAddress:GlobalAddress": _compute("Compute Engine API globalAddresses.insert name"),
+    # Filestore REST v1beta1 instances.create `instanceId`: "[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?".
+    "gcp:filestore/instance:Instance": _compute("Filestore API instances.create instanceId"),
     "gcp:compute/instance:Instance": _compute("Compute Engine API instances.insert name"),
     "gcp:compute/disk:Disk": _compute("Compute Engine API disks.insert name"),
     # name_prefix: at most 54; up to 37 the provider appends a 26-character id, beyond that a 9-character

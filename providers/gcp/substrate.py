@@ -44,6 +44,8 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
+from gpukit.providers.gcp.gke.shared_storage.filestore_zone import filestore_zone, validate_filestore_zones
+from gpukit.providers.gcp.gke.shared_storage.tables import FILESTORE_ZONAL_TIERS
 from gpukit.providers.gcp.gke.shared_storage.validation import (
     validate_gke_private_access,
     validate_gke_shared,
@@ -123,9 +125,24 @@ class GkeSubstrate(Substrate):
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         from gpukit.components.storage.plan import planned_volumes
+        from gpukit.providers.gcp.gke.shared_storage.filestore_zone import filestore_zone_findings
         from gpukit.providers.gcp.gke.shared_storage.findings import outliving_instance_findings
 
-        return [*super().findings(cluster), *outliving_instance_findings(planned_volumes(cluster))]
+        planned = planned_volumes(cluster)
+        configured = cluster.args.get("storage", {}).get("shared", [])
+        return [
+            *super().findings(cluster),
+            *outliving_instance_findings(planned),
+            *filestore_zone_findings(planned, configured),
+        ]
+
+    def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
+        """A basic or zonal Filestore instance lives in one zone (filestore_zone.py); every other volume
+        serves every zone of the region."""
+        if volume.kind is not StorageKind.FILESTORE or volume.tier.name not in FILESTORE_ZONAL_TIERS:
+            return []
+        zone = filestore_zone(volume.spec, cluster.spec, cluster.pools)
+        return [zone] if zone else []
 
     def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
@@ -140,7 +157,25 @@ class GkeSubstrate(Substrate):
         shared = args.get("storage", {}).get("shared", [])
         validate_gke_shared(shared, problems)
         validate_gke_private_access(cluster.get("network", {}), self._shared_kinds(shared, cluster), problems)
+        tiers = self._filestore_tiers(shared, cluster)
+        # Zones come from the pools' facts (their machines), which only pools without problems have.
+        if pools_ok and not problems and any(tiers):
+            facts = [self.pool_facts(p) for p in pools]
+            validate_filestore_zones(shared, tiers, cluster, facts, problems)
         return problems
+
+    def _filestore_tiers(self, shared: list[Any], cluster: Mapping[str, Any]) -> list[str | None]:
+        """Each Filestore volume's tier, chosen as the plan chooses it (None: another kind, or refused)."""
+        from gpukit.components.storage.plan import volume_choice
+
+        region = cluster.get("region", "")
+        chosen = [volume_choice(v, self, region) for v in shared]
+        return [
+            c.tier.name
+            if c.backend is not None and c.tier is not None and c.backend.kind is StorageKind.FILESTORE
+            else None
+            for c in chosen
+        ]
 
     def _shared_kinds(self, shared: list[Any], cluster: Mapping[str, Any]) -> list[str | None]:
         """Each volume's kind, `auto` resolved as the plan resolves it (None: none fits, refused by

@@ -1,7 +1,12 @@
 """GKE's shared volumes under the mocks: what the engine records for Filestore, Cloud Storage FUSE and
-Managed Lustre (StorageClass parameters, network rules, bucket hardening, IAM scope)."""
+Managed Lustre (the Filestore instance and its static volume, StorageClass parameters, network rules,
+bucket hardening, IAM scope)."""
 
+import re
 from typing import Any
+
+import kubernetes_validate
+import pytest
 
 from gpukit.providers.gcp.gke.shared_storage.volumes import GkeSharedStorage, GkeSharedVolume
 from harness import Recording, record
@@ -35,25 +40,81 @@ def classes(rec: Recording) -> dict[str, dict[str, Any]]:
     }
 
 
-def test_filestore_class_uses_private_service_access_in_the_cluster_vpc() -> None:
-    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 2048, "zonal"))
+def zonal(name: str = "checkpoints", tier: str = "zonal", size_gb: int = 2048) -> GkeSharedVolume:
+    return GkeSharedVolume(name, "filestore", "checkpoints", size_gb, tier, location="us-central1-b")
+
+
+def test_filestore_instance_is_pulumis_own_in_the_cluster_vpc_through_private_access() -> None:
+    rec = run(zonal())
+    instance = rec.one("gcp:filestore/instance:Instance")
+    assert instance.inputs["name"] == "train-checkpoints"
+    assert (instance.inputs["tier"], instance.inputs["location"]) == ("ZONAL", "us-central1-b")
+    assert instance.inputs["fileShares"] == {"name": "shared", "capacityGb": 2048}
+    assert instance.inputs["networks"] == [
+        {
+            "network": NETWORK,
+            "modes": ["MODE_IPV4"],
+            "connectMode": "PRIVATE_SERVICE_ACCESS",
+            "reservedIpRange": "train-storage-psa",
+        }
+    ]
+    # The instance needs the peering: it waits for the servicenetworking connection.
+    connection = rec.one("gcp:servicenetworking/connection:Connection")
+    assert connection.urn in instance.dependencies
+    # No StorageClass the CSI driver would provision from: nothing outlives `pulumi destroy`.
     (sc,) = classes(rec).values()
-    assert sc["provisioner"] == "filestore.csi.storage.gke.io"
-    assert sc["parameters"] == {
-        "tier": "zonal",
-        "network": NETWORK,
-        "connect-mode": "PRIVATE_SERVICE_ACCESS",
-        "reserved-ip-range": "train-storage-psa",
+    assert sc["provisioner"] == "kubernetes.io/no-provisioner"
+    assert (sc["reclaimPolicy"], sc["volumeBindingMode"]) == ("Retain", "Immediate")
+    assert sc["metadata"]["annotations"] == {"storageclass.kubernetes.io/is-default-class": "false"}
+
+
+def test_filestore_volume_points_at_the_instance_share_and_binds_the_example_claim() -> None:
+    rec = run(zonal())
+    pv = rec.one("kubernetes:core/v1:PersistentVolume").inputs
+    ip = pv["spec"]["csi"]["volumeAttributes"]["ip"]
+    assert pv["metadata"]["name"] == "shared-checkpoints"
+    assert pv["spec"]["csi"] == {
+        "driver": "filestore.csi.storage.gke.io",
+        "volumeHandle": "modeInstance/us-central1-b/train-checkpoints/shared",
+        "volumeAttributes": {"ip": ip, "volume": "shared"},
     }
-    assert (sc["reclaimPolicy"], sc["volumeBindingMode"]) == ("Retain", "WaitForFirstConsumer")
+    # The instance's address (plan fakes: one from the private range), resolved from its outputs.
+    assert re.fullmatch(r"10\.210\.\d+\.2", ip)
+    assert pv["spec"]["accessModes"] == ["ReadWriteMany"]
+    assert pv["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
+    assert pv["spec"]["capacity"] == {"storage": "2048Gi"}
+    assert pv["spec"]["storageClassName"] == "shared-checkpoints"
+    assert pv["spec"]["claimRef"] == {"namespace": "default", "name": "shared-checkpoints"}
     claim = rec.one("kubernetes:core/v1:PersistentVolumeClaim").inputs
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
     assert claim["spec"]["storageClassName"] == "shared-checkpoints"
+    assert claim["spec"]["volumeName"] == "shared-checkpoints"
     assert claim["spec"]["resources"]["requests"]["storage"] == "2048Gi"
+    assert claim["metadata"]["namespace"] == "default"
+
+
+def test_regional_and_enterprise_instances_live_in_the_region() -> None:
+    rec = run(
+        GkeSharedVolume("ckpt", "filestore", "checkpoints", 1024, "enterprise", location="us-central1"),
+        GkeSharedVolume("big", "filestore", "checkpoints", 10240, "regional-large", location="us-central1"),
+    )
+    instances = {r.inputs["name"]: r.inputs for r in rec.of_type("gcp:filestore/instance:Instance")}
+    assert {n: (i["tier"], i["location"]) for n, i in instances.items()} == {
+        "train-ckpt": ("ENTERPRISE", "us-central1"),
+        "train-big": ("REGIONAL", "us-central1"),
+    }
+    handles = {
+        r.inputs["metadata"]["name"]: r.inputs["spec"]["csi"]["volumeHandle"]
+        for r in rec.of_type("kubernetes:core/v1:PersistentVolume")
+    }
+    assert handles == {
+        "shared-ckpt": "modeInstance/us-central1/train-ckpt/shared",
+        "shared-big": "modeInstance/us-central1/train-big/shared",
+    }
 
 
 def test_storage_servers_reach_only_the_nodes_from_the_private_range() -> None:
-    rec = run(GkeSharedVolume("checkpoints", "filestore", "checkpoints", 1024, "zonal"))
+    rec = run(zonal(size_gb=1024))
     peering = rec.one("gcp:compute/globalAddress:GlobalAddress").inputs
     assert (peering["purpose"], peering["prefixLength"], peering["network"]) == ("VPC_PEERING", 20, NETWORK)
     connection = rec.one("gcp:servicenetworking/connection:Connection").inputs
@@ -81,7 +142,7 @@ def test_lustre_class_names_the_tier_and_opens_tcp_only() -> None:
 
 def test_each_backend_gets_its_own_rule_with_its_own_ports() -> None:
     rec = run(
-        GkeSharedVolume("checkpoints", "filestore", "checkpoints", 1024, "zonal"),
+        zonal(size_gb=1024),
         GkeSharedVolume("train-data", "managed-lustre", "datasets", 18000, "500"),
     )
     rules = {r.inputs["name"]: r.inputs for r in rec.of_type("gcp:compute/firewall:Firewall")}
@@ -122,13 +183,23 @@ def test_gcs_fuse_on_an_existing_bucket_creates_none_and_model_cache_may_write()
     assert pv["csi"]["readOnly"] is False and pv["accessModes"] == ["ReadWriteMany"]
 
 
-def test_named_tier_is_kept() -> None:
-    rec = run(GkeSharedVolume("ckpt", "filestore", "checkpoints", 1024, "enterprise"))
-    (sc,) = classes(rec).values()
-    assert sc["parameters"]["tier"] == "enterprise"
-
-
 def test_no_private_access_without_filestore_or_lustre() -> None:
     rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, "standard", bucket="team-models"))
     assert not rec.of_type("gcp:compute/firewall:Firewall")
     assert not rec.of_type("gcp:servicenetworking/connection:Connection")
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "kubernetes:storage.k8s.io/v1:StorageClass",
+        "kubernetes:core/v1:PersistentVolume",
+        "kubernetes:core/v1:PersistentVolumeClaim",
+    ],
+)
+def test_filestore_manifests_are_valid_kubernetes_objects(token: str) -> None:
+    """What the engine records for the static volume, as the API server would get it, strictly valid
+    (no unknown or misspelled field)."""
+    rec = run(zonal())
+    manifest = rec.one(token).inputs
+    kubernetes_validate.validate(manifest, "1.35.0", strict=True)

@@ -88,6 +88,44 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "not starting with 'goog'",
     ),
     (
+        "filestore-zone-on-regional-tier",
+        gke,
+        shared(volume(tier="regional", zone="us-central1-a")),
+        f"{SHARED}[0].zone",
+        "filestore tier regional lives in the cluster's region and serves every zone of it: remove the key",
+    ),
+    (
+        "filestore-zone-on-enterprise-tier",
+        gke,
+        shared(volume(tier="enterprise", zone="us-central1-b")),
+        f"{SHARED}[0].zone",
+        "filestore tier enterprise lives in the cluster's region",
+    ),
+    (
+        "filestore-zone-where-no-pool-runs",
+        gke,
+        shared(volume(tier="zonal", zone="us-central1-f")),
+        f"{SHARED}[0].zone",
+        "must be a zone the cluster's node pools run in (us-central1-a, us-central1-b, us-central1-c), so "
+        "nodes mount the instance without crossing zones; got 'us-central1-f'",
+    ),
+    (
+        "filestore-zone-in-another-region",
+        gke,
+        shared(volume(tier="basic-ssd", zone="europe-west4-a")),
+        f"{SHARED}[0].zone",
+        "got 'europe-west4-a'",
+    ),
+    (
+        "zone-on-gcs-fuse-which-serves-every-zone",
+        gke,
+        shared(
+            volume(name="datasets", kind="gcs-fuse", role="datasets", sizeGb=100, bucket="team-ds", zone="x")
+        ),
+        f"{SHARED}[0].zone",
+        "only for single-zone backends gpukit places (fsx-lustre, filestore); the volume is gcs-fuse",
+    ),
+    (
         "checkpoints-on-a-bucket",
         gke,
         shared(volume(kind="gcs-fuse", sizeGb=100, bucket="team-ckpts")),
@@ -167,13 +205,43 @@ def test_gcs_fuse_is_still_accepted_on_a_reused_network(
     assert code == 0, err
 
 
-def test_plan_warns_that_driver_made_instances_outlive_destroy(
+def plan_text(config: Config, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    path = tmp_path / "Pulumi.train.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    assert main(["plan", "--config", str(path)]) == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def test_plan_warns_that_driver_made_lustre_instances_outlive_destroy(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Filestore and Lustre instances are the CSI driver's (Retain): the plan says so, never silently."""
-    path = tmp_path / "Pulumi.train.yaml"
-    path.write_text(yaml.safe_dump({"config": example_config("gke-train")}))
-    assert main(["plan", "--config", str(path)]) == 0
-    out = " ".join(capsys.readouterr().out.split())
-    assert "warning: gpukit:storage.shared[0]: checkpoints: the filestore instance" in out
+    """Managed Lustre instances are the CSI driver's (Retain): the plan says so, never silently."""
+    config = broken(gke, shared(volume(kind="managed-lustre", sizeGb=18000, tier="500")))()
+    out = plan_text(config, tmp_path, capsys)
+    assert "warning: gpukit:storage.shared[0]: checkpoints: the managed-lustre instance" in out
     assert "outlives `pulumi destroy`, keeps billing" in out
+
+
+def test_filestore_is_pulumis_own_and_its_unpinned_zone_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Filestore is provisioned statically: no outlives-destroy warning; the zone gpukit chose (the
+    GPU pools' first: the H100 pool's, the most GPUs at max) is shown with the key that pins it."""
+    config = example_config("gke-train")
+    del config["gpukit:storage"]["shared"][0]["zone"]  # the example pins it
+    out = plan_text(config, tmp_path, capsys)
+    assert "outlives `pulumi destroy`" not in out
+    assert (
+        "warning: gpukit:storage.shared[0].zone: Filestore volume checkpoints (tier zonal, one zone) is "
+        in out
+    )
+    assert "fix: set `gpukit:storage.shared[0].zone: us-central1-a`" in out
+
+
+def test_a_pinned_filestore_zone_is_used_without_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = broken(gke, shared(volume(tier="zonal", zone="us-central1-c")))()
+    out = plan_text(config, tmp_path, capsys)
+    assert "shared[0].zone" not in out
+    assert "us-central1-c" in out.split("Shared storage")[1].split("Preflight")[0]

@@ -1,6 +1,7 @@
 """GKE shared-storage facts and checks, without Pulumi: tier choice, add-on flags, bucket names, and the
 bad configurations refused with their keys (volumes as validated specs: snake_case keys)."""
 
+import re
 from typing import Any
 
 import pytest
@@ -8,8 +9,11 @@ import pytest
 from gpukit.components.errors import Problem
 from gpukit.components.spec import StorageKind
 from gpukit.components.storage.backends import backend
+from gpukit.providers.gcp.gke.shared_storage.filestore import instance_name, volume_handle
 from gpukit.providers.gcp.gke.shared_storage.tables import (
-    FILESTORE_CSI_TIER,
+    FILESTORE_API_TIER,
+    FILESTORE_SHARE,
+    FILESTORE_ZONAL_TIERS,
     bucket_name_ok,
     storage_addons,
     storage_apis,
@@ -41,8 +45,37 @@ def test_every_filestore_tier_of_the_backend_table_has_its_api_tier() -> None:
     """One table of tiers (components/storage/backends.py): the GKE build adds only the API name, for
     exactly the tiers validation accepts."""
     tiers = {t.name for t in backend(StorageKind.FILESTORE).tiers}
-    assert set(FILESTORE_CSI_TIER) == tiers
-    assert set(FILESTORE_CSI_TIER.values()) == {"basic_hdd", "basic_ssd", "zonal", "regional", "enterprise"}
+    assert set(FILESTORE_API_TIER) == tiers
+    # pulumi-gcp filestore.Instance `tier`: the API's uppercase names; the -large tiers are the same tier.
+    assert FILESTORE_API_TIER == {
+        "basic-hdd": "BASIC_HDD",
+        "basic-ssd": "BASIC_SSD",
+        "zonal": "ZONAL",
+        "zonal-large": "ZONAL",
+        "regional": "REGIONAL",
+        "regional-large": "REGIONAL",
+        "enterprise": "ENTERPRISE",
+    }
+
+
+def test_zonal_filestore_tiers_are_exactly_those_not_highly_available() -> None:
+    """A tier that lives in one zone is the one the backend table marks as not surviving a zone's loss."""
+    tiers = backend(StorageKind.FILESTORE).tiers
+    assert {t.name for t in tiers if not t.highly_available} == FILESTORE_ZONAL_TIERS
+    assert {"basic-hdd", "basic-ssd", "zonal", "zonal-large"} == FILESTORE_ZONAL_TIERS
+
+
+def test_filestore_share_and_instance_names_fit_the_api() -> None:
+    assert len(FILESTORE_SHARE) <= 16  # filestore.Instance file_shares name: 16 characters or less
+    instance_id = re.compile(r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?")
+    long_cluster = "a" * 40
+    for cluster, volume in [("train", "checkpoints"), (long_cluster, "v" * 24)]:
+        name = instance_name(cluster, volume)
+        assert instance_id.fullmatch(name), name
+    assert instance_name("train", "checkpoints") == "train-checkpoints"
+    assert volume_handle("us-central1-b", "train-checkpoints", "shared") == (
+        "modeInstance/us-central1-b/train-checkpoints/shared"
+    )
 
 
 @pytest.mark.parametrize(

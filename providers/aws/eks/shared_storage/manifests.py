@@ -6,6 +6,8 @@ are: Pulumi resolves Outputs nested in resource inputs, so nothing is formatted 
 
 from typing import Any
 
+from gpukit.components.storage.static import NO_PROVISIONER, RECLAIM, RWX, static_volume
+from gpukit.components.storage.static import static_storage_class as shared_static_storage_class
 from gpukit.providers.aws.eks.shared_storage.facts import (
     EFS_CSI,
     EFS_DIRECTORY_PERMS,
@@ -16,7 +18,7 @@ from gpukit.providers.aws.eks.shared_storage.facts import (
     STORAGE_CLASS_PREFIX,
 )
 
-RWX = "ReadWriteMany"
+__all__ = ["NO_PROVISIONER", "ROX", "RWX"]
 ROX = "ReadOnlyMany"
 """Kubernetes access modes (https://kubernetes.io/docs/concepts/storage/persistent-volumes/#access-modes)."""
 S3_READ_ONLY = "read-only"
@@ -24,13 +26,6 @@ S3_READ_ONLY = "read-only"
 doc/CONFIGURATION.md, "File modifications and deletions"); the CSI driver takes Mountpoint's flags as the
 PersistentVolume's mountOptions without the dashes, like `region <r>` (mountpoint-s3-csi-driver
 docs/CONFIGURATION.md, "Mountpoint-specific configuration ... should be specified as `mountOptions`")."""
-NO_PROVISIONER = "kubernetes.io/no-provisioner"
-"""The StorageClass of statically provisioned volumes: it names the class claims use, and no
-provisioner makes volumes for it (Kubernetes docs, "Storage Classes", Local: "kubernetes.io/
-no-provisioner"). A claim for it binds only to a volume gpukit made, never to a new file system."""
-# Retain: deleting a claim by mistake must not delete checkpoints or datasets. The file systems
-# themselves are Pulumi's: they go with the stack (or the volume's config entry), not with a claim.
-RECLAIM = "Retain"
 
 
 def storage_class_name(volume: str) -> str:
@@ -57,32 +52,20 @@ def efs_storage_class(volume: str, file_system_id: Any) -> dict[str, Any]:
 
 
 def static_storage_class(volume: str) -> dict[str, Any]:
-    return {
-        "metadata": {"name": storage_class_name(volume)},
-        "provisioner": NO_PROVISIONER,
-        "reclaim_policy": RECLAIM,
-        "volume_binding_mode": "Immediate",
-    }
+    return shared_static_storage_class(storage_class_name(volume))
 
 
 def _static_volume(
     volume: str, size_gb: int, csi: dict[str, Any], mount_options: list[str], access_mode: str = RWX
 ) -> dict[str, Any]:
-    """A PersistentVolume reserved for the example claim (claimRef: no other claim can take it)."""
-    name = storage_class_name(volume)
-    return {
-        "metadata": {"name": name},
-        "spec": {
-            "capacity": {"storage": f"{size_gb}Gi"},
-            "volume_mode": "Filesystem",
-            "access_modes": [access_mode],
-            "persistent_volume_reclaim_policy": RECLAIM,
-            "storage_class_name": name,
-            "mount_options": mount_options,
-            "claim_ref": {"namespace": EXAMPLE_CLAIM_NAMESPACE, "name": name},
-            "csi": csi,
-        },
-    }
+    return static_volume(
+        storage_class_name(volume),
+        EXAMPLE_CLAIM_NAMESPACE,
+        size_gb,
+        csi=csi,
+        mount_options=mount_options,
+        access_mode=access_mode,
+    )
 
 
 def lustre_volume(

@@ -1,18 +1,18 @@
-"""What the plan warns about GKE's shared volumes: Filestore and Managed Lustre instances are made by
-their CSI drivers for each claim (dynamic provisioning), so Pulumi does not own them."""
+"""What the plan warns about GKE's shared volumes: Managed Lustre instances are made by their CSI driver
+for each claim (dynamic provisioning), so Pulumi does not own them. Filestore instances are Pulumi's
+(statically provisioned, filestore.py): `pulumi destroy` deletes them, so they get no such warning."""
 
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.storage.plan import PlannedVolume
-from gpukit.providers.gcp.gke.shared_storage.tables import FILESTORE, MANAGED_LUSTRE
+from gpukit.providers.gcp.gke.shared_storage.tables import MANAGED_LUSTRE
 
 _DELETE = {
-    FILESTORE: "gcloud filestore instances list / delete",
     MANAGED_LUSTRE: "gcloud lustre instances list / delete",
 }
 
 
 def outliving_instance_findings(volumes: list[PlannedVolume]) -> list[Finding]:
-    """A warning per Filestore or Managed Lustre volume: the claim's instance is the CSI driver's, with
+    """A warning per Managed Lustre volume: the claim's instance is the CSI driver's, with
     reclaim policy Retain (so deleting a claim never deletes checkpoints), which means it outlives
     `pulumi destroy`, keeps billing, and blocks deleting the private services access range and the VPC
     until deleted by hand."""

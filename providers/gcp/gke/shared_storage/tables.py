@@ -86,21 +86,31 @@ FIREWALL_ALLOWS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
 }
 PRIVATE_ACCESS_KINDS = (FILESTORE, MANAGED_LUSTRE)
 
-# The API / StorageClass `tier` of each gpukit Filestore tier. Sizes, steps, throughput and availability
-# per tier live in one place, components/storage/backends.py (BACKENDS[FILESTORE].tiers, with their
-# sources), which validation and the plan read; this is only what the GKE build needs on top. Lowercase:
-# the CSI driver compares "enterprise" and "regional" as written to create them in the region rather than
-# a zone (gcp-filestore-csi-driver pkg/csi_driver/controller.go generateNewFileInstance). The -large
-# tiers are the same service tier at 10-100 TiB (Filestore "Service tiers").
-FILESTORE_CSI_TIER = {
-    "basic-hdd": "basic_hdd",
-    "basic-ssd": "basic_ssd",
-    "zonal": "zonal",
-    "zonal-large": "zonal",
-    "regional": "regional",
-    "regional-large": "regional",
-    "enterprise": "enterprise",
+# The Filestore API `tier` of each gpukit Filestore tier (pulumi-gcp filestore.Instance `tier`: "Possible
+# values include: STANDARD, PREMIUM, BASIC_HDD, BASIC_SSD, HIGH_SCALE_SSD, ZONAL, REGIONAL and
+# ENTERPRISE"). Sizes, steps, throughput and availability per tier live in one place,
+# components/storage/backends.py (BACKENDS[FILESTORE].tiers, with their sources), which validation and the
+# plan read; this is only what the GKE build needs on top. The -large tiers are the same service tier at
+# 10-100 TiB (Filestore "Service tiers").
+FILESTORE_API_TIER = {
+    "basic-hdd": "BASIC_HDD",
+    "basic-ssd": "BASIC_SSD",
+    "zonal": "ZONAL",
+    "zonal-large": "ZONAL",
+    "regional": "REGIONAL",
+    "regional-large": "REGIONAL",
+    "enterprise": "ENTERPRISE",
 }
+# Tiers whose instance lives in one zone (its `location` is a zone); regional and enterprise instances
+# replicate across the region's zones and take the region as `location` (pulumi-gcp filestore.Instance
+# `location`: "This can be a region for ENTERPRISE tier instances"; the Filestore CSI driver likewise
+# creates "enterprise" and "regional" instances in the region, every other tier in a zone:
+# gcp-filestore-csi-driver pkg/csi_driver/controller.go generateNewFileInstance).
+FILESTORE_ZONAL_TIERS = frozenset({"basic-hdd", "basic-ssd", "zonal", "zonal-large"})
+# The one file share of each instance gpukit makes (pulumi-gcp filestore.Instance file_shares `name`:
+# "The name of the fileshare (16 characters or less)"). Fixed: a new share name would replace the
+# instance, and its data with it.
+FILESTORE_SHARE = "shared"
 
 
 # Cloud Storage bucket names (https://cloud.google.com/storage/docs/buckets#naming): 3-63 characters

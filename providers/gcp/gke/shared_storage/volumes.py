@@ -9,14 +9,15 @@ import pulumi_gcp as gcp
 
 from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.storage.built import BuiltVolume
-from gpukit.components.storage.plan import planned_volumes
+from gpukit.components.storage.plan import PlannedVolume, planned_volumes
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name
-from gpukit.providers.gcp.gke.shared_storage.filestore import FilestoreClass
+from gpukit.providers.gcp.gke.shared_storage.filestore import FilestoreVolume
 from gpukit.providers.gcp.gke.shared_storage.gcs_fuse import GcsFuseVolume
 from gpukit.providers.gcp.gke.shared_storage.lustre import ManagedLustreClass
 from gpukit.providers.gcp.gke.shared_storage.private_access import GkeStoragePrivateAccess
 from gpukit.providers.gcp.gke.shared_storage.tables import (
     FILESTORE,
+    FILESTORE_ZONAL_TIERS,
     GCS_FUSE,
     MANAGED_LUSTRE,
 )
@@ -36,6 +37,8 @@ class GkeSharedVolume:
     """The tier the plan chose or the config named (components/storage/plan.py)."""
     bucket: str | None = None
     """The existing bucket of a gcs-fuse volume (validation requires it)."""
+    location: str = ""
+    """Where a Filestore instance lives: its zone (zonal tiers) or the region (filestore_location)."""
 
 
 class GkeSharedStorageArgs(TypedDict):
@@ -61,6 +64,7 @@ class GkeSharedStorage(pulumi.ComponentResource):
         kinds = {v.kind for v in volumes}
         after = pulumi.ResourceOptions(parent=self, depends_on=args["after"])
         reserved_range: pulumi.Output[str] | None = None
+        connection: pulumi.Resource | None = None
         waits = list(args["after"])
         if kinds & {FILESTORE, MANAGED_LUSTRE}:
             access = GkeStoragePrivateAccess(
@@ -74,7 +78,8 @@ class GkeSharedStorage(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self),
             )
             reserved_range = access.range_name
-            waits.append(access.connection)
+            connection = access.connection
+            waits.append(connection)
         project_number: pulumi.Output[str] | None = None
         if GCS_FUSE in kinds:
             project_number = gcp.organizations.get_project_output(
@@ -85,15 +90,18 @@ class GkeSharedStorage(pulumi.ComponentResource):
             child = f"{name}-{volume.name}"
             built: pulumi.Resource | None = None
             opts = pulumi.ResourceOptions(parent=self, depends_on=waits)
-            if volume.kind == FILESTORE and reserved_range is not None:
-                built = FilestoreClass(
+            if volume.kind == FILESTORE and reserved_range is not None and connection is not None:
+                built = FilestoreVolume(
                     child,
                     {
+                        "cluster_name": args["cluster_name"],
                         "volume": volume.name,
                         "size_gb": volume.size_gb,
                         "tier": volume.tier,
+                        "location": volume.location,
                         "network": args["network_id"],
                         "reserved_range": reserved_range,
+                        "connection": connection,
                     },
                     opts=opts,
                 )
@@ -137,7 +145,16 @@ def gke_shared_volumes(cluster: ResolvedCluster) -> list[GkeSharedVolume]:
             size_gb=v.size_gb,
             tier=v.tier.name,
             bucket=v.spec.get("bucket"),
+            location=filestore_location(v, cluster.spec["region"]) if v.kind.value == FILESTORE else "",
         )
         for v in planned_volumes(cluster)
         if v.kind.value in (FILESTORE, GCS_FUSE, MANAGED_LUSTRE)
     ]
+
+
+def filestore_location(volume: PlannedVolume, region: str) -> str:
+    """A zonal tier's instance lives in the zone the plan gives it (GkeSubstrate.shared_volume_zones: the
+    config's `zone`, else the first zone of the GPU pools); regional and enterprise ones in the region."""
+    if volume.tier.name in FILESTORE_ZONAL_TIERS and volume.zones:
+        return volume.zones[0]
+    return region
