@@ -156,3 +156,18 @@ case "$*" in
     fi ;;
 esac
 """
+
+
+NFS_SERVER_STUBS = {
+    # Installed once apt-get ran: exportfs records its calls and lists nothing.
+    "apt-get": """
+echo "apt-get $*" >> "$STATE/calls.log"
+if [ "$1" = install ]; then
+  printf '#!/usr/bin/env bash\\necho "exportfs $*" >> "$STATE/calls.log"\\n' > "$STUBBIN/exportfs"
+  chmod +x "$STUBBIN/exportfs"
+fi
+""",
+    "chown": 'echo "chown $*" >> "$STATE/calls.log"',
+    "systemctl": NFSD_SYSTEMCTL,
+}
+"""What nfs-server.sh calls on a Debian-family host, stubbed (the NFS VM's boot script runs it too)."""

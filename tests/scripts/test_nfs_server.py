@@ -4,7 +4,7 @@ executed against stub commands: the distribution's package, exports to the nodes
 from pathlib import Path
 
 import pytest
-from scripts.stubs import NFSD_SYSTEMCTL, FakeHost
+from scripts.stubs import NFS_SERVER_STUBS, FakeHost
 
 from gpukit.components.k3s.nfs_exports import (
     EXPORT_OPTIONS,
@@ -22,18 +22,7 @@ from tools import shellcheck_problems
 NODES = ["192.0.2.10", "192.0.2.11", "192.0.2.12", "GPU-3.lab.example"]
 TABLE = exports([volume_directory("checkpoints"), volume_directory("datasets")], NODES)
 
-STUBS = {
-    # Installed once apt-get ran: exportfs records its calls and lists nothing.
-    "apt-get": """
-echo "apt-get $*" >> "$STATE/calls.log"
-if [ "$1" = install ]; then
-  printf '#!/usr/bin/env bash\\necho "exportfs $*" >> "$STATE/calls.log"\\n' > "$STUBBIN/exportfs"
-  chmod +x "$STUBBIN/exportfs"
-fi
-""",
-    "chown": 'echo "chown $*" >> "$STATE/calls.log"',
-    "systemctl": NFSD_SYSTEMCTL,
-}
+STUBS = NFS_SERVER_STUBS
 
 
 @pytest.fixture

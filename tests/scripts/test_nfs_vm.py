@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scripts.stubs import NFSD_SYSTEMCTL, FakeHost
+from scripts.stubs import NFS_SERVER_STUBS, FakeHost
 
 from gpukit.components.k3s.nfs_exports import EXPORT_OPTIONS, EXPORTS_FILE
 from gpukit.components.k3s.nfs_vm import (
@@ -28,20 +28,12 @@ MOUNT = "/srv/gpukit-nfs/checkpoints"
 ROOT_FSTAB = "LABEL=cloudimg-rootfs\t/\text4\tdiscard,commit=30,errors=remount-ro\t0 1\n"
 
 STUBS = {
-    "apt-get": """
-echo "apt-get $*" >> "$STATE/calls.log"
-if [ "$1" = install ]; then
-  printf '#!/usr/bin/env bash\\necho "exportfs $*" >> "$STATE/calls.log"\\n' > "$STUBBIN/exportfs"
-  chmod +x "$STUBBIN/exportfs"
-fi
-""",
-    "chown": 'echo "chown $*" >> "$STATE/calls.log"',
+    **NFS_SERVER_STUBS,
     # The disk's filesystem type lives in $STATE/fs once made.
     "blkid": '[ -e "$STATE/fs" ] && cat "$STATE/fs"; true',
     "mkfs.ext4": 'echo "mkfs.ext4 $*" >> "$STATE/calls.log"; echo ext4 > "$STATE/fs"',
     "mountpoint": '[ -e "$STATE/mounted" ]',
     "mount": 'echo "mount $*" >> "$STATE/calls.log"; touch "$STATE/mounted"',
-    "systemctl": NFSD_SYSTEMCTL,
 }
 
 
