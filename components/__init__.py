@@ -37,30 +37,29 @@ from gpukit.components.spec import (
 )
 
 if TYPE_CHECKING:
+    from gpukit.components.addons.gpu_operator.component import GpuOperator, GpuOperatorArgs
+    from gpukit.components.addons.verification.component import GpuVerification, GpuVerificationArgs
     from gpukit.components.cluster import GpuCluster, GpuClusterArgs, PoolOutput
-    from gpukit.components.gpu_operator.component import GpuOperator, GpuOperatorArgs
     from gpukit.components.handle import ClusterHandle
     from gpukit.components.k3s.cluster import K3sCluster, K3sClusterArgs, K3sHostArgs
-    from gpukit.components.resolved import ResolvedCluster
-    from gpukit.components.substrate import Substrate, SubstrateRegistry
-    from gpukit.components.verification.component import GpuVerification, GpuVerificationArgs
+    from gpukit.components.substrate import ResolvedCluster, Substrate, SubstrateRegistry
 
 # Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {
     "GpuCluster": "gpukit.components.cluster",
     "GpuClusterArgs": "gpukit.components.cluster",
     "PoolOutput": "gpukit.components.cluster",
-    "GpuOperator": "gpukit.components.gpu_operator.component",
-    "GpuOperatorArgs": "gpukit.components.gpu_operator.component",
+    "GpuOperator": "gpukit.components.addons.gpu_operator.component",
+    "GpuOperatorArgs": "gpukit.components.addons.gpu_operator.component",
     "K3sCluster": "gpukit.components.k3s.cluster",
     "K3sClusterArgs": "gpukit.components.k3s.cluster",
     "K3sHostArgs": "gpukit.components.k3s.cluster",
     "ClusterHandle": "gpukit.components.handle",
-    "ResolvedCluster": "gpukit.components.resolved",
+    "ResolvedCluster": "gpukit.components.substrate",
     "Substrate": "gpukit.components.substrate",
     "SubstrateRegistry": "gpukit.components.substrate",
-    "GpuVerification": "gpukit.components.verification.component",
-    "GpuVerificationArgs": "gpukit.components.verification.component",
+    "GpuVerification": "gpukit.components.addons.verification.component",
+    "GpuVerificationArgs": "gpukit.components.addons.verification.component",
 }
 
 

@@ -10,9 +10,10 @@ A pool with no price makes the cost at max nodes a lower bound. A lower bound ab
 `gpukit:budget.allowUnpriced` is true, which turns it into a warning naming the unpriced pools.
 """
 
+from gpukit.components.addons.base import Unpriced
 from gpukit.components.costs import CostEstimate, PoolCost, estimate
 from gpukit.components.findings import Finding, Severity
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster
 
 LIMIT_KEY = "gpukit:budget.maxHourlyCost"
 ALLOW_KEY = "gpukit:budget.allowUnpriced"
@@ -26,10 +27,10 @@ def _unpriced_names(pools: list[PoolCost]) -> str:
     return ", ".join(f"{p.pool.name} ({p.pool.instance.name}: {p.note})" for p in pools)
 
 
-def _unpriced_parts(pools: list[PoolCost], volumes: tuple[str, ...]) -> str:
-    """What has no price, pools and shared volumes: `pool(s) a (...) and shared volume(s) b`."""
+def _unpriced_parts(pools: list[PoolCost], items: tuple[Unpriced, ...]) -> str:
+    """What has no price, pools and what add-ons run: `pool(s) a (...) and shared volume(s) b`."""
     parts = [f"pool(s) {_unpriced_names(pools)}"] if pools else []
-    parts += [f"shared volume(s) {', '.join(volumes)}"] if volumes else []
+    parts += [f"{item.what} {', '.join(item.names)}" for item in items]
     return " and ".join(parts)
 
 
@@ -56,8 +57,8 @@ def budget_findings(cluster: ResolvedCluster, costs: CostEstimate) -> list[Findi
     total = costs.max_total
     lower = costs.max_is_lower_bound
     unpriced = [p for p in costs.unpriced if p.pool.max_nodes > 0]
-    unpriced_text = _unpriced_parts(unpriced, costs.unpriced_volumes)
-    and_backends = " and storage backends" if costs.unpriced_volumes else ""
+    unpriced_text = _unpriced_parts(unpriced, costs.unpriced_items)
+    and_backends = "".join(f" and {item.instead}" for item in costs.unpriced_items)
     drivers = ", ".join(f"{what} {_usd(cost)}" for what, cost in costs.max_drivers()) or "nothing priced"
     cost_text = f"{'at least ' if lower else ''}{_usd(total)}"
     where = f"at list prices in {costs.basis.region}"

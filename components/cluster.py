@@ -5,26 +5,10 @@ from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 
-from gpukit.components.config.library import resolve_args
-from gpukit.components.gpu_operator.component import GpuOperator, sharing_args
-from gpukit.components.handle import ClusterHandle
-from gpukit.components.pools import tolerations_for
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import (
-    BudgetSpec,
-    ClusterSpec,
-    EphemeralSpec,
-    GpuOperatorSpec,
-    NodePoolSpec,
-    StorageSpec,
-    VerificationSpec,
-    WorkloadsSpec,
-)
-from gpukit.components.storage.built import BuiltVolume
-from gpukit.components.storage.plan import planned_volumes
-from gpukit.components.substrate import require_sdk
-from gpukit.components.verification.cluster_checks import verification_args
-from gpukit.components.verification.component import GpuVerification
+from gpukit.components.addons.build import build_addons
+from gpukit.components.resolve.library import resolve_args
+from gpukit.components.spec import ClusterConfig
+from gpukit.components.substrate import ResolvedCluster, require_sdk
 
 TYPE_TOKEN = "gpukit:index:GpuCluster"
 
@@ -51,26 +35,17 @@ class PoolOutput(TypedDict):
     """`key=value:Effect`."""
 
 
-class GpuClusterArgs(TypedDict):
-    cluster: ClusterSpec
-    node_pools: list[NodePoolSpec]
-    gpu_operator: NotRequired[GpuOperatorSpec]
-    """Default: chart v26.7.0, driver preinstalled."""
-    workloads: NotRequired[WorkloadsSpec]
-    budget: NotRequired[BudgetSpec]
-    """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
-    storage: NotRequired[StorageSpec]
-    """Shared ReadWriteMany volumes (components/storage/): each a StorageClass `shared-<name>`."""
-    verification: NotRequired[VerificationSpec]
-    """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
-    ephemeral: NotRequired[EphemeralSpec]
-    """`gpukit ephemeral up`'s expiry, tagged / labelled on every cloud resource."""
+class GpuClusterArgs(ClusterConfig):
+    """Every `gpukit:` section of a stack file, in snake_case (components/spec.py ClusterConfig), and the
+    SSH key as a Pulumi input."""
+
     ssh_private_key: NotRequired[pulumi.Input[str]]
     """provider ssh: the private key gpukit logs in to the hosts with (pass a secret Output)."""
 
 
 class GpuCluster(pulumi.ComponentResource):
-    """Network, control plane, node pools, then the GPU stack (GPU Operator, storage, autoscaler).
+    """Network, control plane and node pools (the substrate's), then each add-on the cluster wants, in
+    install order (components/addons/registry.py: the GPU Operator, shared storage, verification).
 
     Args go through the same parsing and validation as a stack file (enum values as plain strings are
     fine) before anything is registered: invalid args raise ConfigError listing every problem, each
@@ -107,44 +82,11 @@ class GpuCluster(pulumi.ComponentResource):
         require_sdk(cluster.substrate)
         super().__init__(TYPE_TOKEN, name, {}, opts)
         self.resolved = cluster
-        substrate = cluster.substrate
-        handle = substrate.build(name, cluster, self)
-
-        software = substrate.gpu_node_software(cluster)
-        gpu_stack: list[pulumi.Resource] = list(handle.system_ready)
-        if software.runs_gpu_operator and cluster.gpu_pools:
-            operator = GpuOperator(
-                f"{name}-gpu-operator",
-                {
-                    "chart_version": cluster.operator["chart_version"],
-                    "driver_preinstalled": software.driver_preinstalled,
-                    "toolkit_preinstalled": software.toolkit_preinstalled,
-                    "tolerations": tolerations_for(cluster.gpu_pools),  # type: ignore[typeddict-item]
-                    "controller_tolerations": tolerations_for(  # type: ignore[typeddict-item]
-                        [p for p in cluster.pools if not p.is_gpu]
-                    ),
-                    "node_software_summary": software.summary,
-                    "toolkit_env": [{"name": k, "value": v} for k, v in software.toolkit_env],
-                    "priority_class_quota": software.needs_priority_quota,
-                    "sharing": [sharing_args(p.sharing) for p in cluster.gpu_pools],
-                },
-                opts=pulumi.ResourceOptions(
-                    parent=self,
-                    providers={"kubernetes": handle.kubernetes},
-                    depends_on=handle.system_ready,
-                ),
-            )
-            gpu_stack = [operator]
-        if cluster.verifies_gpus:
-            GpuVerification(
-                f"{name}-verify",
-                verification_args(cluster),
-                opts=pulumi.ResourceOptions(
-                    parent=self, providers={"kubernetes": handle.kubernetes}, depends_on=gpu_stack
-                ),
-            )
-
-        self.shared_volumes = self._build_shared_storage(name, cluster, handle)
+        handle = cluster.substrate.build(name, cluster, self)
+        self.handle = handle
+        """What the substrate built: the plan report reads its facts (components/addons/base.py)."""
+        self.addons = build_addons(name, cluster, handle, self)
+        """What each wanted add-on built, by name (components/addons/registry.py), in install order."""
 
         self.cluster_name = handle.name
         self.kubeconfig = handle.kubeconfig
@@ -162,25 +104,7 @@ class GpuCluster(pulumi.ComponentResource):
             }
             for p in cluster.pools
         ]
-        self.storage = handle.storage_summary
-        self.gpu_node_software = software
         self.register_outputs({"cluster_name": self.cluster_name, "kubeconfig": self.kubeconfig})
         found = declared.get()
         if found is not None:
             found.append(self)
-
-    def _build_shared_storage(
-        self, name: str, cluster: ResolvedCluster, handle: ClusterHandle
-    ) -> list[BuiltVolume]:
-        """The substrate's shared volumes; every planned one must come back built (validation refused
-        kinds the substrate does not build, so a missing one is a substrate's bug, said here)."""
-        volumes = planned_volumes(cluster)
-        if not volumes:
-            return []
-        built = cluster.substrate.build_shared_storage(name, cluster, volumes, handle, self)
-        missing = sorted({v.name for v in volumes} - {b.name for b in built})
-        if missing:
-            raise RuntimeError(
-                f"substrate {cluster.substrate.name!r} built no shared volume {', '.join(missing)}"
-            )
-        return built

@@ -12,11 +12,13 @@ capacity, not by price, so only the dearest is a ceiling the budget guard can ho
 
 from dataclasses import dataclass
 
-from gpukit.components.catalog.instances import MachineCatalog, PriceBasis, Quote
+from gpukit.components.addons.base import Unpriced
+from gpukit.components.addons.registry import ADDONS
+from gpukit.components.catalog.instances import PriceBasis
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.pricing import Charge, pool_quote
 from gpukit.components.spec import Capacity
-from gpukit.components.storage.plan import planned_volumes
+from gpukit.components.substrate import ResolvedCluster
 
 
 @dataclass(frozen=True)
@@ -48,15 +50,6 @@ class PoolCost:
 
 
 @dataclass(frozen=True)
-class Charge:
-    """A cluster-level charge: the same at idle and max, or growing with the node count."""
-
-    what: str
-    idle: float
-    at_max: float
-
-
-@dataclass(frozen=True)
 class CostEstimate:
     pools: list[PoolCost]
     charges: list[Charge]
@@ -64,8 +57,9 @@ class CostEstimate:
     """Where the pools' prices come from: the stack's region, its table's date and source."""
     charges_region: str = ""
     """The region the cluster charges are list prices of (the catalog's home region)."""
-    unpriced_volumes: tuple[str, ...] = ()
-    """Shared volumes with no sourced list price: not in the totals (the report says so)."""
+    unpriced_items: tuple[Unpriced, ...] = ()
+    """What add-ons run with no sourced list price (shared volumes): not in the totals (the report says
+    so)."""
 
     @property
     def idle_total(self) -> float:
@@ -83,11 +77,11 @@ class CostEstimate:
     def idle_is_lower_bound(self) -> bool:
         """An unpriced pool runs nodes at idle, and an unpriced shared volume exists at idle: the idle total
         leaves them out."""
-        return any(p.pool.min_nodes > 0 for p in self.unpriced) or bool(self.unpriced_volumes)
+        return any(p.pool.min_nodes > 0 for p in self.unpriced) or bool(self.unpriced_items)
 
     @property
     def max_is_lower_bound(self) -> bool:
-        return any(p.pool.max_nodes > 0 for p in self.unpriced) or bool(self.unpriced_volumes)
+        return any(p.pool.max_nodes > 0 for p in self.unpriced) or bool(self.unpriced_items)
 
     def max_drivers(self) -> list[tuple[str, float]]:
         """What the cost at max nodes is made of, largest first: priced pools, then charges."""
@@ -96,44 +90,24 @@ class CostEstimate:
         return sorted(items, key=lambda item: -item[1])
 
 
-def pool_quote(catalog: MachineCatalog, pool: PoolFacts, region: str) -> Quote:
-    """The price of one node of `pool`: its dearest instance type's, since its group may launch any of
-    them (a g6.xlarge pool with a g6.16xlarge alternative can run 4x the price per node); no price when
-    any type has none here (the note names that type when it is an alternative)."""
-    primary = catalog.quote(pool.instance, region)
-    if primary.per_node is None:
-        return primary
-    per_node = primary.per_node
-    for machine in pool.alternative_instances:
-        quote = catalog.quote(machine, region)
-        if quote.per_node is None:
-            return Quote(None, f"alternative {machine.name}: {quote.note}")
-        per_node = max(per_node, quote.per_node)
-    return Quote(per_node, primary.note)
-
-
 def estimate(cluster: ResolvedCluster) -> CostEstimate:
-    """Cost estimate of a validated cluster in its region: its pools' machines and its substrate's
-    charges."""
+    """Cost estimate of a validated cluster in its region: its pools' machines, its substrate's charges
+    and its add-ons'."""
     catalog = cluster.substrate.catalog
     region = cluster.spec.get("region", "")
     pools = []
     for p in cluster.pools:
         quote = pool_quote(catalog, p, region)
         pools.append(PoolCost(p, quote.per_node, quote.note))
-    volumes = planned_volumes(cluster)
-    storage = [
-        Charge(f"shared volume {v.name} ({v.kind.value}, {v.size_gb} GiB)", hourly, hourly)
-        for v in volumes
-        if (hourly := v.usd_per_hour) is not None
-    ]
+    # Only what is built costs anything: the add-ons the cluster wants.
+    built = [addon for addon in ADDONS if addon.wanted(cluster)]
     return CostEstimate(
         pools=pools,
-        charges=[*cluster.substrate.charges(cluster), *storage],
-        # A bucket bills its stored bytes (the plan shows its rate), not an hourly charge: not "unpriced".
-        unpriced_volumes=tuple(
-            v.name for v in volumes if v.usd_per_hour is None and not v.bills_stored_bytes
-        ),
+        charges=[
+            *cluster.substrate.charges(cluster),
+            *(c for addon in built for c in addon.charges(cluster)),
+        ],
+        unpriced_items=tuple(u for addon in built if (u := addon.unpriced(cluster)) is not None),
         basis=catalog.price_basis_in(region),
         charges_region=catalog.price_basis.region,
     )

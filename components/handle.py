@@ -1,13 +1,10 @@
-"""What a substrate's `build` hands back to GpuCluster: enough to install the in-cluster GPU stack the
-same way on EKS, GKE and k3s."""
+"""What a substrate's `build` hands back to GpuCluster: enough to install the in-cluster software (the
+add-ons, components/addons/) the same way on EKS, GKE and k3s."""
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pulumi
-
-if TYPE_CHECKING:
-    from gpukit.components.storage.built import BuiltVolume
 
 
 @dataclass
@@ -21,9 +18,7 @@ class ClusterHandle:
     """What in-cluster releases wait for: the pools that host system pods."""
     storage_summary: str = ""
     """The default StorageClass, in words, for plans and outputs."""
-    built_volumes: list["BuiltVolume"] = field(default_factory=list)
-    """Shared volumes a substrate built with the cluster itself (GKE: they need its network and node
-    service account); its `build_shared_storage` hands them back."""
     substrate_state: Any = None
-    """What a substrate's `build` keeps for its own `build_shared_storage` (the network, the nodes'
-    security group, its cloud provider): opaque to everything else."""
+    """What a substrate's `build` keeps for the add-on variants it declares (Substrate.addon_variants):
+    the network, the nodes' security group, its cloud provider, the component their resources go under.
+    Opaque to everything else; each variant checks it is the type its substrate keeps."""

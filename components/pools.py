@@ -1,6 +1,6 @@
 """Node pools as facts: what each pool is, and the scheduling facts derived from it.
 
-Pure, and computed once per run (components/resolved.py): the substrates turn them into node groups,
+Pure, and computed once per run (components/substrate.py): the substrates turn them into node groups,
 the GPU Operator takes its tolerations from them, and `gpukit plan` prints them. Labels and taints are
 decided here once, so a GPU pod's toleration, the node's taint and the autoscaler's scale-from-zero
 template can never disagree.
@@ -155,7 +155,7 @@ def make_pool_facts(
     gpu_taint_value: str,
 ) -> PoolFacts:
     """Facts for one validated pool spec that runs `instance` machines (each substrate picks those).
-    A shared pool's labels select the GPU Operator's sharing setting (components/config/resolve.py drops
+    A shared pool's labels select the GPU Operator's sharing setting (components/resolve/config.py drops
     them where the platform shares GPUs itself)."""
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()

@@ -109,7 +109,7 @@ class Autoscaler(str, Enum):
 
 
 class StorageKind(str, Enum):
-    """The backend of a shared volume (components/storage/backends.py holds what each one is)."""
+    """The backend of a shared volume (components/addons/storage/backends.py holds what each one is)."""
 
     AUTO = "auto"
     """gpukit picks the backend from the substrate, the volume's role and throughput (the plan says why)."""
@@ -362,7 +362,7 @@ class SharedVolumeSpec(TypedDict):
     throughput_mbps: NotRequired[int]
     """MB/s the volume must deliver; picks the backend (auto) and tier (unset: the backend's first)."""
     tier: NotRequired[str]
-    """A backend's performance tier by name (components/storage/backends.py lists each one's)."""
+    """A backend's performance tier by name (components/addons/storage/backends.py lists each one's)."""
     bucket: NotRequired[str]
     """s3 and gcs-fuse: an existing bucket the volume mounts (required there)."""
     nfs: NotRequired[NfsSpec]
@@ -379,3 +379,27 @@ class VerificationSpec(TypedDict):
     """Run one verification Job per GPU pool at `pulumi up` (default false; ephemeral stacks set it)."""
     timeout_minutes: NotRequired[int]
     """How long each pool's Job may take, 5 to 120 (default 20)."""
+
+
+class ClusterConfig(TypedDict):
+    """A whole stack's gpukit config, typed: one field per `gpukit:` section, in snake_case.
+
+    GpuClusterArgs (components/cluster.py) is this plus `ssh_private_key`, which it takes as a
+    `pulumi.Input` (this module stays free of Pulumi, so `import gpukit` does too): everything below the
+    component (validation, the resolved cluster, substrates and add-ons) reads the config under this
+    name, so nothing there imports the component (providers/ssh/config.py reads the key).
+    """
+
+    cluster: ClusterSpec
+    node_pools: list[NodePoolSpec]
+    gpu_operator: NotRequired[GpuOperatorSpec]
+    """Default: chart v26.7.0, driver preinstalled."""
+    workloads: NotRequired[WorkloadsSpec]
+    budget: NotRequired[BudgetSpec]
+    """A cost limit checked before anything is created (preflight error when the stack exceeds it)."""
+    storage: NotRequired[StorageSpec]
+    """Shared ReadWriteMany volumes (components/addons/storage/): each a StorageClass `shared-<name>`."""
+    verification: NotRequired[VerificationSpec]
+    """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
+    ephemeral: NotRequired[EphemeralSpec]
+    """`gpukit ephemeral up`'s expiry, tagged / labelled on every cloud resource."""

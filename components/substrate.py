@@ -1,40 +1,52 @@
-"""The seam between gpukit's provider-neutral components and the places it builds clusters.
+"""The seam between gpukit's provider-neutral code and the places it builds clusters: the `Substrate`
+protocol, and the `ResolvedCluster` every substrate and add-on is handed.
 
 A substrate is one place gpukit builds a cluster: a platform on a provider (EKS on AWS, GKE on Google
 Cloud, k3s on EC2, on Compute Engine, or on existing hosts over SSH). Everything gpukit knows about one
-substrate sits behind the `Substrate` protocol, in its package under providers/: its config keys, its
-machine catalog, its validation, the driver branch its GPU nodes run, what it charges beyond its
-machines, its next steps, its plan fakes, and `build`, which imports its cloud SDK only then.
+substrate sits behind the protocol, in its package under providers/: its config keys, its machine
+catalog, its validation, the driver branch its GPU nodes run, what it charges beyond its machines, its
+next steps, its plan fakes, and `build`, which imports its cloud SDK only then. What a substrate
+contributes to an add-on (the shared-storage backends it builds, say) is a fact it declares in
+`addon_variants`, in the shape the add-on's folder defines, never a method here.
 
-The registry (gpukit.providers.REGISTRY) maps (platform, provider) to a substrate. components/ never
-imports providers/: gpukit/__init__.py, the composition root, hands the registry to `use_registry`.
-This module stays light (no Pulumi import), so `import gpukit` does too.
+The two live in one module because they name each other: a resolved cluster holds its substrate, and
+every substrate method is given the resolved cluster (components/resolve/config.py makes it, once per
+run). The registry (gpukit.providers.REGISTRY) maps (platform, provider) to a substrate; components/
+never imports providers/: gpukit/__init__.py, the composition root, hands the registry to
+`use_registry`. This module stays light (no Pulumi import), so `import gpukit` does too.
 """
 
 import importlib.util
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.errors import MissingExtraError, Problem
-from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
+from gpukit.components.findings import Finding
+from gpukit.components.node_software import GpuNodeSoftware
+from gpukit.components.plan_fakes import PlanFakes
+from gpukit.components.pools import PoolFacts, make_pool_facts
+from gpukit.components.pricing import Charge
+from gpukit.components.spec import (
+    ClusterConfig,
+    ClusterSpec,
+    DriverMode,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    Platform,
+    Provider,
+)
 from gpukit.components.validate.limits import NO_LIMITS, SubstrateLimits
 
 if TYPE_CHECKING:
     import pulumi
 
-    from gpukit.components.cluster import GpuClusterArgs
-    from gpukit.components.costs import Charge
-    from gpukit.components.findings import Finding
-    from gpukit.components.gpu_operator.values import GpuNodeSoftware
     from gpukit.components.handle import ClusterHandle
-    from gpukit.components.plan_fakes import PlanFakes
-    from gpukit.components.pools import PoolFacts
-    from gpukit.components.resolved import ResolvedCluster
-    from gpukit.components.storage.built import BuiltVolume
-    from gpukit.components.storage.plan import PlannedVolume, VolumeServer
+
+NO_VARIANTS: Mapping[str, object] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -113,27 +125,26 @@ class Substrate(Protocol):
     """The value of the nvidia.com/gpu taint on GPU nodes (GKE sets `present` itself)."""
     limits: SubstrateLimits = NO_LIMITS
     """The provider's sourced limits on node counts and list sizes (providers/<cloud>/limits.py)."""
-    shared_storage_kinds: frozenset[StorageKind] = frozenset()
-    """The shared-storage backends gpukit builds here (`build_shared_storage`); a volume of any other
-    kind is refused. Each must list this substrate in components/storage/backends.py (a test checks)."""
+    addon_variants: Mapping[str, object] = NO_VARIANTS
+    """What this substrate contributes to add-ons, by add-on name, each in the shape that add-on's folder
+    defines (components/addons/<name>/variant.py): the shared-storage backends it builds, for one. An
+    add-on with no entry here gets its default (none: the add-on says what that means)."""
 
-    def pool_facts(self, pool: NodePoolSpec) -> "PoolFacts":
+    def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """The facts of one validated pool: its machine from the catalog, its scale bounds."""
-        from gpukit.components.pools import make_pool_facts
-
         instance = self.catalog.pool_instance(pool["instance_type"], pool.get("gpu"))
         return make_pool_facts(pool, instance, pool["min_nodes"], pool["max_nodes"], self.gpu_taint_value)
 
-    def cluster_pool_facts(self, pools: list[NodePoolSpec]) -> tuple["PoolFacts", ...]:
+    def cluster_pool_facts(self, pools: list[NodePoolSpec]) -> tuple[PoolFacts, ...]:
         """The facts of every pool of a cluster, where one pool's depend on the others (k3s servers are
         tainted when the cluster has agents)."""
         return tuple(self.pool_facts(p) for p in pools)
 
-    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+    def validate(self, args: ClusterConfig, pools_ok: bool) -> list[Problem]:
         """Checks only this substrate makes; runs once every key it requires is present."""
         return []
 
-    def operator_shares_gpus(self, args: "GpuClusterArgs") -> bool:
+    def operator_shares_gpus(self, args: ClusterConfig) -> bool:
         """Whether the GPU Operator applies the pools' `sharing` (node labels, its device-plugin config);
         False where the platform's own device plugin shares the GPUs (GKE's driver)."""
         return True
@@ -142,11 +153,11 @@ class Substrate(Protocol):
         """`gpukit:gpuOperator` checks only this substrate makes."""
         return []
 
-    def gpu_node_software(self, cluster: "ResolvedCluster") -> "GpuNodeSoftware":
+    def gpu_node_software(self, cluster: "ResolvedCluster") -> GpuNodeSoftware:
         """What the GPU nodes get from the platform, which decides what the GPU Operator runs."""
         ...
 
-    def preinstalled_driver_branch(self, cluster: "ResolvedCluster", pool: "PoolFacts") -> int | None:
+    def preinstalled_driver_branch(self, cluster: "ResolvedCluster", pool: PoolFacts) -> int | None:
         """The driver branch a GPU pool's image ships with `driver: preinstalled` (None: unknown until
         each host's own preflight reads it)."""
         ...
@@ -156,16 +167,16 @@ class Substrate(Protocol):
         preflight names (None: none beyond `driver: operator`, which preflight weighs itself)."""
         return None
 
-    def pool_zones(self, cluster: "ResolvedCluster", pool: "PoolFacts") -> list[str]:
+    def pool_zones(self, cluster: "ResolvedCluster", pool: PoolFacts) -> list[str]:
         """The zones a pool's nodes go to, for the plan report: the configured ones by default (empty:
         wherever the cluster's network reaches, the cloud's choice)."""
         return list(pool.zones)
 
-    def charges(self, cluster: "ResolvedCluster") -> list["Charge"]:
+    def charges(self, cluster: "ResolvedCluster") -> list[Charge]:
         """What the cluster costs beyond its pools' machines, per hour."""
         return []
 
-    def findings(self, cluster: "ResolvedCluster") -> list["Finding"]:
+    def findings(self, cluster: "ResolvedCluster") -> list[Finding]:
         """Preflight findings only this substrate has."""
         return []
 
@@ -177,7 +188,7 @@ class Substrate(Protocol):
         """Existing hosts the cluster joins, for the plan report (none where gpukit makes machines)."""
         return []
 
-    def plan_fakes(self, config: Mapping[str, Any]) -> "PlanFakes | None":
+    def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes | None:
         """Fake outputs and invoke results for this substrate's cloud resources under `gpukit plan`, set
         up from the stack's provider keys (None: it creates no cloud resources)."""
         ...
@@ -186,29 +197,51 @@ class Substrate(Protocol):
         """Network, control plane and node pools; imports the cloud SDK here and nowhere earlier."""
         ...
 
-    def shared_volume_zones(self, cluster: "ResolvedCluster", volume: "PlannedVolume") -> list[str]:
-        """The zones a shared volume serves, for the plan (empty: every zone of the cluster)."""
-        return []
 
-    def shared_volume_server(
-        self, cluster: "ResolvedCluster", volume: "PlannedVolume"
-    ) -> "VolumeServer | None":
-        """The machine gpukit runs for a shared volume (its type, prices, zone), for the plan and costs;
-        None where the backend needs none of gpukit's (a managed service, the user's own server)."""
-        return None
+@dataclass(frozen=True)
+class ResolvedCluster:
+    """A cluster after validation: its typed config, its substrate, and each pool's facts, computed once.
 
-    def build_shared_storage(
-        self,
-        name: str,
-        cluster: "ResolvedCluster",
-        volumes: list["PlannedVolume"],
-        handle: "ClusterHandle",
-        parent: "pulumi.Resource",
-    ) -> list["BuiltVolume"]:
-        """The shared volumes (file systems, CSI drivers, StorageClass `volume.storage_class` on
-        `handle.kubernetes`), one BuiltVolume each, children of `parent`. Called once the cluster exists,
-        only with validated volumes of the kinds in `shared_storage_kinds`."""
-        return []
+    Everything downstream (preflight, costs, the build, the add-ons, the plan report) reads this one
+    object, so a run parses, validates and derives pool facts exactly once.
+    """
+
+    args: ClusterConfig
+    """Validated config; enums are enum members, defaults applied where the schema has them."""
+    substrate: Substrate
+    pools: tuple[PoolFacts, ...]
+    """In config order: pools[i] is gpukit:nodePools[i]."""
+
+    @property
+    def spec(self) -> ClusterSpec:
+        return self.args["cluster"]
+
+    @property
+    def name(self) -> str:
+        return self.spec["name"]
+
+    @property
+    def operator(self) -> GpuOperatorSpec:
+        return self.args["gpu_operator"]
+
+    @property
+    def driver(self) -> DriverMode:
+        return self.operator["driver"]
+
+    @property
+    def cuda_version(self) -> str | None:
+        """The newest CUDA the workloads use, where the stack says."""
+        return self.args.get("workloads", {}).get("cuda_version")
+
+    @property
+    def gpu_pools(self) -> tuple[PoolFacts, ...]:
+        return tuple(p for p in self.pools if p.is_gpu)
+
+    def section(self, attr: str) -> Mapping[str, Any]:
+        """A config section by its attribute name (`storage`), {} where the stack has none: how an
+        add-on reads the section it owns, typed by its own folder."""
+        value = cast("Mapping[str, Any]", self.args).get(attr, {})
+        return value if isinstance(value, Mapping) else {}
 
 
 _REQUIRED = ("gpu_node_software", "preinstalled_driver_branch", "plan_fakes", "build")

@@ -2,7 +2,7 @@
 
 `__main__.py` calls `main()` under `pulumi up`; `gpukit plan` calls `build()` in-process under the mock
 engine, so both run the very same code. Each run parses and validates the config, derives the pools'
-facts and runs the preflight exactly once (components/resolved.py).
+facts and runs the preflight exactly once (components/substrate.py).
 """
 
 import json
@@ -13,11 +13,11 @@ from typing import Any
 import pulumi
 
 from gpukit.components.cluster import GpuCluster
-from gpukit.components.config.resolve import config_namespaces, resolve_config
 from gpukit.components.errors import ConfigError, MissingExtraError
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.preflight import preflight
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.resolve.config import config_namespaces, resolve_config
+from gpukit.components.substrate import ResolvedCluster
 
 
 class PreflightError(Exception):

@@ -70,7 +70,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 @dataclass(frozen=True)
 class TextProblem(Problem):
     """A string with surrounding whitespace or control characters. The value is kept, and its section
-    still gets its meaning checks (components/config/resolve.py): those name what the value must look
+    still gets its meaning checks (components/resolve/config.py): those name what the value must look
     like (an AZ ID, an IAM ARN), and every one of them matches whole strings, so it is refused there too."""
 
 

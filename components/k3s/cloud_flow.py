@@ -8,7 +8,8 @@ is built without reading anything back, and waits for the API before in-cluster 
 (cloud_access.py).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 import pulumi
@@ -20,13 +21,11 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_access import K3sCloudAccess
 from gpukit.components.k3s.cloud_init import CloudNode, NodeSettings, pool_node
 from gpukit.components.k3s.host_scripts import k3s_download
-from gpukit.components.k3s.nfs_storage import NfsVm, build_cloud_nfs
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.k3s.pool_sync import K3sPoolSync
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import NodeRole, PodSecurityLevel, StorageKind
-from gpukit.components.storage.plan import planned_volumes
+from gpukit.components.spec import NodeRole, PodSecurityLevel
+from gpukit.components.substrate import ResolvedCluster
 
 Network = TypeVar("Network")
 Secrets = TypeVar("Secrets")
@@ -50,6 +49,32 @@ class K3sServers(Protocol):
     def api_url(self) -> pulumi.Output[str]:
         """https://<the cluster's stable API address>:6443, an address in every server's TLS SANs."""
         ...
+
+
+class NfsVm(Protocol):
+    """A VM gpukit made as one volume's NFS server (providers/<cloud>/k3s/nfs_server.py), for a shared
+    volume the storage add-on builds (components/addons/storage/nfs/variant.py)."""
+
+    @property
+    def address(self) -> pulumi.Output[str]:
+        """Its private address, stable for its life and its replacements'."""
+        ...
+
+    @property
+    def ready(self) -> list[pulumi.Resource]:
+        """What the volume's StorageClass waits for: the VM and its attached data disk."""
+        ...
+
+
+@dataclass(frozen=True)
+class K3sCloudState:
+    """What a k3s-on-cloud build keeps for the storage add-on's NFS variant (ClusterHandle.substrate_state):
+    how to start an NFS VM in the cluster's network, and the component its volumes go under (the
+    cluster's, where they have always been: their URNs stay)."""
+
+    component: pulumi.ComponentResource
+    make_nfs_vm: Callable[[str, int], NfsVm]
+    """`make_nfs_vm(volume, size_gb)`: the cloud adapter's `nfs_server`, in the cluster's network."""
 
 
 class K3sCloudAdapter(Protocol, Generic[Network, Secrets]):
@@ -139,16 +164,9 @@ def build_k3s_on_cloud(
         K3sClusterAutoscaler(
             f"{name}-cluster-autoscaler", {"values": adapter.autoscaler_values()}, opts=in_cluster
         )
-    # Shared NFS volumes: built here, where the network and the nodes' firewall are; GpuCluster's storage
-    # hook hands them back (K3sCloudSubstrate.build_shared_storage).
-    nfs = [v for v in planned_volumes(cluster) if v.kind is StorageKind.NFS]
-    if nfs:
-        access.handle.built_volumes = build_cloud_nfs(
-            name,
-            nfs,
-            lambda volume, size_gb: adapter.nfs_server(volume, size_gb, network),
-            access.kubernetes,
-            component,
-            ready=access.handle.system_ready,
-        )
+    # Shared NFS volumes are the storage add-on's (components/addons/storage/nfs/variant.py): a VM
+    # serving one needs this cluster's network and the adapter that starts machines in it.
+    access.handle.substrate_state = K3sCloudState(
+        component, lambda volume, size_gb: adapter.nfs_server(volume, size_gb, network)
+    )
     return access.handle, servers.api_url

@@ -13,7 +13,7 @@ must talk to k3s's containerd, whose socket is not the default one (the toolkit 
 CONTAINERD_SOCKET, NVIDIA/nvidia-container-toolkit cmd/nvidia-ctk-installer/container/runtime/runtime.go).
 """
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.spec import DriverMode
 
 K3S_CONTAINERD_SOCKET = "/run/k3s/containerd/containerd.sock"

@@ -6,7 +6,7 @@ providers/<cloud>/limits.py); a substrate without a sourced limit declares none,
 enforced there rather than a guess. Node counts go through one function, `node_count_problem`, which
 takes a count (a pool's maxNodes, or the share of one group where a pool becomes several: one EKS
 node group per zone) and the limit of one group, so every place that sizes a group checks it alike.
-Where it is called: components/validate/cluster.py `_validate_pools` (each pool's maxNodes against
+Where it is called: components/resolve/validation.py `_validate_pools` (each pool's maxNodes against
 `nodes_per_group`, over `_groups(pool)` groups: an EKS GPU pool that pins its zones is one node group
 per zone, each with an even share, as providers/aws/eks/zone_groups.py splits it; any other pool one
 group) and providers/gcp/validation.py `_validate_pool_size` (a GKE pool against `nodes_per_pool_zone`

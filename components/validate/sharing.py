@@ -1,7 +1,7 @@
 """Meaning checks of `gpukit:nodePools[i].sharing`, shared by every substrate: what the GPU model and the
 setting allow. What each substrate and driver mode supports is the substrate's own check."""
 
-from gpukit.components.catalog.gpus import GpuModel, fits, max_layouts
+from gpukit.components.catalog.gpus import GPU_MODELS, GpuModel, fits, max_layouts
 from gpukit.components.errors import Problem
 from gpukit.components.sharing import MAX_REPLICAS, MIN_REPLICAS
 from gpukit.components.spec import MigStrategy, SharingMode, SharingSpec
@@ -58,7 +58,7 @@ def validate_pool_sharing(
         return
     # mode mig
     if not gpu.mig_capable:
-        capable = ", ".join(sorted(name for name, m in _catalog().items() if m.mig_capable))
+        capable = ", ".join(sorted(name for name, m in GPU_MODELS.items() if m.mig_capable))
         problems.append(
             Problem(f"{key}.mode", f"mig needs a MIG-capable GPU ({capable}); this pool has {gpu.name}")
         )
@@ -148,9 +148,3 @@ def validate_cluster_mig_strategy(strategies: list[tuple[int, MigStrategy]], pro
                     f"got {strategy.value}",
                 )
             )
-
-
-def _catalog() -> dict[str, GpuModel]:
-    from gpukit.components.catalog.gpus import GPU_MODELS
-
-    return GPU_MODELS

@@ -20,7 +20,7 @@ from gpukit.components.catalog.gpu_names import known_gpu_name
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.catalog.lookup import suggest
 from gpukit.components.substrate import registry
-from gpukit.text_table import text_table
+from gpukit.components.text_table import text_table
 
 EXIT_OK = 0
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from gpukit.components.config.resolve import resolve_config
 from gpukit.components.ephemeral import format_expiry, parse_expiry
+from gpukit.components.resolve.config import resolve_config
 from gpukit.ephemeral.guard import PlannedCost, plan_copy
 from gpukit.ephemeral.names import ephemeral_name, is_ephemeral, random_suffix
 from gpukit.ephemeral.source import EPHEMERAL_KEY, ephemeral_config, load_source

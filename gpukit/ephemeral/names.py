@@ -7,7 +7,7 @@ neither takes over the other's resources.
 - Pulumi stack names: 1-100 characters of letters, digits, `_`, `.` and `-` (pulumi/pulumi
   sdk/go/common/tokens, validateStackName: `^[A-Za-z0-9_.-]{1,100}$`).
 - gpukit cluster names: lowercase letters, digits and `-`, a letter first, at most CLUSTER_NAME_MAX
-  (32) characters (components/validate/cluster.py); every cloud name gpukit composes from a cluster
+  (32) characters (components/resolve/validation.py); every cloud name gpukit composes from a cluster
   name fits its cloud's limit for names up to that length (components/names.py, checked by the plan
   fakes; tests/component/test_ephemeral_tags.py plans a longest ephemeral name on every cloud).
 
@@ -19,7 +19,7 @@ import secrets
 import string
 from datetime import UTC, datetime
 
-from gpukit.components.validate.cluster import CLUSTER_NAME_MAX
+from gpukit.components.resolve.validation import CLUSTER_NAME_MAX
 from gpukit.components.validate.common import NAME_RE
 
 PREFIX = "eph-"

@@ -8,10 +8,10 @@ from typing import Any
 
 import yaml
 
+from gpukit.components.addons.registry import ADDONS
 from gpukit.plan.boot_files import boot_files
 from gpukit.plan.engine import PlanResult, ProgramPlan, mask_secrets
 from gpukit.plan.fakes import Recorded
-from gpukit.plan.shared_storage import shared_storage_document
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 
@@ -84,10 +84,9 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
             "unpricedPools": [pc.pool.name for pc in plan.costs.unpriced],
             "spotPricedAtOnDemand": True,
         },
-        "gpuSoftware": [{"component": o.name, "runs": o.runs, "note": o.note} for o in plan.operands],
-        "storage": plan.storage,
-        # Only where the stack declares shared volumes: plans without them stay as they were.
-        **({"sharedStorage": shared_storage_document(plan.shared_volumes)} if plan.shared_volumes else {}),
+        **{
+            key: value for addon in ADDONS for key, value in addon.document(plan.cluster, plan.handle).items()
+        },
         "findings": [
             {"severity": f.severity.value, "key": f.key, "message": f.message, "fix": f.fix or None}
             for f in plan.findings

@@ -12,11 +12,9 @@ from pulumi.runtime import settings as runtime_settings
 from gpukit.components.cluster import GpuCluster, declared
 from gpukit.components.costs import CostEstimate, estimate
 from gpukit.components.findings import Finding, Severity
-from gpukit.components.gpu_operator.values import Operand, operands
+from gpukit.components.handle import ClusterHandle
 from gpukit.components.preflight import preflight
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.storage.plan import PlannedVolume, planned_volumes
-from gpukit.components.substrate import PlannedHost
+from gpukit.components.substrate import PlannedHost, ResolvedCluster
 from gpukit.plan.fakes import PlanMocks, Recorded, RecordingMonitor
 from gpukit.plan.stack_file import LoadedStack
 from gpukit.program import Built, build, read_stack_config
@@ -32,14 +30,12 @@ class PlanResult:
     findings: list[Finding]
     resources: list[Recorded]
     costs: CostEstimate
-    operands: list[Operand] = field(default_factory=list)
-    storage: str = ""
+    handle: ClusterHandle
+    """What the substrate built: the facts add-ons report from it (the default StorageClass)."""
     hosts: list[PlannedHost] = field(default_factory=list)
     """k3s over SSH: every host and what it joins as."""
     zones: dict[str, list[str]] = field(default_factory=dict)
     """Pool name -> the zones its nodes go to (empty: wherever the cluster's network reaches)."""
-    shared_volumes: list[PlannedVolume] = field(default_factory=list)
-    """`gpukit:storage.shared`, each with its backend, tier, price and StorageClass."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -138,11 +134,9 @@ def cluster_plan(
         findings=findings,
         resources=resources,
         costs=estimate(cluster),
-        operands=operands(component.gpu_node_software, bool(cluster.gpu_pools)),
-        storage=component.storage,
+        handle=component.handle,
         hosts=cluster.substrate.planned_hosts(cluster),
         zones={pool.name: cluster.substrate.pool_zones(cluster, pool) for pool in cluster.pools},
-        shared_volumes=planned_volumes(cluster),
     )
 
 

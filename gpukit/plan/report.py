@@ -7,13 +7,13 @@ part of the report (the CLI prints it on stderr), so the same stack always rende
 
 from collections import defaultdict
 
+from gpukit.components.addons.registry import ADDONS
 from gpukit.components.costs import CostEstimate, PoolCost
 from gpukit.components.findings import Finding
+from gpukit.components.text_table import text_table
 from gpukit.plan.engine import PlanResult, ProgramPlan
 from gpukit.plan.fakes import Recorded
 from gpukit.plan.gpu_models import gpu_model_lines
-from gpukit.plan.shared_storage import shared_storage_lines
-from gpukit.text_table import text_table
 
 
 def _money(value: float | None) -> str:
@@ -259,10 +259,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     for pool in (pc.pool for pc in plan.costs.pools if not pc.pool.is_gpu and pc.pool.taints):
         specs = ", ".join(t.spec() for t in pool.taints)
         out += [f"Nodes of pool {pool.name!r} are tainted {specs}: they run system pods only."]
-    out += ["", "GPU software:"]
-    out += [f"  {o.name}: {o.note}" for o in plan.operands]
-    out += ["", f"Storage: {plan.storage}"]
-    out += shared_storage_lines(plan.shared_volumes)
+    out += [line for addon in ADDONS for line in addon.report(plan.cluster, plan.handle)]
     out += ["", "Preflight:"]
     out += [line for f in plan.findings for line in finding_lines(f)] or ["  no findings"]
     if plan.hosts:
@@ -324,11 +321,11 @@ def cost_lines(costs: CostEstimate, limit: float | None = None) -> list[str]:
             f"  ! NO PRICE for pool(s) {pools}: {'; '.join(reasons)}. They are left out, so a total that "
             'includes their nodes is a lower bound ("at least")'
         )
-    if costs.unpriced_volumes:
-        out.append(
-            f"  ! NO PRICE for shared volume(s) {', '.join(costs.unpriced_volumes)}: gpukit has no sourced "
-            'list price for their backend; they are left out, so the totals are lower bounds ("at least")'
-        )
+    out += [
+        f"  ! NO PRICE for {item.what} {', '.join(item.names)}: {item.why}; they are left out, so the "
+        'totals are lower bounds ("at least")'
+        for item in costs.unpriced_items
+    ]
     if any(pc.spot_upper_bound for pc in costs.pools):
         out.append(
             "  * spot pools are priced at the on-demand list price, an upper bound (no dated spot price)"

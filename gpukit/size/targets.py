@@ -4,7 +4,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from gpukit.components.catalog.gpus import GPU_MODELS
-from gpukit.components.config.resolve import resolve_config
+from gpukit.components.resolve.config import resolve_config
 from gpukit.components.sizing.target import Target
 from gpukit.providers.aws.catalog import AWS_CATALOG
 

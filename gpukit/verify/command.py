@@ -2,7 +2,7 @@
 `gpukit:verification.enabled`, against a cluster that already exists.
 
 The Jobs are the ones GpuVerification creates, rendered by the same functions
-(components/verification/), with a run id in their names and a TTL as a backstop. The command applies
+(components/addons/verification/), with a run id in their names and a TTL as a backstop. The command applies
 them with kubectl, waits until each has completed or failed (or the stack's timeoutMinutes have passed),
 reads each pod's log for the failed check, prints one line per pool and deletes its Jobs, also when it
 is interrupted. Exit status: 0 every pool passed, 1 a pool failed or the cluster could not be reached,
@@ -15,17 +15,16 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TextIO
 
 from gpukit.cli_errors import EXIT_PREFLIGHT, CliProblem, report_error
+from gpukit.components.addons.base import RUN_LABEL, CheckSuite
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_RANGE
 from gpukit.components.errors import ConfigError
-from gpukit.components.verification.checks import PoolCheck, timeout_minutes
-from gpukit.components.verification.jobs import RUN_LABEL, job_manifest, namespace_manifests
 from gpukit.config_errors import report_invalid_config
 from gpukit.plan.stack_file import LoadedStack, StackFileError
 from gpukit.verify.kubectl import Kubectl, KubectlError
@@ -42,8 +41,11 @@ EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
-class PoolResult:
-    pool: str
+class CheckResult:
+    label: str
+    """What was checked, as the suite names it: `pool l4`."""
+    subject: str
+    """The suite's noun for it, for the summary: `GPU pool`."""
     passed: bool
     reason: str
 
@@ -69,8 +71,8 @@ def _flag_problems(args: argparse.Namespace) -> list[CliProblem]:
 
 
 def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStack]) -> int:
-    from gpukit.components.config.resolve import resolve_config
-    from gpukit.components.verification.cluster_checks import cluster_checks, fingerprint
+    from gpukit.components.addons.registry import ADDONS
+    from gpukit.components.resolve.config import resolve_config
 
     problems = _flag_problems(args)
     if problems:
@@ -82,14 +84,13 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
         return report_error(str(err), as_json=False)
     except ConfigError as err:
         return report_invalid_config(str(stack.path), err, False)
-    checks = cluster_checks(cluster)
-    if not checks:
-        return report_error(f"stack {stack.name} has no GPU pools to verify", as_json=False)
-    timeout = args.timeout_minutes or timeout_minutes(cluster.verification)
+    suites = [suite for addon in ADDONS if (suite := addon.checks(cluster, args.timeout_minutes)) is not None]
+    if not suites:
+        return report_error(f"stack {stack.name} has nothing to verify: no GPU pools", as_json=False)
     kubectl = Kubectl(args.kubectl, args.kubeconfig)
     try:
         with _sigterm_interrupts():
-            results = run_verification(kubectl, checks, timeout, fingerprint(cluster))
+            results = run_verification(kubectl, suites)
     except KubectlError as err:
         return report_error(str(err), as_json=False, exit_code=EXIT_PREFLIGHT)
     except KeyboardInterrupt:
@@ -113,36 +114,44 @@ def _sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def print_results(results: list[PoolResult], out: TextIO) -> int:
-    """One line per pool; the exit status."""
+def print_results(results: list[CheckResult], out: TextIO) -> int:
+    """One line per check, then one summary per kind of check; the exit status."""
     for result in results:
         verdict = "PASS" if result.passed else "FAIL"
-        out.write(f"pool {result.pool}: {verdict}{': ' + result.reason if result.reason else ''}\n")
-    failed = [r.pool for r in results if not r.passed]
-    out.write(f"{len(results) - len(failed)} of {len(results)} GPU pool(s) passed\n")
-    return EXIT_PREFLIGHT if failed else 0
+        out.write(f"{result.label}: {verdict}{': ' + result.reason if result.reason else ''}\n")
+    for subject in dict.fromkeys(r.subject for r in results):
+        of_subject = [r for r in results if r.subject == subject]
+        passed = sum(1 for r in of_subject if r.passed)
+        out.write(f"{passed} of {len(of_subject)} {subject}(s) passed\n")
+    return 0 if all(r.passed for r in results) else EXIT_PREFLIGHT
 
 
 def run_verification(
     kubectl: Kubectl,
-    checks: list[PoolCheck],
-    timeout: int,
-    fingerprint: dict[str, str],
+    suites: Sequence[CheckSuite],
     *,
     run: str | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
-) -> list[PoolResult]:
-    """Apply the checks' Jobs, wait for each, and return each pool's result; the run's Jobs (and the
+) -> list[CheckResult]:
+    """Apply the suites' Jobs, wait for each, and return each check's result; the run's Jobs (and the
     namespaces this run made) are deleted whatever happens."""
     run = run or secrets.token_hex(3)
-    jobs = {c.pool: job_manifest(c, timeout, fingerprint, run=run, ttl_seconds=TTL_SECONDS) for c in checks}
-    namespaces = namespace_manifests(checks)
+    jobs: dict[str, dict[str, Any]] = {}
+    subjects: dict[str, str] = {}
+    namespaces: list[dict[str, Any]] = []
+    for suite in suites:
+        for label, job in suite.jobs(run, TTL_SECONDS).items():
+            jobs[label], subjects[label] = job, suite.subject
+        namespaces += [ns for ns in suite.namespaces() if ns not in namespaces]
     made = [ns for ns in namespaces if not kubectl.exists("namespace", ns["metadata"]["name"])]
     try:
         kubectl.apply(made + list(jobs.values()))
-        deadline = clock() + timeout * 60 + WAIT_MARGIN_SECONDS
-        return _wait(kubectl, jobs, deadline, clock, sleep)
+        deadline = clock() + max(s.timeout_minutes for s in suites) * 60 + WAIT_MARGIN_SECONDS
+        done = _wait(kubectl, jobs, deadline, clock, sleep)
+        return [
+            CheckResult(label, subjects[label], passed, reason) for label, (passed, reason) in done.items()
+        ]
     finally:
         for namespace in namespaces:
             _clean_up(kubectl, run, namespace["metadata"]["name"], namespace in made)
@@ -154,28 +163,31 @@ def _wait(
     deadline: float,
     clock: Callable[[], float],
     sleep: Callable[[float], None],
-) -> list[PoolResult]:
-    done: dict[str, PoolResult] = {}
+) -> dict[str, tuple[bool, str]]:
+    """Each Job's (passed, reason), by check label, in the order given."""
+    done: dict[str, tuple[bool, str]] = {}
     while True:
-        for pool, job in jobs.items():
-            if pool in done:
+        for label, job in jobs.items():
+            if label in done:
                 continue
             name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
             outcome = _outcome(kubectl.get_json("job", name, "-n", namespace))
             if outcome == "Complete":
-                done[pool] = PoolResult(pool, True, "")
+                done[label] = (True, "")
             elif outcome is not None:
-                done[pool] = PoolResult(pool, False, _failure_reason(kubectl, job, outcome))
+                done[label] = (False, _failure_reason(kubectl, job, outcome))
         if len(done) == len(jobs):
             break
         if clock() >= deadline:
-            for pool, job in jobs.items():
-                if pool not in done:
-                    reason = f"timed out: the Job did not finish in time ({_pod_phase(kubectl, job)})"
-                    done[pool] = PoolResult(pool, False, reason)
+            for label, job in jobs.items():
+                if label not in done:
+                    done[label] = (
+                        False,
+                        f"timed out: the Job did not finish in time ({_pod_phase(kubectl, job)})",
+                    )
             break
         sleep(POLL_SECONDS)
-    return [done[pool] for pool in jobs]
+    return {label: done[label] for label in jobs}
 
 
 def _outcome(job: dict[str, Any]) -> str | None:

@@ -1,9 +1,9 @@
 """What an AWS cluster costs beyond its machines, per hour, at list price (providers/aws/catalog.py
 names the prices' region, date and sources)."""
 
-from gpukit.components.costs import Charge
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.pricing import Charge
 from gpukit.components.spec import DEFAULT_ZONE_COUNT, NatGateways, NetworkSpec, SupportType
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.catalog import (
     EKS_CONTROL_PLANE_PER_HOUR,
     EKS_EXTENDED_SUPPORT_PER_HOUR,

@@ -6,20 +6,25 @@ stack on another cloud never needs the AWS SDK.
 
 from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from gpukit.components.costs import Charge
+from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
-from gpukit.components.k3s.substrates import K3sCloudSubstrate
+from gpukit.components.k3s_substrates import K3sCloudSubstrate
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import GpuOperatorSpec, NodePoolSpec, Platform, Provider, StorageKind
-from gpukit.components.storage.plan import PlannedVolume, VolumeServer, planned_volumes
-from gpukit.components.storage.rates import server_disk_rate
-from gpukit.components.substrate import Substrate
+from gpukit.components.pricing import Charge
+from gpukit.components.spec import (
+    ClusterConfig,
+    GpuOperatorSpec,
+    NodePoolSpec,
+    Platform,
+    Provider,
+)
+from gpukit.components.substrate import ResolvedCluster, Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.aws.autoscaling import accelerator_label
 from gpukit.providers.aws.catalog import AWS_CATALOG
@@ -27,18 +32,11 @@ from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
-from gpukit.providers.aws.eks.shared_storage.context import gpu_zones
-from gpukit.providers.aws.eks.shared_storage.findings import LUSTRE_ZONE_UNKNOWN, lustre_zone_findings
-from gpukit.providers.aws.eks.shared_storage.validation import validate_eks_storage
+from gpukit.providers.aws.eks.shared_storage.variant import EksSharedStorage
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
 from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
-from gpukit.providers.aws.k3s.nfs_vm_facts import (
-    NFS_DISK_MAX_GB,
-    NFS_DISK_MIN_GB,
-    NFS_DISK_TYPE,
-    NFS_VM_INSTANCE_TYPE,
-)
+from gpukit.providers.aws.k3s.nfs_variant import Ec2Nfs
 from gpukit.providers.aws.k3s.spot_drain_values import spot_drain_findings
 from gpukit.providers.aws.karpenter_validation import validate_karpenter_pools
 from gpukit.providers.aws.limits import EKS_LIMITS
@@ -53,7 +51,6 @@ from gpukit.providers.aws.validation import (
     validate_eks_pools,
     validate_public_subnets,
 )
-from gpukit.providers.ssh.k3s.nfs_validation import VmDisk, shared_nfs_problems
 
 
 def aws_pool_facts(base: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
@@ -71,10 +68,7 @@ def aws_pool_facts(base: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
 if TYPE_CHECKING:
     import pulumi
 
-    from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
-    from gpukit.components.storage.built import BuiltVolume
-    from gpukit.components.storage.plan import PlannedVolume
 
 
 class EksSubstrate(Substrate):
@@ -91,48 +85,19 @@ class EksSubstrate(Substrate):
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
     limits = EKS_LIMITS
-    shared_storage_kinds = frozenset({StorageKind.EFS, StorageKind.FSX_LUSTRE, StorageKind.S3})
+    addon_variants = MappingProxyType({STORAGE: EksSharedStorage()})
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         return aws_pool_facts(super().pool_facts(pool), pool)
 
-    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+    def validate(self, args: ClusterConfig, pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         validate_eks_cluster(args["cluster"], problems)
         if pools_ok:
             validate_eks_pools(args["cluster"], args["node_pools"], problems)
             validate_karpenter_pools(args["cluster"], args["node_pools"], problems)
         problems.extend(tag_problems(args["cluster"].get("tags", {})))
-        problems.extend(
-            validate_eks_storage(
-                str(args["cluster"].get("name", "")),
-                args.get("storage", {}),
-                args["node_pools"] if pools_ok else None,
-            )
-        )
         return problems
-
-    def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
-        """FSx for Lustre lives in one zone: the volume's `zone`, else the first the biggest GPU pool pins,
-        else the first node subnet's (shared_storage/context.py lustre_zone); EFS and S3 serve every zone
-        of the region."""
-        if volume.kind is not StorageKind.FSX_LUSTRE:
-            return []
-        if "zone" in volume.spec:
-            return [volume.spec["zone"]]
-        return list(gpu_zones(cluster.pools)[:1]) or [LUSTRE_ZONE_UNKNOWN]
-
-    def build_shared_storage(
-        self,
-        name: str,
-        cluster: ResolvedCluster,
-        volumes: list["PlannedVolume"],
-        handle: "ClusterHandle",
-        parent: "pulumi.Resource",
-    ) -> list["BuiltVolume"]:
-        from gpukit.providers.aws.eks.shared_storage.build import build_eks_shared_storage
-
-        return build_eks_shared_storage(name, volumes, handle.substrate_state, handle.kubernetes, parent)
 
     def validate_operator(self, operator: GpuOperatorSpec) -> list[Problem]:
         return validate_eks_operator(operator)
@@ -154,11 +119,10 @@ class EksSubstrate(Substrate):
         return eks_charges(cluster)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        """The pools Karpenter owns, zones no sourced table vouches for (the plan cannot ask EC2,
-        `pulumi up` does), and single-zone file systems whose zone is not pinned or not the GPUs'."""
+        """The pools Karpenter owns, and zones no sourced table vouches for (the plan cannot ask EC2,
+        `pulumi up` does)."""
         region = cluster.spec["region"]
-        found = karpenter_findings(cluster) + lustre_zone_findings(cluster, planned_volumes(cluster))
-        return found + [
+        return karpenter_findings(cluster) + [
             Finding(
                 Severity.INFO,
                 f"gpukit:nodePools[{i}].zones",
@@ -184,9 +148,6 @@ class EksSubstrate(Substrate):
         return build_eks(name, cluster, parent)
 
 
-NFS_VM_DISK = VmDisk(NFS_DISK_TYPE, NFS_DISK_MIN_GB, NFS_DISK_MAX_GB)
-
-
 class K3sEc2Substrate(K3sCloudSubstrate):
     provider = Provider.AWS
     name = "k3s-aws"
@@ -197,12 +158,13 @@ class K3sEc2Substrate(K3sCloudSubstrate):
     settings = (AWS_REGION,)
     accepts = K3S_EC2_KEYS
     catalog = AWS_CATALOG
+    addon_variants = MappingProxyType({STORAGE: Ec2Nfs()})
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """With the pool's alternative instance types (spot pools draw on more capacity pools)."""
         return aws_pool_facts(super().pool_facts(pool), pool)
 
-    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+    def validate(self, args: ClusterConfig, pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster = args["cluster"]
         validate_k3s_versions(
@@ -210,7 +172,6 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
         problems.extend(tag_problems(cluster.get("tags", {})))
-        problems.extend(shared_nfs_problems(args.get("storage"), "aws", [], NFS_VM_DISK))
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
         for i, pool in enumerate(args["node_pools"] if pools_ok else []):
@@ -225,19 +186,6 @@ class K3sEc2Substrate(K3sCloudSubstrate):
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_ec2_charges(cluster)
-
-    def shared_volume_server(self, cluster: ResolvedCluster, volume: PlannedVolume) -> VolumeServer | None:
-        """An NFS volume naming no export is served by a VM gpukit makes (k3s/nfs_server.py)."""
-        if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
-            return None
-        machine = self.catalog.machine(NFS_VM_INSTANCE_TYPE)
-        disk_rate = server_disk_rate(NFS_DISK_TYPE, cluster.spec["region"])
-        return VolumeServer(
-            NFS_VM_INSTANCE_TYPE,
-            self.catalog.quote(machine, cluster.spec["region"]).per_node,
-            NFS_DISK_TYPE,
-            None if disk_rate is None else disk_rate.usd_per_gb_month,
-        )
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
         return AwsFakes(config)

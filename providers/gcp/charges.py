@@ -2,10 +2,10 @@
 names the prices' region and sources)."""
 
 from gpukit.components.api_access import needs_public_endpoint
-from gpukit.components.costs import Charge
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.pricing import Charge
 from gpukit.components.spec import NetworkSpec, NodeRole
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.catalog import (
     CLOUD_NAT_MAX_BILLED_VMS,
     CLOUD_NAT_PER_VM_HOUR,

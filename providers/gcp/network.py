@@ -10,7 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.names import fit_name
-from gpukit.providers.gcp.gke.ranges import SubnetRanges
+from gpukit.providers.gcp.ranges import SubnetRanges
 
 TYPE_TOKEN = "gpukit:index:GcpNetwork"
 PODS_RANGE = "pods"
@@ -23,7 +23,7 @@ class GcpNetworkArgs(TypedDict):
     cluster_name: str
     region: str
     ranges: NotRequired[SubnetRanges]
-    """GKE: from providers/gcp/gke/ranges.py subnet_ranges (Python-only: built by GkeCluster)."""
+    """GKE: from providers/gcp/ranges.py subnet_ranges (Python-only: built by GkeCluster)."""
     cidr: NotRequired[str]
     """Without `ranges`: the subnet's only range (k3s)."""
 

@@ -6,27 +6,27 @@ stack on another cloud never needs the Google Cloud SDK.
 
 from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from gpukit.components.costs import Charge
+from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
-from gpukit.components.k3s.substrates import K3sCloudSubstrate
+from gpukit.components.k3s_substrates import K3sCloudSubstrate
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.pricing import Charge
 from gpukit.components.spec import (
+    ClusterConfig,
     DriverMode,
     GkeDriverVersion,
     GpuOperatorSpec,
     NodePoolSpec,
-    NodeRole,
     Platform,
     Provider,
-    StorageKind,
 )
-from gpukit.components.substrate import Substrate
+from gpukit.components.substrate import ResolvedCluster, Substrate
 from gpukit.components.validate.k3s import machine_arches, validate_k3s_cloud, validate_k3s_versions
 from gpukit.providers.gcp.catalog import GCP_CATALOG
 from gpukit.providers.gcp.charges import gke_charges, k3s_gce_charges
@@ -44,23 +44,11 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
-from gpukit.providers.gcp.gke.shared_storage.filestore_zone import filestore_zone, validate_filestore_zones
-from gpukit.providers.gcp.gke.shared_storage.tables import FILESTORE_ZONAL_TIERS
-from gpukit.providers.gcp.gke.shared_storage.validation import (
-    validate_gke_private_access,
-    validate_gke_shared,
-)
+from gpukit.providers.gcp.gke.shared_storage.variant import GkeSharedStorageVariant
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
-from gpukit.providers.gcp.k3s.nfs_vm_facts import (
-    NFS_DISK_MAX_GB,
-    NFS_DISK_MIN_GB,
-    NFS_DISK_TYPE,
-    NFS_VM_MACHINE_TYPE,
-    PD_BALANCED_USD_PER_GB_MONTH,
-    nfs_zone,
-)
+from gpukit.providers.gcp.k3s.nfs_variant import GceNfs
 from gpukit.providers.gcp.k3s.preemption import preemption_findings
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
@@ -74,15 +62,11 @@ from gpukit.providers.gcp.validation import (
     validate_k3s_network,
     validate_server_zones,
 )
-from gpukit.providers.ssh.k3s.nfs_validation import VmDisk, shared_nfs_problems
 
 if TYPE_CHECKING:
     import pulumi
 
-    from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
-    from gpukit.components.storage.built import BuiltVolume
-    from gpukit.components.storage.plan import PlannedVolume, VolumeServer
 
 # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule itself; declaring the same value keeps the
 # node pool free of drift. k3s on Compute Engine uses the same value, so GPU nodes on Google Cloud
@@ -104,47 +88,12 @@ class GkeSubstrate(Substrate):
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
     limits = GKE_LIMITS
-    shared_storage_kinds = frozenset(
-        {StorageKind.FILESTORE, StorageKind.GCS_FUSE, StorageKind.MANAGED_LUSTRE}
-    )
-
-    def build_shared_storage(
-        self,
-        name: str,
-        cluster: ResolvedCluster,
-        volumes: list["PlannedVolume"],
-        handle: "ClusterHandle",
-        parent: "pulumi.Resource",
-    ) -> list["BuiltVolume"]:
-        """Built with the cluster (providers/gcp/gke/cluster.py): its CSI add-ons, network and node service
-        account are the cluster's own."""
-        return handle.built_volumes
+    addon_variants = MappingProxyType({STORAGE: GkeSharedStorageVariant()})
 
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)
 
-    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        from gpukit.components.storage.plan import planned_volumes
-        from gpukit.providers.gcp.gke.shared_storage.filestore_zone import filestore_zone_findings
-        from gpukit.providers.gcp.gke.shared_storage.findings import outliving_instance_findings
-
-        planned = planned_volumes(cluster)
-        configured = cluster.args.get("storage", {}).get("shared", [])
-        return [
-            *super().findings(cluster),
-            *outliving_instance_findings(planned),
-            *filestore_zone_findings(planned, configured),
-        ]
-
-    def shared_volume_zones(self, cluster: ResolvedCluster, volume: "PlannedVolume") -> list[str]:
-        """A basic or zonal Filestore instance lives in one zone (filestore_zone.py); every other volume
-        serves every zone of the region."""
-        if volume.kind is not StorageKind.FILESTORE or volume.tier.name not in FILESTORE_ZONAL_TIERS:
-            return []
-        zone = filestore_zone(volume.spec, cluster.spec, cluster.pools)
-        return [zone] if zone else []
-
-    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+    def validate(self, args: ClusterConfig, pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else []
         validate_gke_cluster(cluster, pools, problems)
@@ -154,39 +103,9 @@ class GkeSubstrate(Substrate):
         driver = args["gpu_operator"]["driver"] if "gpu_operator" in args else DriverMode.PREINSTALLED
         validate_gvnic_image(pools, driver, problems)
         validate_gke_sharing(pools, driver, problems)
-        shared = args.get("storage", {}).get("shared", [])
-        validate_gke_shared(shared, problems)
-        validate_gke_private_access(cluster.get("network", {}), self._shared_kinds(shared, cluster), problems)
-        tiers = self._filestore_tiers(shared, cluster)
-        # Zones come from the pools' facts (their machines), which only pools without problems have.
-        if pools_ok and not problems and any(tiers):
-            facts = [self.pool_facts(p) for p in pools]
-            validate_filestore_zones(shared, tiers, cluster, facts, problems)
         return problems
 
-    def _filestore_tiers(self, shared: list[Any], cluster: Mapping[str, Any]) -> list[str | None]:
-        """Each Filestore volume's tier, chosen as the plan chooses it (None: another kind, or refused)."""
-        from gpukit.components.storage.plan import volume_choice
-
-        region = cluster.get("region", "")
-        chosen = [volume_choice(v, self, region) for v in shared]
-        return [
-            c.tier.name
-            if c.backend is not None and c.tier is not None and c.backend.kind is StorageKind.FILESTORE
-            else None
-            for c in chosen
-        ]
-
-    def _shared_kinds(self, shared: list[Any], cluster: Mapping[str, Any]) -> list[str | None]:
-        """Each volume's kind, `auto` resolved as the plan resolves it (None: none fits, refused by
-        components/storage/validate.py)."""
-        from gpukit.components.storage.plan import volume_choice
-
-        region = cluster.get("region", "")
-        chosen = [volume_choice(v, self, region).backend for v in shared]
-        return [b.kind.value if b is not None else None for b in chosen]
-
-    def operator_shares_gpus(self, args: "GpuClusterArgs") -> bool:
+    def operator_shares_gpus(self, args: ClusterConfig) -> bool:
         """Only with the Operator's driver: otherwise GKE's device plugin shares the GPUs, through the
         node pool's own fields (providers/gcp/gke/node_pool.py)."""
         return args["gpu_operator"]["driver"] == DriverMode.OPERATOR
@@ -227,9 +146,6 @@ class GkeSubstrate(Substrate):
         return build_gke(name, cluster, parent)
 
 
-NFS_VM_DISK = VmDisk(NFS_DISK_TYPE, NFS_DISK_MIN_GB, NFS_DISK_MAX_GB)
-
-
 class K3sGceSubstrate(K3sCloudSubstrate):
     provider = Provider.GCP
     name = "k3s-gcp"
@@ -240,6 +156,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
     settings = (GCP_PROJECT, GCP_REGION)
     accepts = K3S_GCE_KEYS
     catalog = GCP_CATALOG
+    addon_variants = MappingProxyType({STORAGE: GceNfs()})
     gpu_taint_value = GCP_GPU_TAINT_VALUE
 
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
@@ -247,7 +164,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
 
         return server_zones(cluster.spec, pool)
 
-    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+    def validate(self, args: ClusterConfig, pools_ok: bool) -> list[Problem]:
         problems: list[Problem] = []
         cluster, pools = args["cluster"], args["node_pools"] if pools_ok else None
         validate_k3s_versions(cluster, problems, machine_arches(pools, self.catalog))
@@ -258,7 +175,6 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         for i, pool in enumerate(pools or []):
             validate_gke_pool(i, pool, cluster, problems, gke=False)
             validate_server_zones(i, pool, cluster, problems)
-        problems.extend(shared_nfs_problems(args.get("storage"), "gcp", [], NFS_VM_DISK))
         return problems
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
@@ -275,26 +191,6 @@ class K3sGceSubstrate(K3sCloudSubstrate):
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_gce_charges(cluster)
-
-    def shared_volume_server(
-        self, cluster: ResolvedCluster, volume: "PlannedVolume"
-    ) -> "VolumeServer | None":
-        """An NFS volume naming no export is served by a VM gpukit makes (k3s/nfs_server.py), in the
-        servers' first zone; its disk is priced where a pd-balanced price is sourced (nfs_vm_facts.py)."""
-        from gpukit.components.storage.plan import VolumeServer
-
-        if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
-            return None
-        region = cluster.spec["region"]
-        servers = [p for p in cluster.pools if p.role is NodeRole.SERVER]
-        zones = self.pool_zones(cluster, servers[0]) if servers else []
-        return VolumeServer(
-            NFS_VM_MACHINE_TYPE,
-            self.catalog.quote(self.catalog.machine(NFS_VM_MACHINE_TYPE), region).per_node,
-            NFS_DISK_TYPE,
-            PD_BALANCED_USD_PER_GB_MONTH.get(region),
-            nfs_zone(zones) if zones else "",
-        )
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes:
         return GcpFakes(config)

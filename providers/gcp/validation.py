@@ -27,8 +27,8 @@ from gpukit.providers.gcp.catalog import (
     requires_gvnic,
 )
 from gpukit.providers.gcp.gke.compact_placement import validate_compact_placement
-from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
 from gpukit.providers.gcp.limits import GKE_LIMITS
+from gpukit.providers.gcp.ranges import overlaps, subnet_ranges
 from gpukit.providers.gcp.regions import GCP_REGIONS_SOURCE
 
 # k3s on Compute Engine, new network: the subnet is the whole range (a /29 at the smallest; a /24 is

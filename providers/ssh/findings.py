@@ -4,8 +4,8 @@ fails on modern servers. They are not config errors: the stack asked for them.""
 from collections.abc import Iterator
 
 from gpukit.components.findings import Finding, Severity
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import BastionSpec, HostSpec, NodeRole
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.components.validate.common import POOLS
 from gpukit.providers.ssh.host_keys import parse_host_key
 from gpukit.providers.ssh.validation import INSECURE_KEY

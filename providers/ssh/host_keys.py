@@ -21,8 +21,8 @@ import re
 import struct
 from dataclasses import dataclass
 
+from gpukit.components.addresses import same_host
 from gpukit.components.spec import BastionSpec, HostSpec
-from gpukit.providers.ssh.addresses import same_host
 
 KEY_TYPES = (
     "ssh-ed25519",

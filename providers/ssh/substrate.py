@@ -3,34 +3,32 @@ reached over SSH. gpukit creates no machines and no cloud resources; it checks a
 
 from collections.abc import Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.catalog.k3s import k3s_version_for
-from gpukit.components.costs import Charge
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
-from gpukit.components.k3s.substrates import K3sSubstrate
+from gpukit.components.k3s_substrates import K3sSubstrate
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts, make_pool_facts
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import NodePoolSpec, Provider
-from gpukit.components.substrate import PlannedHost
+from gpukit.components.pricing import Charge
+from gpukit.components.spec import ClusterConfig, NodePoolSpec, Provider
+from gpukit.components.substrate import PlannedHost, ResolvedCluster
 from gpukit.providers.ssh.catalog import SSH_CATALOG, host_instance
 from gpukit.providers.ssh.charges import ssh_charges
 from gpukit.providers.ssh.config import K3S_SSH_KEYS, REQUIRED_KEYS
 from gpukit.providers.ssh.fakes import ssh_plan_fakes
 from gpukit.providers.ssh.findings import fixed_size_findings, host_key_findings
 from gpukit.providers.ssh.host_keys import describe_host_key
-from gpukit.providers.ssh.k3s.nfs_validation import shared_nfs_problems
+from gpukit.providers.ssh.k3s.nfs_variant import SshNfs
 from gpukit.providers.ssh.validation import validate_ssh_cluster
 
 if TYPE_CHECKING:
     import pulumi
 
-    from gpukit.components.cluster import GpuClusterArgs
     from gpukit.components.handle import ClusterHandle
-    from gpukit.components.storage.built import BuiltVolume
-    from gpukit.components.storage.plan import PlannedVolume
 
 
 class K3sSshSubstrate(K3sSubstrate):
@@ -44,6 +42,7 @@ class K3sSshSubstrate(K3sSubstrate):
     accepts = K3S_SSH_KEYS
     requires = REQUIRED_KEYS
     catalog = SSH_CATALOG
+    addon_variants = MappingProxyType({STORAGE: SshNfs()})
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """An SSH pool is its hosts: as many nodes as it lists, each with the GPUs the pool declares."""
@@ -51,19 +50,15 @@ class K3sSshSubstrate(K3sSubstrate):
         facts = make_pool_facts(pool, host_instance(pool), len(hosts), len(hosts), self.gpu_taint_value)
         return replace(facts, hosts=tuple(hosts))
 
-    def validate(self, args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
-        hosts = [h["address"] for p in args["node_pools"] for h in p.get("hosts", [])] if pools_ok else []
-        problems = validate_ssh_cluster(args, pools_ok)
-        if pools_ok:
-            problems += shared_nfs_problems(args.get("storage"), "ssh", hosts)
-        return problems
+    def validate(self, args: ClusterConfig, pools_ok: bool) -> list[Problem]:
+        return validate_ssh_cluster(args, pools_ok)
 
     def preinstalled_driver_branch(self, cluster: ResolvedCluster, pool: PoolFacts) -> int | None:
         """Unknown until each host's own preflight reads it (it refuses a driver too old for CUDA)."""
         return None
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return super().findings(cluster) + host_key_findings(cluster) + fixed_size_findings(cluster)
+        return host_key_findings(cluster) + fixed_size_findings(cluster)
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return ssh_charges(cluster)
@@ -86,31 +81,6 @@ class K3sSshSubstrate(K3sSubstrate):
             )
             for h in k3s_hosts(cluster.pools, "")
         ]
-
-    def build_shared_storage(
-        self,
-        name: str,
-        cluster: ResolvedCluster,
-        volumes: list["PlannedVolume"],
-        handle: "ClusterHandle",
-        parent: "pulumi.Resource",
-    ) -> list["BuiltVolume"]:
-        """NFS servers on the hosts volumes name (over SSH, like the k3s install), then the driver."""
-        import pulumi
-
-        from gpukit.components.k3s.nfs_storage import built_volumes
-        from gpukit.providers.ssh.k3s.nfs import build_ssh_nfs
-
-        driver = build_ssh_nfs(
-            name,
-            volumes,
-            cluster.pools,
-            pulumi.Output.secret(cluster.args["ssh_private_key"]),
-            handle.kubernetes,
-            parent=parent,
-            ready=handle.system_ready,
-        )
-        return built_volumes(volumes, driver)
 
     def plan_fakes(self, config: Mapping[str, Any]) -> PlanFakes | None:
         return ssh_plan_fakes(config)

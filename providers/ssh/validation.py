@@ -2,20 +2,16 @@
 their host keys."""
 
 import re
-from typing import TYPE_CHECKING
 
+from gpukit.components.addresses import address_ok, same_host, unusable
 from gpukit.components.config.schema import SSH_KEY
 from gpukit.components.errors import Problem
 from gpukit.components.k3s.names import node_name
-from gpukit.components.spec import BastionSpec, ClusterSpec, HostSpec, NodePoolSpec, NodeRole
+from gpukit.components.spec import BastionSpec, ClusterConfig, ClusterSpec, HostSpec, NodePoolSpec, NodeRole
 from gpukit.components.validate.common import CLUSTER, POOLS
 from gpukit.components.validate.k3s import validate_k3s_versions, validate_schedulable
-from gpukit.providers.ssh.addresses import address_ok, same_host, unusable
 from gpukit.providers.ssh.gpus import MAX_GPUS_PER_HOST, validate_pool_gpu
 from gpukit.providers.ssh.host_keys import parse_host_key
-
-if TYPE_CHECKING:
-    from gpukit.components.cluster import GpuClusterArgs
 
 _USER_RE = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 INSECURE_KEY = f"{CLUSTER}.insecureIgnoreHostKeys"
@@ -74,7 +70,7 @@ def _check_host_address(key: str, address: str, problems: list[Problem]) -> None
         )
 
 
-def validate_ssh_cluster(args: "GpuClusterArgs", pools_ok: bool) -> list[Problem]:
+def validate_ssh_cluster(args: ClusterConfig, pools_ok: bool) -> list[Problem]:
     """k3s on existing hosts (provider ssh)."""
     problems: list[Problem] = []
     cluster: ClusterSpec = args["cluster"]

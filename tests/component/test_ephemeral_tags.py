@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from gpukit.components.config.resolve import resolve_config
 from gpukit.components.ephemeral import EXPIRY_TAG
 from gpukit.components.errors import ConfigError
+from gpukit.components.resolve.config import resolve_config
 from gpukit.ephemeral.names import ephemeral_name
 from gpukit.program import build
 from harness import Recorded, Recording, example_config, record

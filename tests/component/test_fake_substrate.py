@@ -15,12 +15,11 @@ import pytest
 from gpukit.components import ClusterHandle, GpuCluster, Platform, Provider, Substrate, SubstrateRegistry
 from gpukit.components.catalog.instances import InstanceType, MachineCatalog, PriceBasis
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED
-from gpukit.components.costs import Charge
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.substrate import use_registry
+from gpukit.components.pricing import Charge
+from gpukit.components.substrate import ResolvedCluster, use_registry
 from gpukit.plan import plan_program
 from gpukit.plan.report import render_text
 from harness import Recording, record, unsecret

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpukit.components.k3s.nfs_exports import EXPORT_OPTIONS, NFS_PORT
+from gpukit.components.addons.storage.nfs.exports import EXPORT_OPTIONS, NFS_PORT
 from gpukit.plan.fakes import Recorded
 from gpukit.program import build
 from gpukit.providers.gcp.fakes import GcpFakes

@@ -11,7 +11,7 @@ import gpukit.components as public
 import gpukit.plan
 import gpukit.providers
 from gpukit.components import ConfigError, GpuCluster
-from gpukit.components.config.resolve import resolve_config
+from gpukit.components.resolve.config import resolve_config
 from harness import eks_config, record
 
 # The valid EKS stack of harness.eks_config, as a library user writes it: snake_case, plain strings.

@@ -80,7 +80,7 @@ def test_an_invoke_the_plan_engine_does_not_know_fails_loudly() -> None:
     ],
 )
 def test_next_steps_name_the_platforms_own_credential_command(name: str, expected: str | None) -> None:
-    from gpukit.components.resolved import ResolvedCluster
+    from gpukit.components.substrate import ResolvedCluster
     from gpukit.program import next_steps
 
     on = substrate(name)

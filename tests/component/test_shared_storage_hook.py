@@ -1,5 +1,5 @@
-"""GpuCluster's side of shared storage, apart from any cloud: a fake substrate that builds efs gets the
-validated, planned volumes after its cluster exists, and the plan reports them."""
+"""The storage add-on, apart from any cloud: the storage variant a fake substrate declares (it builds efs)
+gets the validated, planned volumes after its cluster exists, and the plan reports them."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -8,11 +8,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from gpukit.components import ClusterHandle, GpuCluster, SubstrateRegistry
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components import GpuCluster, SubstrateRegistry
+from gpukit.components.addons.base import BuildContext
+from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.variant import STORAGE, StorageVariant
+from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.spec import StorageKind
-from gpukit.components.storage.built import BuiltVolume
-from gpukit.components.storage.plan import PlannedVolume
 from gpukit.components.substrate import use_registry
 from gpukit.plan import plan_program
 from gpukit.plan.artifacts import plan_document
@@ -22,24 +23,14 @@ from harness import record
 from tests.component.test_fake_substrate import FakeSubstrate, args
 
 
-class StorageSubstrate(FakeSubstrate):
-    name = "eks"  # the backend table's efs row serves eks
-    shared_storage_kinds = frozenset({StorageKind.EFS})
-    settings = (AWS_REGION,)  # EFS is priced per region (components/storage/rates.py)
+class FakeEfs(StorageVariant):
+    kinds = frozenset({StorageKind.EFS})
 
     def __init__(self) -> None:
-        super().__init__()
         self.volumes: list[PlannedVolume] = []
         self.skip = False
 
-    def build_shared_storage(
-        self,
-        name: str,
-        cluster: ResolvedCluster,
-        volumes: list[PlannedVolume],
-        handle: ClusterHandle,
-        parent: pulumi.Resource,
-    ) -> list[BuiltVolume]:
+    def build(self, ctx: BuildContext, volumes: list[PlannedVolume]) -> list[BuiltVolume]:
         self.volumes = volumes
         if self.skip:
             return []
@@ -49,15 +40,29 @@ class StorageSubstrate(FakeSubstrate):
                 v.storage_class,
                 [
                     k8s.storage.v1.StorageClass(
-                        f"{name}-{v.name}",
+                        f"{ctx.name}-{v.name}",
                         metadata={"name": v.storage_class},
                         provisioner=v.backend.provisioner,
-                        opts=pulumi.ResourceOptions(parent=parent, provider=handle.kubernetes),
+                        opts=pulumi.ResourceOptions(parent=ctx.parent, provider=ctx.handle.kubernetes),
                     )
                 ],
             )
             for v in volumes
         ]
+
+
+class StorageSubstrate(FakeSubstrate):
+    name = "eks"  # the backend table's efs row serves eks
+    settings = (AWS_REGION,)  # EFS is priced per region (components/addons/storage/rates.py)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.storage = FakeEfs()
+        self.addon_variants = {STORAGE: self.storage}
+
+    @property
+    def volumes(self) -> list[PlannedVolume]:
+        return self.storage.volumes
 
 
 @pytest.fixture
@@ -71,7 +76,7 @@ def substrate() -> Iterator[StorageSubstrate]:
 
 
 def cluster_in_region() -> dict[str, Any]:
-    """The fake cluster in us-east-1, a region with a sourced EFS price (components/storage/rates.py)."""
+    """The fake cluster in us-east-1, a region with a sourced EFS price (storage/rates.py)."""
     cluster_args = args()
     cluster_args["cluster"]["region"] = "us-east-1"
     return cluster_args
@@ -102,7 +107,7 @@ def test_no_volumes_no_call(substrate: StorageSubstrate) -> None:
 
 
 def test_a_volume_the_substrate_did_not_build_is_an_error(substrate: StorageSubstrate) -> None:
-    substrate.skip = True
+    substrate.storage.skip = True
     with pytest.raises(Exception, match="built no shared volume checkpoints"):
         record(lambda: GpuCluster("fake", with_volume()))  # type: ignore[arg-type]
 

@@ -5,7 +5,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from gpukit.components.verification.checks import SAMPLE_IMAGE
+from gpukit.components.addons.verification.checks import SAMPLE_IMAGE
 from gpukit.plan.artifacts import kubernetes_object
 from gpukit.program import build
 from harness import Recording, eks_config, example_config, record

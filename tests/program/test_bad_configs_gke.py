@@ -611,8 +611,8 @@ def test_n1_pool_with_two_attached_t4s_plans(tmp_path: Path, capsys: pytest.Capt
 
 
 def _problems(config: Config) -> list[str]:
-    from gpukit.components.config.resolve import resolve_config
     from gpukit.components.errors import ConfigError
+    from gpukit.components.resolve.config import resolve_config
 
     with pytest.raises(ConfigError) as raised:
         resolve_config(config)

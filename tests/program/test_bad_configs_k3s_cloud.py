@@ -272,6 +272,6 @@ def test_case_ids_are_unique_and_enough() -> None:
 @pytest.mark.parametrize("make", [aws_config, gcp_config], ids=["k3s-aws", "k3s-gcp"])
 def test_the_example_stacks_are_valid(make: Callable[[], Config]) -> None:
     """The base configs of this suite are valid, so each case above fails for its own reason only."""
-    from gpukit.components.config.resolve import resolve_config
+    from gpukit.components.resolve.config import resolve_config
 
     resolve_config(make())

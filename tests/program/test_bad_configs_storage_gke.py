@@ -150,8 +150,8 @@ def test_bad_gke_storage_config_is_refused(
 
 def test_lustre_regions_of_the_locations_page_are_accepted() -> None:
     """australia-southeast2: in Managed Lustre's locations table, missing from the first copy gpukit read."""
+    from gpukit.components.addons.storage.backends import backend
     from gpukit.components.spec import StorageKind
-    from gpukit.components.storage.backends import backend
 
     assert {"australia-southeast2", "us-central1", "northamerica-northeast1"} <= (
         backend(StorageKind.MANAGED_LUSTRE).regions or frozenset()

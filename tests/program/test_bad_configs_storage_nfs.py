@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from gpukit.components.config.resolve import resolve_config
 from gpukit.components.preflight import preflight
+from gpukit.components.resolve.config import resolve_config
 from tests.program.test_bad_configs import Config, assert_refused, broken, eks_config
 from tests.program.test_bad_configs_k3s import for_program, k3s_config
 from tests.program.test_bad_configs_k3s_cloud import aws_config, gcp_config

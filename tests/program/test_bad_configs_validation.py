@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from gpukit.cli import main
-from gpukit.components.config.resolve import resolve_config
 from gpukit.components.config.schema import Field, schema_paths
 from gpukit.components.errors import ConfigError
 from gpukit.components.preflight import preflight
+from gpukit.components.resolve.config import resolve_config
 from gpukit.components.substrate import registry
 from gpukit.program import build
 from gpukit.providers.aws.tags import GPUKIT_TAGS_MAX, MAX_USER_TAGS

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from gpukit.components.name_rules import planned_name
-from gpukit.components.validate.cluster import CLUSTER_NAME_MAX, POOL_NAME_MAX
+from gpukit.components.resolve.validation import CLUSTER_NAME_MAX, POOL_NAME_MAX
 from gpukit.components.validate.common import NAME_RE
 from gpukit.program import Built, build
 from gpukit.providers.aws.names import AWS_NAME_RULES

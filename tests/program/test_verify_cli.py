@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from gpukit.cli import main
-from gpukit.components.config.resolve import resolve_config
-from gpukit.components.verification.cluster_checks import cluster_checks
-from gpukit.components.verification.jobs import NAMESPACE
+from gpukit.components.addons.verification.addon import VERIFICATION_ADDON
+from gpukit.components.addons.verification.jobs import NAMESPACE
+from gpukit.components.resolve.config import resolve_config
 from gpukit.verify.command import run_verification
 from gpukit.verify.kubectl import Kubectl
 from harness import ROOT, example_config
@@ -197,16 +197,17 @@ def test_a_job_that_never_finishes_times_out_and_is_still_cleaned_up(cluster: Cl
     cluster.outcome("l4", "pending")
     (cluster.state / "namespace-exists").touch()
     config = example_config("eks-dev")
-    checks = cluster_checks(resolve_config(config))
+    suite = VERIFICATION_ADDON.checks(resolve_config(config), 5)
+    assert suite is not None
     now = [0.0]
 
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
     results = run_verification(
-        Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, clock=lambda: now[0], sleep=sleep
+        Kubectl(str(cluster.kubectl), cluster.kubeconfig), [suite], clock=lambda: now[0], sleep=sleep
     )
-    assert [(r.pool, r.passed) for r in results] == [("l4", False)]
+    assert [(r.label, r.passed) for r in results] == [("pool l4", False)]
     assert results[0].reason == "timed out: the Job did not finish in time (pod Pending)"
     assert 5 * 60 <= now[0] <= 5 * 60 + 120  # waited the Job's deadline plus the margin, then gave up
     assert [item["kind"] for item in cluster.applied] == ["Job"]  # the namespace existed: left alone
@@ -216,13 +217,14 @@ def test_a_job_that_never_finishes_times_out_and_is_still_cleaned_up(cluster: Cl
 
 def test_an_interrupted_run_still_deletes_its_jobs(cluster: Cluster) -> None:
     cluster.outcome("l4", "pending")
-    checks = cluster_checks(resolve_config(example_config("eks-dev")))
+    suite = VERIFICATION_ADDON.checks(resolve_config(example_config("eks-dev")), 5)
+    assert suite is not None
 
     def interrupt(seconds: float) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_verification(Kubectl(str(cluster.kubectl), cluster.kubeconfig), checks, 5, {}, sleep=interrupt)
+        run_verification(Kubectl(str(cluster.kubectl), cluster.kubeconfig), [suite], sleep=interrupt)
     assert any(call[2:4] == ["delete", "job"] for call in cluster.calls)
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from gpukit.components.addons.verification.checks import PoolCheck, check_script, memory_bounds_mib
 from gpukit.components.spec import SharingMode
-from gpukit.components.verification.checks import PoolCheck, check_script, memory_bounds_mib
 from tools import shellcheck_problems
 
 L4_LOW, L4_HIGH = memory_bounds_mib(24)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from scripts.stubs import NFS_SERVER_STUBS, FakeHost
 
-from gpukit.components.k3s.nfs_exports import (
+from gpukit.components.addons.storage.nfs.exports import (
     EXPORT_OPTIONS,
     EXPORTS_FILE,
     V4_ONLY_MARK,

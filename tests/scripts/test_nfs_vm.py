@@ -9,8 +9,8 @@ import pytest
 import yaml
 from scripts.stubs import NFS_SERVER_STUBS, FakeHost
 
-from gpukit.components.k3s.nfs_exports import EXPORT_OPTIONS, EXPORTS_FILE
-from gpukit.components.k3s.nfs_vm import (
+from gpukit.components.addons.storage.nfs.exports import EXPORT_OPTIONS, EXPORTS_FILE
+from gpukit.components.addons.storage.nfs.vm import (
     NFS_DROP_IN,
     SCRIPT_PATH,
     UNIT_NAME,

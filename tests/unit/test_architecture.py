@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from gpukit.components.resolve.keys import unclaimed_keys, undeclared_keys
 from gpukit.components.spec import Platform, Provider
 from gpukit.components.substrate import Substrate, registry
-from gpukit.components.validate.keys import unclaimed_keys, undeclared_keys
 from harness import ROOT
 
 COMPONENTS, PROVIDERS = ROOT / "components", ROOT / "providers"

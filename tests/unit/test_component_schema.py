@@ -9,9 +9,9 @@ import pytest
 from pulumi.provider.experimental.component import ComponentProvider
 
 from gpukit import components, providers
+from gpukit.components.addons.gpu_operator.component import GpuOperator
+from gpukit.components.addons.verification.component import GpuVerification
 from gpukit.components.cluster import GpuCluster
-from gpukit.components.gpu_operator.component import GpuOperator
-from gpukit.components.verification.component import GpuVerification
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ from dataclasses import replace
 
 import pytest
 
-from gpukit.components.config.resolve import resolve_config
-from gpukit.components.costs import PoolCost, estimate, pool_quote
+from gpukit.components.costs import PoolCost, estimate
+from gpukit.components.pricing import pool_quote
+from gpukit.components.resolve.config import resolve_config
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from harness import eks_config, example_config
 

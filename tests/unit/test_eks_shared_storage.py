@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from gpukit.components.config.resolve import resolve_config
+from gpukit.components.addons.storage.naming import VOLUME_NAME_MAX
 from gpukit.components.name_rules import ResourceNameError
 from gpukit.components.preflight import preflight
-from gpukit.components.storage.naming import VOLUME_NAME_MAX
-from gpukit.components.validate.cluster import CLUSTER_NAME_MAX
+from gpukit.components.resolve.config import resolve_config
+from gpukit.components.resolve.validation import CLUSTER_NAME_MAX
 from gpukit.providers.aws.eks.shared_storage.facts import EFS_CREATION_TOKEN_MAX, EFS_CSI, FSX_CSI, S3_CSI
 from gpukit.providers.aws.eks.shared_storage.manifests import (
     NO_PROVISIONER,

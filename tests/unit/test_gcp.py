@@ -6,8 +6,8 @@ import pytest
 
 from gpukit.components.catalog.gpus import GPU_MODELS
 from gpukit.components.preflight import driver_branch_for
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode, GkeDriverVersion, Platform, Provider
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.catalog import (
     ACCELERATOR_ZONES,
     GCP_CATALOG,
@@ -22,8 +22,8 @@ from gpukit.providers.gcp.gke.node_pool import (
     pool_labels,
     secure_boot,
 )
-from gpukit.providers.gcp.gke.ranges import overlaps, subnet_ranges
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
+from gpukit.providers.gcp.ranges import overlaps, subnet_ranges
 from harness import pool_facts, substrate
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from gpukit.components.addons.storage.backends import backend
 from gpukit.components.errors import Problem
 from gpukit.components.spec import StorageKind
-from gpukit.components.storage.backends import backend
 from gpukit.providers.gcp.gke.shared_storage.filestore import instance_name, volume_handle
 from gpukit.providers.gcp.gke.shared_storage.tables import (
     FILESTORE_API_TIER,
@@ -42,7 +42,7 @@ def test_addons_only_for_declared_backends() -> None:
 
 
 def test_every_filestore_tier_of_the_backend_table_has_its_api_tier() -> None:
-    """One table of tiers (components/storage/backends.py): the GKE build adds only the API name, for
+    """One table of tiers (components/addons/storage/backends.py): the GKE build adds only the API name, for
     exactly the tiers validation accepts."""
     tiers = {t.name for t in backend(StorageKind.FILESTORE).tiers}
     assert set(FILESTORE_API_TIER) == tiers

@@ -8,18 +8,18 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from gpukit.components.findings import Severity
-from gpukit.components.k3s.nfs_chart import (
+from gpukit.components.addons.storage.nfs.chart import (
     CHART,
     CHART_REPOSITORY,
     CHART_VERSION,
     NAMESPACE,
     nfs_driver_values,
 )
-from gpukit.components.k3s.nfs_class import example_claim, nfs_storage_class
-from gpukit.components.k3s.nfs_network import nfs_address_findings
+from gpukit.components.addons.storage.nfs.network import nfs_address_findings
+from gpukit.components.addons.storage.nfs.storage_class import example_claim, nfs_storage_class
+from gpukit.components.addons.storage.nfs.validation import NfsRules, nfs_problems
+from gpukit.components.findings import Severity
 from gpukit.components.pools import SERVER_TAINT
-from gpukit.providers.ssh.k3s.nfs_validation import nfs_problems
 
 CHART_VALUES = yaml.safe_load(
     (Path(__file__).parents[1] / "reference/csi-driver-nfs-4.13.4/values.yaml").read_text()
@@ -91,15 +91,26 @@ def test_the_example_claim_is_read_write_many_on_the_class() -> None:
     assert claim["spec"]["storageClassName"] == "shared-checkpoints"
 
 
+# The rules of each k3s substrate's storage variant, without the VM disk the clouds' have (a volume that
+# names no export is then refused there too).
+RULES = {
+    "ssh": NfsRules("k3s over ssh", hosts_serve=True),
+    "aws": NfsRules("k3s over aws"),
+    "gcp": NfsRules("k3s over gcp"),
+}
+
+
 def _keys(problems: list[Any]) -> list[str]:
     return [p.key for p in problems]
 
 
 def test_good_nfs_volumes_pass() -> None:
-    assert nfs_problems(KEY, {"host": "192.0.2.11"}, "ssh", SSH_HOSTS) == []
-    assert nfs_problems(KEY, {"host": "GPU-2.lab.example"}, "ssh", SSH_HOSTS) == []
-    assert nfs_problems(KEY, {"server": "nas.lab.example", "path": "/volume1/ml"}, "ssh", SSH_HOSTS) == []
-    assert nfs_problems(KEY, {"server": "10.0.0.5", "path": "/export"}, "gcp", []) == []
+    assert nfs_problems(KEY, {"host": "192.0.2.11"}, RULES["ssh"], SSH_HOSTS) == []
+    assert nfs_problems(KEY, {"host": "GPU-2.lab.example"}, RULES["ssh"], SSH_HOSTS) == []
+    assert (
+        nfs_problems(KEY, {"server": "nas.lab.example", "path": "/volume1/ml"}, RULES["ssh"], SSH_HOSTS) == []
+    )
+    assert nfs_problems(KEY, {"server": "10.0.0.5", "path": "/export"}, RULES["gcp"], []) == []
 
 
 @pytest.mark.parametrize(
@@ -123,7 +134,7 @@ def test_good_nfs_volumes_pass() -> None:
 def test_bad_nfs_volumes_are_refused_naming_the_key(
     nfs: dict[str, str] | None, provider: str, key: str, words: str
 ) -> None:
-    problems = nfs_problems(KEY, nfs, provider, SSH_HOSTS)
+    problems = nfs_problems(KEY, nfs, RULES[provider], SSH_HOSTS)
     assert _keys(problems) == [f"{KEY}.{key}"]
     assert words in problems[0].message
 
@@ -132,16 +143,16 @@ def test_bad_nfs_volumes_are_refused_naming_the_key(
     "server", ["10.0.0.5", "172.16.4.2", "192.168.1.20", "100.64.1.2", "169.254.10.1", "fd12:3456::5"]
 )
 def test_private_cgnat_link_local_and_ula_servers_pass(server: str) -> None:
-    assert nfs_problems(KEY, {"server": server, "path": "/export"}, "gcp", []) == []
+    assert nfs_problems(KEY, {"server": server, "path": "/export"}, RULES["gcp"], []) == []
 
 
 def test_a_host_server_is_refused_when_it_or_a_host_it_exports_to_is_public() -> None:
     public_agent = ["192.0.2.10", "93.184.216.34", "gpu-2.lab.example"]
-    (problem,) = nfs_problems(KEY, {"host": "192.0.2.10"}, "ssh", public_agent)
+    (problem,) = nfs_problems(KEY, {"host": "192.0.2.10"}, RULES["ssh"], public_agent)
     assert problem.key == f"{KEY}.nfs.host"
     assert "public (global) addresses (93.184.216.34)" in problem.message
     assert "got host '192.0.2.10'" in problem.message
-    (problem,) = nfs_problems(KEY, {"host": "93.184.216.34"}, "ssh", public_agent)
+    (problem,) = nfs_problems(KEY, {"host": "93.184.216.34"}, RULES["ssh"], public_agent)
     assert "(93.184.216.34)" in problem.message
 
 
@@ -202,12 +213,13 @@ def test_the_node_plugin_mounts_from_the_host_network_so_the_policy_never_blocks
     ],
 )
 def test_the_plan_says_where_an_nfs_volume_lives(nfs: dict[str, str], zones: list[str]) -> None:
+    from gpukit.components.addons.storage.backends import BACKENDS
+    from gpukit.components.addons.storage.variant import storage_variant
+    from gpukit.components.addons.storage.volume import PlannedVolume
     from gpukit.components.spec import StorageKind, StorageRole
-    from gpukit.components.storage.backends import BACKENDS
-    from gpukit.components.storage.plan import PlannedVolume
     from gpukit.providers.ssh.substrate import K3sSshSubstrate
 
     row = BACKENDS[StorageKind.NFS]
     spec = {"name": "c", "kind": StorageKind.NFS, "role": StorageRole.CHECKPOINTS, "size_gb": 10, "nfs": nfs}
     volume = PlannedVolume(spec, row, row.tiers[0], "")  # type: ignore[arg-type]
-    assert K3sSshSubstrate().shared_volume_zones(None, volume) == zones  # type: ignore[arg-type]
+    assert storage_variant(K3sSshSubstrate()).volume_zones(None, volume) == zones  # type: ignore[arg-type]

@@ -2,9 +2,9 @@
 
 import pytest
 
-from gpukit.components.config.resolve import resolve_config
 from gpukit.components.pools import PoolFacts
 from gpukit.components.preflight import Finding, Severity, _pool_findings, newer_driver_fix, preflight
+from gpukit.components.resolve.config import resolve_config
 from gpukit.components.spec import Capacity, NodeImage
 from gpukit.providers.aws.catalog import InstanceType
 from harness import eks_config, example_config

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from gpukit.components.catalog.instances import no_price_note
-from gpukit.components.config.resolve import resolve_config
 from gpukit.components.costs import estimate
+from gpukit.components.resolve.config import resolve_config
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from gpukit.providers.gcp.catalog import GCP_CATALOG
 from harness import ROOT, eks_config

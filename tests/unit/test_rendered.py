@@ -2,7 +2,8 @@
 
 import yaml
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware, gpu_operator_values
+from gpukit.components.addons.gpu_operator.values import gpu_operator_values
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.pools import GPU_TAINT
 from gpukit.components.spec import NodeImage, Provider
 from gpukit.providers.aws.eks.autoscaler_values import cluster_autoscaler_values

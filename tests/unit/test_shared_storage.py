@@ -3,17 +3,19 @@
 import pytest
 
 import gpukit  # noqa: F401  (installs the substrate registry)
-from gpukit.components.config.resolve import resolve_config
+from gpukit.components.addons.storage.backends import BACKENDS, Tier, kinds_for
+from gpukit.components.addons.storage.choice import choose_backend, pick_tier
+from gpukit.components.addons.storage.naming import storage_class_name
+from gpukit.components.addons.storage.plan import planned_volumes
+from gpukit.components.addons.storage.rates import is_regional, regional_rate
+from gpukit.components.addons.storage.report import shared_storage_lines
+from gpukit.components.addons.storage.validate import validate_storage
+from gpukit.components.addons.storage.variant import STORAGE, StorageVariant, storage_variant
+from gpukit.components.addons.storage.volume import HOURS_PER_MONTH, PlannedVolume
 from gpukit.components.errors import Problem
+from gpukit.components.resolve.config import resolve_config
 from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageRole
-from gpukit.components.storage.backends import BACKENDS, Tier, kinds_for
-from gpukit.components.storage.choice import choose_backend, pick_tier
-from gpukit.components.storage.naming import storage_class_name
-from gpukit.components.storage.plan import HOURS_PER_MONTH, PlannedVolume, planned_volumes
-from gpukit.components.storage.rates import is_regional, regional_rate
-from gpukit.components.storage.validate import validate_storage
 from gpukit.components.substrate import registry
-from gpukit.plan.shared_storage import shared_storage_lines
 from harness import example_config
 
 ALL = frozenset(StorageKind) - {StorageKind.AUTO}
@@ -24,7 +26,7 @@ def test_every_concrete_kind_has_a_row_and_every_substrate_a_backend() -> None:
     for substrate in registry():
         assert kinds_for(substrate.name), substrate.name
         # A substrate builds only kinds its table row says it can serve.
-        assert all(substrate.name in BACKENDS[k].substrates for k in substrate.shared_storage_kinds)
+        assert all(substrate.name in BACKENDS[k].substrates for k in storage_variant(substrate).kinds)
 
 
 def test_fsx_lustre_sizes_are_1200_then_steps_of_2400() -> None:
@@ -101,10 +103,12 @@ def _volume(**values: object) -> SharedVolumeSpec:
 
 
 class _Builds:
-    """A substrate as validation sees it: eks that builds every AWS backend."""
+    """A substrate as validation sees it: eks that builds every AWS backend (its storage variant's kinds)."""
 
     def __init__(self, name: str, kinds: frozenset[StorageKind], title: str) -> None:
-        self.name, self.shared_storage_kinds, self.title = name, kinds, title
+        variant = StorageVariant()
+        variant.kinds = kinds
+        self.name, self.title, self.addon_variants = name, title, {STORAGE: variant}
 
 
 EKS_BUILDS = _Builds("eks", frozenset({StorageKind.EFS, StorageKind.FSX_LUSTRE, StorageKind.S3}), "EKS")

@@ -5,7 +5,8 @@ from typing import Any
 
 import yaml
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware, gpu_operator_values
+from gpukit.components.addons.gpu_operator.values import gpu_operator_values
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.pools import GPU_TAINT
 from gpukit.components.sharing import (
     DEVICE_PLUGIN_CONFIG_LABEL,
@@ -137,7 +138,7 @@ def test_a_custom_layout_gets_its_own_mig_parted_config_named_by_its_content(gol
 
 
 def _mig_cluster(profile: str = "1g.10gb", strategy: str = "single") -> Any:
-    from gpukit.components.config.resolve import resolve_config
+    from gpukit.components.resolve.config import resolve_config
     from harness import eks_config
 
     config = eks_config()

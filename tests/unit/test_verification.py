@@ -5,18 +5,18 @@ from typing import Any
 import kubernetes_validate
 import pytest
 
-from gpukit.components.config.resolve import resolve_config
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.spec import SharingMode
-from gpukit.components.verification.checks import SAMPLE_IMAGE, memory_bounds_mib
-from gpukit.components.verification.cluster_checks import cluster_checks, fingerprint
-from gpukit.components.verification.findings import verification_findings
-from gpukit.components.verification.jobs import (
+from gpukit.components.addons.verification.checks import SAMPLE_IMAGE, memory_bounds_mib
+from gpukit.components.addons.verification.cluster_checks import cluster_checks, fingerprint
+from gpukit.components.addons.verification.findings import verification_findings
+from gpukit.components.addons.verification.jobs import (
     HOST_IPC_NAMESPACE,
     NAMESPACE,
     job_manifest,
     namespace_manifests,
 )
+from gpukit.components.resolve.config import resolve_config
+from gpukit.components.spec import SharingMode
+from gpukit.components.substrate import ResolvedCluster
 from harness import eks_config, example_config
 
 TIME_SLICED_L4 = {

@@ -9,8 +9,8 @@ import pulumi_kubernetes as k8s
 from gpukit.components.api_access import is_internal, needs_public_endpoint, public_cidrs
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import Capacity, ClusterSpec, SupportType
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
 from gpukit.providers.aws.eks.karpenter import Karpenter

@@ -2,7 +2,7 @@
 
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.components.validate.common import POOLS
 from gpukit.providers.aws.eks.karpenter_objects import CONSOLIDATE_AFTER, capacity_types, node_pool_limits
 from gpukit.providers.aws.karpenter_validation import uses_karpenter

@@ -1,7 +1,7 @@
 """What EKS GPU nodes get from their image: both EKS NVIDIA images (AL2023 and Bottlerocket) ship driver
 R580 and the container toolkit, so the GPU Operator installs neither (providers/aws/eks/images.py)."""
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware
+from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import NodeImage
 

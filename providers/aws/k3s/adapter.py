@@ -17,8 +17,8 @@ from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import secrets_bundle
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodeRole
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
 from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values

@@ -10,7 +10,7 @@ import pulumi
 
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_flow import build_k3s_on_cloud
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.k3s.adapter import Ec2Adapter
 from gpukit.providers.aws.k3s.spot_drain import NodeTerminationHandler
 from gpukit.providers.aws.k3s.spot_drain_values import spot_pools

@@ -6,7 +6,7 @@
 - Its address: a network interface of its own, so the address the StorageClass (and every volume made
   from it) names outlives the instance.
 - Its reach: no public address (a private subnet); a security group admitting TCP 2049 from the cluster's
-  node group only; exports to the private subnets' CIDRs only (components/k3s/nfs_exports.py).
+  node group only; exports to the private subnets' CIDRs only (components/addons/storage/nfs/exports.py).
 - Its identity: none. No instance profile, IMDSv2 with one hop (the launch template every k3s machine
   uses), plain Ubuntu 24.04 like the other k3s machines, on demand.
 
@@ -19,9 +19,9 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_aws as aws
 
+from gpukit.components.addons.storage.nfs.exports import NFS_PORT
+from gpukit.components.addons.storage.nfs.vm import ebs_device_path, nfs_vm_script, nfs_vm_user_data
 from gpukit.components.catalog.instances import CpuArch
-from gpukit.components.k3s.nfs_exports import NFS_PORT
-from gpukit.components.k3s.nfs_vm import ebs_device_path, nfs_vm_script, nfs_vm_user_data
 from gpukit.components.spec import DriverMode
 from gpukit.providers.aws.k3s.images import k3s_image
 from gpukit.providers.aws.k3s.launch import node_launch_template

@@ -7,22 +7,23 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from gpukit.components.handle import ClusterHandle
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import DriverMode, ReleaseChannel
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.apis import GKE_APIS
 from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
 from gpukit.providers.gcp.gke.kubeconfig import gke_kubeconfig
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
-from gpukit.providers.gcp.gke.ranges import subnet_ranges
 from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
+from gpukit.providers.gcp.gke.shared_storage.state import GkeStorageState
 from gpukit.providers.gcp.gke.shared_storage.tables import cluster_addons, storage_apis
-from gpukit.providers.gcp.gke.shared_storage.volumes import GkeSharedStorage, gke_shared_volumes
+from gpukit.providers.gcp.gke.shared_storage.volumes import gke_shared_volumes
 from gpukit.providers.gcp.gke.storage import GkeStorage
 from gpukit.providers.gcp.labels import cluster_labels, expiry_labels
 from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.provider import cluster_provider
+from gpukit.providers.gcp.ranges import subnet_ranges
 
 TYPE_TOKEN = "gpukit:index:GkeCluster"
 
@@ -188,25 +189,6 @@ class GkeCluster(pulumi.ComponentResource):
             ),
         )
 
-        built_volumes = []
-        if shared:
-            shared_storage = GkeSharedStorage(
-                f"{name}-shared",
-                {
-                    "cluster_name": cluster_name,
-                    "project": project,
-                    "region": region,
-                    "network_id": network_id,
-                    "node_service_account": node_sa.email,
-                    "volumes": shared,
-                    "after": [cluster, *system_pools],
-                },
-                opts=pulumi.ResourceOptions(
-                    parent=self, providers={"gcp": provider, "kubernetes": kubernetes}
-                ),
-            )
-            built_volumes = shared_storage.built
-
         self.cluster_name = cluster.name
         self.endpoint = cluster.endpoint
         self.kubeconfig = kubeconfig
@@ -216,7 +198,18 @@ class GkeCluster(pulumi.ComponentResource):
             kubernetes=kubernetes,
             system_ready=system_pools,
             storage_summary=storage.summary,
-            built_volumes=built_volumes,
+            # For the storage add-on's GKE variant (shared_storage/variant.py): the volumes need this
+            # cluster's network, node identity and CSI add-ons.
+            substrate_state=GkeStorageState(
+                component=self,
+                cluster_name=cluster_name,
+                project=project,
+                region=region,
+                network_id=network_id,
+                node_service_account=node_sa.email,
+                gcp_provider=provider,
+                after=[cluster, *system_pools],
+            ),
         )
         self.register_outputs(
             {

@@ -10,7 +10,7 @@
   and MIG manager, as on every other platform (NVIDIA's GKE guide, google-gke.rst).
 """
 
-from gpukit.components.gpu_operator.values import GpuNodeSoftware, Operand
+from gpukit.components.node_software import GpuNodeSoftware, Operand
 from gpukit.components.spec import DriverMode, GkeDriverVersion, GpuOperatorSpec
 
 # GKE-installed drivers (gpu_driver_version DEFAULT or LATEST) are chosen per COS image and GPU type

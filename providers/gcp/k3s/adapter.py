@@ -17,8 +17,8 @@ from gpukit.components.k3s.cloud_flow import K3sServers
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import NodeRole
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
 from gpukit.providers.gcp.k3s.autoscaler import gce_autoscaler_values, is_spot
 from gpukit.providers.gcp.k3s.autoscaler_iam import K3sGceAutoscalerAccess

@@ -11,7 +11,7 @@ import pulumi
 
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_flow import build_k3s_on_cloud
-from gpukit.components.resolved import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.apis import K3S_GCE_APIS
 from gpukit.providers.gcp.k3s.adapter import GceAdapter
 from gpukit.providers.gcp.provider import cluster_provider

@@ -1,7 +1,7 @@
 """K3sGceNfsServer: the small VM gpukit makes as the NFS server of one shared volume on k3s over gcp.
 
 The Compute Engine twin of providers/aws/k3s/nfs_server.py; what it runs at boot is the same pure
-renderer (components/k3s/nfs_vm.py), as cloud-init user data.
+renderer (components/addons/storage/nfs/vm.py), as cloud-init user data.
 
 - Its data: a zonal pd-balanced disk of its own (`sizeGb`), encrypted at rest with a Google-managed key
   (Compute Engine's default), attached under a fixed device name so the VM finds it at
@@ -13,7 +13,7 @@ renderer (components/k3s/nfs_vm.py), as cloud-init user data.
   StorageClass (and every volume made from it) names outlives the VM.
 - Its reach: no external address (no access config; egress through the cluster's Cloud NAT); a
   firewall rule admitting TCP 2049 from the cluster's node tag only to this VM's own tag; exports to
-  the cluster's subnet CIDR only (components/k3s/nfs_exports.py).
+  the cluster's subnet CIDR only (components/addons/storage/nfs/exports.py).
 - Its identity: none. No service account, so no token on the metadata server (pulumi-gcp
   compute.Instance: `service_account` is optional; a VM created without it gets none,
   hashicorp/terraform-provider-google#14423). Shielded VM (Secure Boot, vTPM, integrity monitoring),
@@ -28,9 +28,9 @@ from typing import Optional, TypedDict, cast
 import pulumi
 import pulumi_gcp as gcp
 
+from gpukit.components.addons.storage.nfs.exports import NFS_PORT
+from gpukit.components.addons.storage.nfs.vm import gce_device_path, nfs_vm_script, nfs_vm_user_data
 from gpukit.components.k3s.names import CLOUD_HOSTNAME_MAX
-from gpukit.components.k3s.nfs_exports import NFS_PORT
-from gpukit.components.k3s.nfs_vm import gce_device_path, nfs_vm_script, nfs_vm_user_data
 from gpukit.components.names import fit_name
 from gpukit.providers.gcp.k3s.images import UBUNTU_FAMILY, UBUNTU_PROJECT, family_path
 from gpukit.providers.gcp.k3s.machine import login_metadata, on_demand_scheduling, shielded_vm

@@ -21,7 +21,7 @@ NFS_DISK_MIN_GB = 10
 NFS_DISK_MAX_GB = 65536
 DATA_DEVICE_NAME = "gpukit-data"
 """The attached disk's device name: the VM finds it at /dev/disk/by-id/google-gpukit-data
-(components/k3s/nfs_vm.py gce_device_path)."""
+(components/addons/storage/nfs/vm.py gce_device_path)."""
 
 
 def nfs_zone(server_zones: list[str]) -> str:

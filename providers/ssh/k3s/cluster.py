@@ -8,8 +8,9 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cluster import K3sCluster
 from gpukit.components.k3s.handle import k3s_cluster_handle
 from gpukit.components.k3s.pool_sync import K3sPoolSync
-from gpukit.components.resolved import ResolvedCluster
 from gpukit.components.spec import PodSecurityLevel
+from gpukit.components.substrate import ResolvedCluster
+from gpukit.providers.ssh.config import ssh_private_key
 from gpukit.providers.ssh.k3s.hosts import k3s_hosts
 
 
@@ -17,7 +18,7 @@ def build_k3s_ssh(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) 
     """K3sSshSubstrate.build."""
     spec = cluster.spec
     # Secret from here on: in state, in every command that uses it, in plans.
-    private_key = pulumi.Output.secret(cluster.args["ssh_private_key"])
+    private_key = pulumi.Output.secret(ssh_private_key(cluster))
     hosts = k3s_hosts(cluster.pools, private_key)
     cuda = cluster.cuda_version
     k3s = K3sCluster(

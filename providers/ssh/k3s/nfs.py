@@ -7,14 +7,14 @@ from typing import Any, Protocol
 
 import pulumi
 
+from gpukit.components.addons.storage.nfs.build import build_nfs_driver
+from gpukit.components.addons.storage.nfs.driver import K3sNfsDriver, NfsVolumeArgs
+from gpukit.components.addons.storage.nfs.exports import volume_directory
+from gpukit.components.addons.storage.nfs.host_server import K3sNfsHostServer
+from gpukit.components.addresses import same_host
 from gpukit.components.k3s.names import node_name
-from gpukit.components.k3s.nfs_driver import K3sNfsDriver, NfsVolumeArgs
-from gpukit.components.k3s.nfs_exports import volume_directory
-from gpukit.components.k3s.nfs_host_server import K3sNfsHostServer
-from gpukit.components.k3s.nfs_storage import build_nfs_driver
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import HostSpec
-from gpukit.providers.ssh.addresses import same_host
 from gpukit.providers.ssh.k3s.hosts import connection
 
 
@@ -66,7 +66,7 @@ def nfs_host_servers(
 
 
 class SharedVolume(Protocol):
-    """What this needs of a planned shared volume (components/storage/plan.py PlannedVolume)."""
+    """What this needs of a planned shared volume (components/addons/storage/plan.py PlannedVolume)."""
 
     @property
     def name(self) -> str: ...

@@ -3,9 +3,9 @@ the CSI add-on of each backend in use, once."""
 
 import pulumi
 
+from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.spec import StorageKind, StorageRole
-from gpukit.components.storage.built import BuiltVolume
-from gpukit.components.storage.plan import PlannedVolume
 from gpukit.providers.aws.eks.shared_storage.context import EksStorageContext, lustre_zone
 from gpukit.providers.aws.eks.shared_storage.csi_addon import EksCsiAddon, EksCsiAddonArgs
 from gpukit.providers.aws.eks.shared_storage.efs import EksEfsVolume

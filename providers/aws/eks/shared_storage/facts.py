@@ -97,6 +97,7 @@ S3_BUCKET_SOURCE = "S3 user guide, general purpose bucket naming rules (bucketna
 S3_BUCKET_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
 S3_BUCKET_SUFFIXES = ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3")
 
-# --- List prices: per region in components/storage/rates.py (EFS Standard); FSx for Lustre is not priced
-# (https://aws.amazon.com/fsx/lustre/pricing/ could not be read with its figures); an S3 volume mounts a
-# bucket its owner already pays for. Sizes and throughput tiers: components/storage/backends.py.
+# --- List prices: per region in components/addons/storage/rates.py (EFS Standard); FSx for Lustre is not
+# priced (https://aws.amazon.com/fsx/lustre/pricing/ could not be read with its figures); an S3 volume
+# mounts a bucket its owner already pays for. Sizes and throughput tiers:
+# components/addons/storage/backends.py.

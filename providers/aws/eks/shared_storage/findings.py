@@ -13,8 +13,8 @@ from gpukit.components.findings import Finding, Severity
 from gpukit.components.spec import StorageKind
 
 if TYPE_CHECKING:
-    from gpukit.components.resolved import ResolvedCluster
-    from gpukit.components.storage.plan import PlannedVolume
+    from gpukit.components.addons.storage.volume import PlannedVolume
+    from gpukit.components.substrate import ResolvedCluster
 
 SHARED = "gpukit:storage.shared"
 LUSTRE_ZONE_UNKNOWN = "one zone (first node subnet)"

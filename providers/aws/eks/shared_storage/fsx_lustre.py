@@ -33,7 +33,7 @@ class EksLustreVolumeArgs(TypedDict):
     node_security_group_id: pulumi.Input[str]
     size_gb: int
     per_unit_throughput: int
-    """MB/s per TiB: 125, 250, 500 or 1000 (components/storage/backends.py)."""
+    """MB/s per TiB: 125, 250, 500 or 1000 (components/addons/storage/backends.py)."""
     wait_for: NotRequired[list[pulumi.Resource]]
 
 

@@ -6,8 +6,8 @@ are: Pulumi resolves Outputs nested in resource inputs, so nothing is formatted 
 
 from typing import Any
 
-from gpukit.components.storage.static import NO_PROVISIONER, RECLAIM, RWX, static_volume
-from gpukit.components.storage.static import static_storage_class as shared_static_storage_class
+from gpukit.components.addons.storage.static import NO_PROVISIONER, RECLAIM, RWX, static_volume
+from gpukit.components.addons.storage.static import static_storage_class as shared_static_storage_class
 from gpukit.providers.aws.eks.shared_storage.facts import (
     EFS_CSI,
     EFS_DIRECTORY_PERMS,

@@ -69,7 +69,7 @@ def validate_eks_storage(
     cluster_name: str, storage: Mapping[str, Any], pools: Sequence[Mapping[str, Any]] | None = None
 ) -> list[Problem]:
     """The bucket names of s3 volumes and the zones of fsx-lustre volumes (kinds, sizes and tiers:
-    components/storage/validate.py; `zone` on a backend that takes none is refused there). The EFS
+    components/addons/storage/validate.py; `zone` on a backend that takes none is refused there). The EFS
     creation token `<cluster>-<volume>` needs no check: 32 + 1 + 24 = 57 characters at most, under
     EFS's 64 (the plan fakes hold every token to 64). `pools`: None when the pools are invalid (their
     zones are then not checked against)."""

@@ -14,8 +14,8 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from gpukit.components.addons.storage.static import RWX, static_storage_class, static_volume
 from gpukit.components.names import fit_name
-from gpukit.components.storage.static import RWX, static_storage_class, static_volume
 from gpukit.providers.gcp.gke.shared_storage.claims import CLAIM_NAMESPACE, class_name, example_claim
 from gpukit.providers.gcp.gke.shared_storage.tables import (
     FILESTORE_API_TIER,
@@ -35,7 +35,7 @@ class FilestoreVolumeArgs(TypedDict):
     volume: str
     size_gb: int
     tier: str
-    """gpukit's tier name (components/storage/backends.py)."""
+    """gpukit's tier name (components/addons/storage/backends.py)."""
     location: str
     """A zone for the zonal tiers, the region for regional and enterprise (tables.FILESTORE_ZONAL_TIERS)."""
     network: pulumi.Input[str]

@@ -2,8 +2,8 @@
 for each claim (dynamic provisioning), so Pulumi does not own them. Filestore instances are Pulumi's
 (statically provisioned, filestore.py): `pulumi destroy` deletes them, so they get no such warning."""
 
+from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.findings import Finding, Severity
-from gpukit.components.storage.plan import PlannedVolume
 from gpukit.providers.gcp.gke.shared_storage.tables import MANAGED_LUSTRE
 
 _DELETE = {

@@ -18,7 +18,7 @@ class ManagedLustreClassArgs(TypedDict):
     volume: str
     size_gb: int
     tier: str
-    """The tier: MB/s per TiB, "125" | "250" | "500" | "1000" (components/storage/backends.py)."""
+    """The tier: MB/s per TiB, "125" | "250" | "500" | "1000" (components/addons/storage/backends.py)."""
     network: pulumi.Input[str]
     """The cluster's VPC, as its full name (the driver needs it for a Shared VPC)."""
 

@@ -89,9 +89,9 @@ PRIVATE_ACCESS_KINDS = (FILESTORE, MANAGED_LUSTRE)
 # The Filestore API `tier` of each gpukit Filestore tier (pulumi-gcp filestore.Instance `tier`: "Possible
 # values include: STANDARD, PREMIUM, BASIC_HDD, BASIC_SSD, HIGH_SCALE_SSD, ZONAL, REGIONAL and
 # ENTERPRISE"). Sizes, steps, throughput and availability per tier live in one place,
-# components/storage/backends.py (BACKENDS[FILESTORE].tiers, with their sources), which validation and the
-# plan read; this is only what the GKE build needs on top. The -large tiers are the same service tier at
-# 10-100 TiB (Filestore "Service tiers").
+# components/addons/storage/backends.py (BACKENDS[FILESTORE].tiers, with their sources), which validation
+# and the plan read; this is only what the GKE build needs on top. The -large tiers are the same service
+# tier at 10-100 TiB (Filestore "Service tiers").
 FILESTORE_API_TIER = {
     "basic-hdd": "BASIC_HDD",
     "basic-ssd": "BASIC_SSD",

@@ -1,7 +1,7 @@
-"""GKE's checks of `gpukit:storage.shared[]` beyond the neutral ones (components/storage/validate.py checks
-sizes, tiers, throughput, regions and each kind's roles against the backend table): Cloud Storage bucket
-names, and no private services access on a network gpukit does not own. Each problem names the volume's
-key."""
+"""GKE's checks of `gpukit:storage.shared[]` beyond the neutral ones (components/addons/storage/
+validate.py checks sizes, tiers, throughput, regions and each kind's roles against the backend table):
+Cloud Storage bucket names, and no private services access on a network gpukit does not own. Each problem
+names the volume's key."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any

@@ -7,9 +7,10 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.resolved import ResolvedCluster
-from gpukit.components.storage.built import BuiltVolume
-from gpukit.components.storage.plan import PlannedVolume, planned_volumes
+from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.plan import planned_volumes
+from gpukit.components.addons.storage.volume import PlannedVolume
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.gke.shared_storage.claims import class_name
 from gpukit.providers.gcp.gke.shared_storage.filestore import FilestoreVolume
 from gpukit.providers.gcp.gke.shared_storage.gcs_fuse import GcsFuseVolume
@@ -34,7 +35,7 @@ class GkeSharedVolume:
     role: str
     size_gb: int
     tier: str
-    """The tier the plan chose or the config named (components/storage/plan.py)."""
+    """The tier the plan chose or the config named (components/addons/storage/plan.py)."""
     bucket: str | None = None
     """The existing bucket of a gcs-fuse volume (validation requires it)."""
     location: str = ""
@@ -136,7 +137,7 @@ class GkeSharedStorage(pulumi.ComponentResource):
 
 
 def gke_shared_volumes(cluster: ResolvedCluster) -> list[GkeSharedVolume]:
-    """The cluster's planned shared volumes (kind and tier chosen: components/storage/plan.py)."""
+    """The cluster's planned shared volumes (kind and tier chosen: components/addons/storage/plan.py)."""
     return [
         GkeSharedVolume(
             name=v.name,

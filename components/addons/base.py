@@ -1,0 +1,191 @@
+"""The add-on seam: one piece of software gpukit installs into a cluster, and what it declares.
+
+An add-on is a folder, components/addons/<name>/, and one entry of components/addons/registry.py,
+whose order is the install order. Everything about it sits in its folder: the config section it owns
+(its keys are fields in components/config/schema.py), whether a resolved cluster wants it, its
+validation problems, preflight findings, charges, plan report lines and plan.json keys, the checks
+`gpukit verify` runs, and `build`. GpuCluster builds the substrate, then each wanted add-on in order;
+resolution, preflight, costs, the plan report and `gpukit verify` iterate over the same entries and
+name none of them.
+
+What an add-on does differently per substrate is data: a table in its folder keyed by substrate name
+(`Substrate.name`), or a fact the substrate declares for it in `Substrate.addon_variants[<name>]`, in
+the shape the add-on's folder defines (the shared-storage backends a substrate builds, say). It is
+never a new Substrate method.
+
+Light on purpose: no Pulumi import here or in an add-on's addon.py (the registry loads with every
+`gpukit` command); Pulumi and its SDKs load in `build`.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gpukit.components.errors import Problem
+from gpukit.components.findings import Finding
+from gpukit.components.pricing import Charge
+from gpukit.components.spec import ClusterConfig
+from gpukit.components.substrate import ResolvedCluster, Substrate
+
+if TYPE_CHECKING:
+    import pulumi
+
+    from gpukit.components.handle import ClusterHandle
+
+
+@dataclass(frozen=True)
+class ValidationScope:
+    """What an add-on's checks of its config section see."""
+
+    args: ClusterConfig
+    """The parsed config: the add-on's section parsed cleanly; other sections may not have."""
+    substrate: Substrate | None
+    """The cluster's substrate; None where the cluster section names none gpukit knows (checks that
+    depend on it are skipped: that problem is reported where it belongs)."""
+    sections: frozenset[str]
+    """The config sections that parsed cleanly (schema keys: `nodePools`, `storage`)."""
+    earlier: tuple[Problem, ...] = ()
+    """What the checks before the add-ons found (the cluster, its pools, the substrate's own)."""
+
+    @property
+    def pools_ok(self) -> bool:
+        """Whether `nodePools` parsed cleanly, so its values have the shape their checks expect."""
+        return "nodePools" in self.sections
+
+
+@dataclass(frozen=True)
+class Unpriced:
+    """Things an add-on runs that gpukit has no sourced list price for: the cost totals leave them out
+    and become lower bounds ("at least"), and the budget guard refuses to vouch for them."""
+
+    what: str
+    """Their noun as the report lists them: `shared volume(s)`."""
+    names: tuple[str, ...]
+    why: str
+    """`gpukit has no sourced list price for their backend`."""
+    instead: str
+    """What to pick instead, for the budget's fix: `storage backends`."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """What an add-on built that later add-ons may wait for."""
+
+    ready: tuple["pulumi.Resource", ...] = ()
+    """Done once these are (the GPU Operator's release: the GPU stack is installed)."""
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What an add-on's `build` is given: the cluster, what the substrate built, and where its resources
+    go."""
+
+    name: str
+    """The GpuCluster's resource name: every resource name an add-on makes starts with it."""
+    cluster: ResolvedCluster
+    handle: "ClusterHandle"
+    """The substrate's cluster: its Kubernetes provider, what in-cluster software waits for, and what
+    the substrate keeps for the variants it declares (`substrate_state`)."""
+    parent: "pulumi.Resource"
+    """The GpuCluster: the parent of everything an add-on builds (a substrate's variant may put cloud
+    resources under the substrate's own component instead, where they always were: a parent of another
+    type gives them other URNs)."""
+    built: Mapping[str, Built] = field(default_factory=dict)
+    """What the add-ons before this one built, by add-on name (an unwanted one is absent)."""
+
+    def ready(self, *addons: str) -> list["pulumi.Resource"]:
+        """What to wait for: the named add-ons' `ready` where any of them was built, else the
+        substrate's (the cluster's API and the pools that host system pods)."""
+        found = [resource for name in addons if name in self.built for resource in self.built[name].ready]
+        return found or list(self.handle.system_ready)
+
+    def in_cluster(self, depends_on: Sequence["pulumi.Resource"]) -> "pulumi.ResourceOptions":
+        """Options for a resource on the cluster's API: a child of the GpuCluster, on the substrate's
+        Kubernetes provider (never an ambient kubeconfig), after `depends_on`."""
+        import pulumi  # Pulumi loads with `build`, not with the registry (see the module docstring)
+
+        return pulumi.ResourceOptions(
+            parent=self.parent, providers={"kubernetes": self.handle.kubernetes}, depends_on=list(depends_on)
+        )
+
+
+RUN_LABEL = "gpukit.dev/verify-run"
+"""The label every Job of one `gpukit verify` run carries, its value the run's id: the command deletes
+by it, and leaves other runs' Jobs (and `pulumi up`'s, which have none) alone."""
+
+
+class CheckSuite(Protocol):
+    """What `gpukit verify` runs for one add-on against a running cluster: a Kubernetes Job per thing it
+    checks, and the namespaces they run in. A check's pod says what failed on lines that start with
+    `gpukit-verify: FAIL: `, which the command prints; each Job of a run carries RUN_LABEL."""
+
+    @property
+    def subject(self) -> str:
+        """What each check is of, for the summary line: `GPU pool`."""
+        ...
+
+    @property
+    def timeout_minutes(self) -> int:
+        """How long each Job may run (its activeDeadlineSeconds)."""
+        ...
+
+    def namespaces(self) -> list[dict[str, Any]]:
+        """The namespaces the Jobs run in, as manifests (the command makes those missing, and removes
+        those it made)."""
+        ...
+
+    def jobs(self, run: str, ttl_seconds: int) -> dict[str, dict[str, Any]]:
+        """Check label (`pool l4`) -> its Job's manifest, named and labelled for one run."""
+        ...
+
+
+class Addon(Protocol):
+    """One piece of in-cluster software. Subclass this protocol explicitly (class StorageAddon(Addon))
+    to inherit the do-nothing defaults, so an add-on states only what it has; `name`, `wanted` and
+    `build` are its own."""
+
+    name: str
+    """Its name in the registry, in Substrate.addon_variants and in BuildContext.built: `gpu-operator`."""
+    section: str | None = None
+    """The `gpukit:` config section it owns (a key of components/config/schema.py TOP_LEVEL_FIELDS,
+    `verification`), or None."""
+
+    def problems(self, scope: ValidationScope) -> list[Problem]:
+        """Meaning checks of its section, each naming its config key; run only where the section parsed
+        cleanly, before anything is built (exit 2)."""
+        return []
+
+    def wanted(self, cluster: ResolvedCluster) -> bool:
+        """Whether `pulumi up` builds it for this cluster."""
+        ...
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        """Preflight findings (an error stops `pulumi up` before anything is created)."""
+        return []
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        """What it costs per hour, at idle and at max nodes, beyond the pools' machines."""
+        return []
+
+    def unpriced(self, cluster: ResolvedCluster) -> Unpriced | None:
+        """What it runs that has no sourced price (the totals are lower bounds then)."""
+        return None
+
+    def report(self, cluster: ResolvedCluster, handle: "ClusterHandle") -> list[str]:
+        """Its lines of the plan report (a section starts with an empty line); `handle` is what the
+        substrate built, for facts only the build knows."""
+        return []
+
+    def document(self, cluster: ResolvedCluster, handle: "ClusterHandle") -> dict[str, Any]:
+        """Its keys of plan.json's cluster document."""
+        return {}
+
+    def checks(self, cluster: ResolvedCluster, timeout_minutes: int | None = None) -> CheckSuite | None:
+        """What `gpukit verify` checks for it on a running cluster (None: nothing), each Job allowed
+        `timeout_minutes` (None: what the stack says)."""
+        return None
+
+    def build(self, ctx: BuildContext) -> Built:
+        """Its resources, children of `ctx.parent` on `ctx.handle.kubernetes`; what later add-ons may
+        wait for."""
+        ...

@@ -1,0 +1,14 @@
+"""Every add-on gpukit knows, in install order: GpuCluster builds the wanted ones in this order after the
+substrate; preflight lists their findings, and the plan report their sections, in it. An add-on that
+waits for another comes after it (verification after the GPU Operator: its Jobs prove the GPU stack)."""
+
+from gpukit.components.addons.base import Addon
+from gpukit.components.addons.gpu_operator.addon import GPU_OPERATOR_ADDON
+from gpukit.components.addons.storage.addon import STORAGE_ADDON
+from gpukit.components.addons.verification.addon import VERIFICATION_ADDON
+
+ADDONS: tuple[Addon, ...] = (
+    GPU_OPERATOR_ADDON,
+    VERIFICATION_ADDON,
+    STORAGE_ADDON,
+)

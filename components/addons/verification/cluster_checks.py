@@ -1,0 +1,34 @@
+"""What a resolved cluster verifies: a check per GPU pool, and the GPU stack the checks vouch for.
+
+`pulumi up` (the verification add-on's build) and `gpukit verify` (its CheckSuite, suite.py) both start
+here, so both render the same Jobs for the same stack config."""
+
+from gpukit.components.addons.verification.checks import PoolCheck, pool_check
+from gpukit.components.spec import VerificationSpec
+from gpukit.components.substrate import ResolvedCluster
+
+
+def verification_spec(cluster: ResolvedCluster) -> VerificationSpec:
+    """`gpukit:verification`, defaults filled in by the parser (a library caller may omit it)."""
+    return cluster.args.get("verification", {})
+
+
+def verifies_gpus(cluster: ResolvedCluster) -> bool:
+    """Whether `pulumi up` runs a verification Job per GPU pool (and there are GPU pools)."""
+    return bool(verification_spec(cluster).get("enabled", False)) and bool(cluster.gpu_pools)
+
+
+def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
+    """One check per GPU pool, in config order."""
+    platform_shares = not cluster.substrate.operator_shares_gpus(cluster.args)
+    return [pool_check(pool, platform_shares) for pool in cluster.gpu_pools]
+
+
+def fingerprint(cluster: ResolvedCluster) -> dict[str, str]:
+    """The GPU stack a verification vouches for, as annotations of its pods: a new GPU Operator chart
+    or driver mode gives the Jobs new names, and so a new verification."""
+    operator = cluster.operator
+    return {
+        "gpukit.dev/gpu-operator-chart": str(operator.get("chart_version", "")),
+        "gpukit.dev/driver": cluster.driver.value,
+    }
