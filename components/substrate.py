@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.errors import MissingExtraError, Problem
@@ -236,12 +236,6 @@ class ResolvedCluster:
     @property
     def gpu_pools(self) -> tuple[PoolFacts, ...]:
         return tuple(p for p in self.pools if p.is_gpu)
-
-    def section(self, attr: str) -> Mapping[str, Any]:
-        """A config section by its attribute name (`storage`), {} where the stack has none: how an
-        add-on reads the section it owns, typed by its own folder."""
-        value = cast("Mapping[str, Any]", self.args).get(attr, {})
-        return value if isinstance(value, Mapping) else {}
 
 
 _REQUIRED = ("gpu_node_software", "preinstalled_driver_branch", "plan_fakes", "build")

@@ -12,25 +12,14 @@ from gpukit import components, providers
 from gpukit.components.addons.gpu_operator.component import GpuOperator
 from gpukit.components.addons.verification.component import GpuVerification
 from gpukit.components.cluster import GpuCluster
+from gpukit.components.config.schema import TOP_LEVEL_FIELDS
 
 
 @pytest.mark.parametrize(
     ("component", "inputs"),
     [
-        (
-            GpuCluster,
-            {
-                "cluster",
-                "nodePools",
-                "gpuOperator",
-                "workloads",
-                "budget",
-                "ephemeral",
-                "storage",
-                "verification",
-                "sshPrivateKey",
-            },
-        ),
+        # Every section of a stack file, as other languages see them (ClusterConfig types each).
+        (GpuCluster, {f.key for f in TOP_LEVEL_FIELDS if f.planned is None}),
         (GpuVerification, {"checks", "timeoutMinutes", "fingerprint"}),
         (
             GpuOperator,

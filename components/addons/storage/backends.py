@@ -63,8 +63,8 @@ class Backend:
     kind: StorageKind
     title: str
     substrates: frozenset[str]
-    """Substrate names (Substrate.name) the backend can serve. A substrate builds it once it also lists
-    the kind in its `shared_storage_kinds`."""
+    """Substrate names (Substrate.name) the backend can serve. A substrate builds it once its storage
+    variant (variant.py) also lists the kind in its `kinds`."""
     roles: frozenset[StorageRole]
     """The roles it serves: `kind: auto` picks among these, and a volume naming the kind for another role
     is refused (validate.py: a bucket never holds checkpoints, it takes no appends or random writes)."""

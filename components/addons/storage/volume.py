@@ -36,11 +36,11 @@ class PlannedVolume:
     reason: str
     """Why `kind: auto` chose this backend; "" where the config names the kind."""
     zones: tuple[str, ...] = ()
-    """The zones it serves (Substrate.shared_volume_zones); empty: every zone of the cluster."""
+    """The zones it serves (the storage variant's volume_zones); empty: every zone of the cluster."""
     region: str = ""
     """The cluster's region: backends priced per region (rates.py) are priced only where sourced."""
     server: VolumeServer | None = None
-    """The machine gpukit runs for it (Substrate.shared_volume_server); its price is the volume's."""
+    """The machine gpukit runs for it (the storage variant's volume_server); its price is the volume's."""
 
     @property
     def name(self) -> str:

@@ -270,8 +270,8 @@ class EksCluster(pulumi.ComponentResource):
             system_ready=system_pools,
             storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
             "default)",
-            # For gpukit:storage.shared (EksSubstrate.build_shared_storage): file systems in the node
-            # subnets, open to the cluster security group the nodes carry.
+            # For gpukit:storage.shared (the storage add-on's EKS variant, shared_storage/variant.py): file
+            # systems in the node subnets, open to the cluster security group the nodes carry.
             substrate_state=EksStorageContext(
                 cluster_name=cluster_name,
                 region=region,

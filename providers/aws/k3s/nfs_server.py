@@ -40,7 +40,7 @@ DATA_DEVICE_NAME = "/dev/sdf"
 class K3sEc2NfsServerArgs(TypedDict):
     cluster_name: str
     volume: str
-    """The shared volume's name: its directory on the VM is components/k3s/nfs_exports.volume_directory."""
+    """The shared volume's name: its directory on the VM is storage/nfs/exports.py volume_directory."""
     size_gb: int
     vpc_id: pulumi.Input[str]
     subnet_ids: pulumi.Input[list[str]]

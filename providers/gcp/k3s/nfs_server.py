@@ -54,7 +54,7 @@ def nfs_tag(cluster_name: str, volume: str) -> str:
 class K3sGceNfsServerArgs(TypedDict):
     cluster_name: str
     volume: str
-    """The shared volume's name: its directory on the VM is components/k3s/nfs_exports.volume_directory."""
+    """The shared volume's name: its directory on the VM is storage/nfs/exports.py volume_directory."""
     size_gb: int
     region: str
     zone: str

@@ -1,4 +1,4 @@
-"""The EKS substrate's `build_shared_storage`: each planned volume's file system and StorageClass, and
+"""EKS's storage variant's `build` (variant.py): each planned volume's file system and StorageClass, and
 the CSI add-on of each backend in use, once."""
 
 import pulumi
@@ -124,7 +124,7 @@ def build_eks_shared_storage(
                 },
                 opts=opts,
             )
-        else:  # validation refuses kinds the substrate does not list in shared_storage_kinds
+        else:  # validation refuses kinds EKS's storage variant does not list (variant.py EksSharedStorage)
             raise ValueError(f"EKS builds no {volume.kind.value} volume")
         built.append(BuiltVolume(volume.name, volume.storage_class, [component]))
     return built

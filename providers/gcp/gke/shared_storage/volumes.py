@@ -154,7 +154,7 @@ def gke_shared_volumes(cluster: ResolvedCluster) -> list[GkeSharedVolume]:
 
 
 def filestore_location(volume: PlannedVolume, region: str) -> str:
-    """A zonal tier's instance lives in the zone the plan gives it (GkeSubstrate.shared_volume_zones: the
+    """A zonal tier's instance lives in the zone the plan gives it (variant.py volume_zones: the
     config's `zone`, else the first zone of the GPU pools); regional and enterprise ones in the region."""
     if volume.tier.name in FILESTORE_ZONAL_TIERS and volume.zones:
         return volume.zones[0]
