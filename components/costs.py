@@ -12,8 +12,8 @@ capacity, not by price, so only the dearest is a ceiling the budget guard can ho
 
 from dataclasses import dataclass
 
+from gpukit.components.addons import registry as addons
 from gpukit.components.addons.base import Unpriced
-from gpukit.components.addons.registry import ADDONS
 from gpukit.components.catalog.instances import PriceBasis
 from gpukit.components.pools import PoolFacts
 from gpukit.components.pricing import Charge, pool_quote
@@ -100,7 +100,7 @@ def estimate(cluster: ResolvedCluster) -> CostEstimate:
         quote = pool_quote(catalog, p, region)
         pools.append(PoolCost(p, quote.per_node, quote.note))
     # Only what is built costs anything: the add-ons the cluster wants.
-    built = [addon for addon in ADDONS if addon.wanted(cluster)]
+    built = [addon for addon in addons.ADDONS if addon.wanted(cluster)]
     return CostEstimate(
         pools=pools,
         charges=[

@@ -4,7 +4,7 @@ Findings are not config errors (those stop with exit 2); an error-level finding 
 exit 1 and stops `pulumi up` before any resource is created.
 """
 
-from gpukit.components.addons.registry import ADDONS
+from gpukit.components.addons import registry as addons
 from gpukit.components.api_access import covers_public_internet, is_documentation_range
 from gpukit.components.budget import price_findings
 from gpukit.components.catalog.drivers import (
@@ -190,7 +190,7 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
             )
         )
     findings.extend(price_findings(cluster))
-    findings.extend(finding for addon in ADDONS for finding in addon.findings(cluster))
+    findings.extend(finding for addon in addons.ADDONS for finding in addon.findings(cluster))
     findings.extend(cluster.substrate.findings(cluster))
     findings.extend(api_access_findings(cluster.spec.get("api_access_cidrs", [])))
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

@@ -2,8 +2,8 @@
 
 from typing import TYPE_CHECKING
 
+from gpukit.components.addons import registry as addons
 from gpukit.components.addons.base import BuildContext, Built
-from gpukit.components.addons.registry import ADDONS
 from gpukit.components.substrate import ResolvedCluster
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ def build_addons(
 ) -> dict[str, Built]:
     """What each wanted add-on built, by name; each sees what the ones before it built."""
     built: dict[str, Built] = {}
-    for addon in ADDONS:
+    for addon in addons.ADDONS:
         if addon.wanted(cluster):
             built[addon.name] = addon.build(BuildContext(name, cluster, handle, parent, dict(built)))
     return built

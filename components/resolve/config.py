@@ -11,8 +11,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
+from gpukit.components.addons import registry as addons
 from gpukit.components.addons.base import ValidationScope
-from gpukit.components.addons.registry import ADDONS
 from gpukit.components.catalog.lookup import suggest
 from gpukit.components.config.parse import TextProblem, parse_namespace
 from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
@@ -111,7 +111,7 @@ def addon_problems(
     scope = ValidationScope(args, substrate, sections, earlier)
     return [
         problem
-        for addon in ADDONS
+        for addon in addons.ADDONS
         if addon.section is None or addon.section in sections
         for problem in addon.problems(scope)
     ]

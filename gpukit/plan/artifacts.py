@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from gpukit.components.addons.registry import ADDONS
+from gpukit.components.addons import registry as addons
 from gpukit.plan.boot_files import boot_files
 from gpukit.plan.engine import PlanResult, ProgramPlan, mask_secrets
 from gpukit.plan.fakes import Recorded
@@ -85,7 +85,9 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
             "spotPricedAtOnDemand": True,
         },
         **{
-            key: value for addon in ADDONS for key, value in addon.document(plan.cluster, plan.handle).items()
+            key: value
+            for addon in addons.ADDONS
+            for key, value in addon.document(plan.cluster, plan.handle).items()
         },
         "findings": [
             {"severity": f.severity.value, "key": f.key, "message": f.message, "fix": f.fix or None}

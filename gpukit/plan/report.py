@@ -7,7 +7,7 @@ part of the report (the CLI prints it on stderr), so the same stack always rende
 
 from collections import defaultdict
 
-from gpukit.components.addons.registry import ADDONS
+from gpukit.components.addons import registry as addons
 from gpukit.components.costs import CostEstimate, PoolCost
 from gpukit.components.findings import Finding
 from gpukit.components.text_table import text_table
@@ -259,7 +259,7 @@ def cluster_sections(plan: PlanResult) -> list[str]:
     for pool in (pc.pool for pc in plan.costs.pools if not pc.pool.is_gpu and pc.pool.taints):
         specs = ", ".join(t.spec() for t in pool.taints)
         out += [f"Nodes of pool {pool.name!r} are tainted {specs}: they run system pods only."]
-    out += [line for addon in ADDONS for line in addon.report(plan.cluster, plan.handle)]
+    out += [line for addon in addons.ADDONS for line in addon.report(plan.cluster, plan.handle)]
     out += ["", "Preflight:"]
     out += [line for f in plan.findings for line in finding_lines(f)] or ["  no findings"]
     if plan.hosts:

@@ -71,7 +71,7 @@ def _flag_problems(args: argparse.Namespace) -> list[CliProblem]:
 
 
 def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStack]) -> int:
-    from gpukit.components.addons.registry import ADDONS
+    from gpukit.components.addons import registry as addons
     from gpukit.components.resolve.config import resolve_config
 
     problems = _flag_problems(args)
@@ -84,7 +84,9 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
         return report_error(str(err), as_json=False)
     except ConfigError as err:
         return report_invalid_config(str(stack.path), err, False)
-    suites = [suite for addon in ADDONS if (suite := addon.checks(cluster, args.timeout_minutes)) is not None]
+    suites = [
+        suite for addon in addons.ADDONS if (suite := addon.checks(cluster, args.timeout_minutes)) is not None
+    ]
     if not suites:
         return report_error(f"stack {stack.name} has nothing to verify: no GPU pools", as_json=False)
     kubectl = Kubectl(args.kubectl, args.kubeconfig)

@@ -1,0 +1,35 @@
+"""The add-on registry: what every add-on must declare, and the order the installs depend on."""
+
+from gpukit.components.addons.base import Addon
+from gpukit.components.addons.gpu_operator.addon import GPU_OPERATOR
+from gpukit.components.addons.registry import ADDONS
+from gpukit.components.addons.verification.addon import VERIFICATION
+from gpukit.components.config.schema import TOP_LEVEL_FIELDS
+from gpukit.components.substrate import registry
+
+
+def test_each_addon_has_its_own_name_and_builds() -> None:
+    names = [addon.name for addon in ADDONS]
+    assert len(set(names)) == len(names)
+    for addon in ADDONS:
+        # The protocol's bodiless hooks answer None: an add-on must say whether it is wanted and build.
+        for hook in ("wanted", "build"):
+            assert getattr(type(addon), hook) is not getattr(Addon, hook), f"{addon.name} has no {hook}"
+
+
+def test_each_section_is_a_config_section_and_owned_once() -> None:
+    sections = [addon.section for addon in ADDONS if addon.section is not None]
+    assert len(set(sections)) == len(sections)
+    keys = {f.key for f in TOP_LEVEL_FIELDS if f.fields}
+    assert set(sections) <= keys
+
+
+def test_substrates_declare_variants_only_for_addons_that_exist() -> None:
+    names = {addon.name for addon in ADDONS}
+    for substrate in registry():
+        assert set(substrate.addon_variants) <= names, substrate.name
+
+
+def test_verification_installs_after_the_gpu_stack_it_proves() -> None:
+    order = [addon.name for addon in ADDONS]
+    assert order.index(GPU_OPERATOR) < order.index(VERIFICATION)
