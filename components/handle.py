@@ -2,19 +2,20 @@
 add-ons, components/addons/) the same way on EKS, GKE and k3s."""
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pulumi
+if TYPE_CHECKING:  # light on purpose: add-ons and substrates name it with every `gpukit` command
+    import pulumi
 
 
 @dataclass
 class ClusterHandle:
-    name: pulumi.Output[str]
-    kubeconfig: pulumi.Output[str]
+    name: "pulumi.Output[str]"
+    kubeconfig: "pulumi.Output[str]"
     """Secret."""
-    kubernetes: pulumi.ProviderResource
+    kubernetes: "pulumi.ProviderResource"
     """A Kubernetes provider built from `kubeconfig` explicitly (never the ambient KUBECONFIG)."""
-    system_ready: list[pulumi.Resource] = field(default_factory=list)
+    system_ready: "list[pulumi.Resource]" = field(default_factory=list)
     """What in-cluster releases wait for: the pools that host system pods."""
     storage_summary: str = ""
     """The default StorageClass, in words, for plans and outputs."""

@@ -115,3 +115,18 @@ def test_the_cycle_count_sees_a_cycle() -> None:
     graph.add_import(importer="pkg.b", imported="pkg.a")
     graph.add_import(importer="pkg.c", imported="pkg.a")
     assert _cycles(graph) == [["pkg.a", "pkg.b"]]
+
+
+def test_the_registries_and_the_checks_load_without_pulumi() -> None:
+    """Every command loads the substrates' and the add-ons' registries, and resolving, preflight and
+    costs need no Pulumi: a module either keeps Pulumi out of what it imports at load time, or defers
+    the import to where it builds (`gpukit catalog` or a config error stays quick)."""
+    probe = (
+        "import sys, gpukit, gpukit.components.addons.registry, gpukit.components.resolve.config, "
+        "gpukit.components.preflight, gpukit.components.costs\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0].startswith('pulumi')}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

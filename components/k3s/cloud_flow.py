@@ -8,8 +8,7 @@ is built without reading anything back, and waits for the API before in-cluster 
 (cloud_access.py).
 """
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
 import pulumi
@@ -20,6 +19,7 @@ from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.k3s.cloud_access import K3sCloudAccess
 from gpukit.components.k3s.cloud_init import CloudNode, NodeSettings, pool_node
+from gpukit.components.k3s.cloud_state import K3sCloudState, NfsVm
 from gpukit.components.k3s.host_scripts import k3s_download
 from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.k3s.pool_sync import K3sPoolSync
@@ -49,32 +49,6 @@ class K3sServers(Protocol):
     def api_url(self) -> pulumi.Output[str]:
         """https://<the cluster's stable API address>:6443, an address in every server's TLS SANs."""
         ...
-
-
-class NfsVm(Protocol):
-    """A VM gpukit made as one volume's NFS server (providers/<cloud>/k3s/nfs_server.py), for a shared
-    volume the storage add-on builds (components/addons/storage/nfs/variant.py)."""
-
-    @property
-    def address(self) -> pulumi.Output[str]:
-        """Its private address, stable for its life and its replacements'."""
-        ...
-
-    @property
-    def ready(self) -> list[pulumi.Resource]:
-        """What the volume's StorageClass waits for: the VM and its attached data disk."""
-        ...
-
-
-@dataclass(frozen=True)
-class K3sCloudState:
-    """What a k3s-on-cloud build keeps for the storage add-on's NFS variant (ClusterHandle.substrate_state):
-    how to start an NFS VM in the cluster's network, and the component its volumes go under (the
-    cluster's, where they have always been: their URNs stay)."""
-
-    component: pulumi.ComponentResource
-    make_nfs_vm: Callable[[str, int], NfsVm]
-    """`make_nfs_vm(volume, size_gb)`: the cloud adapter's `nfs_server`, in the cluster's network."""
 
 
 class K3sCloudAdapter(Protocol, Generic[Network, Secrets]):

@@ -3,13 +3,14 @@
 The one way into gpukit's typed world: `gpukit plan`, `pulumi up` and GpuCluster used as a library
 all come through `resolve_config`, so they accept and refuse exactly the same input, with the same
 lines. It parses (structure: components/config/schema.py), reads the substrate's provider keys
-(aws:region, gcp:project ...), validates (meaning: components/validate/), and derives each pool's
-facts, once; every problem found is raised together as one ConfigError.
+(aws:region, gcp:project ...), validates (meaning: validation.py and keys.py here, the substrate's own
+checks, then each add-on's of the section it owns), and derives each pool's facts, once; every problem
+found is raised together as one ConfigError.
 """
 
 import re
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from gpukit.components.addons import registry as addons
 from gpukit.components.addons.base import ValidationScope
@@ -20,11 +21,8 @@ from gpukit.components.config.secrets import redact, secret_values
 from gpukit.components.errors import ConfigError, Problem
 from gpukit.components.pools import without_operator_sharing_labels
 from gpukit.components.resolve.validation import SECTIONS, substrate_of, validate_cluster_args
-from gpukit.components.spec import ClusterConfig, Platform
+from gpukit.components.spec import ClusterConfig, ClusterSpec, Platform
 from gpukit.components.substrate import ProviderSetting, ResolvedCluster, Substrate, registry
-
-if TYPE_CHECKING:
-    from gpukit.components.spec import ClusterSpec
 
 # gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
 # end to end (the SSH key must be: resolve_config refuses it in plain text).
@@ -101,7 +99,7 @@ def _named_substrate(cluster: Mapping[str, Any]) -> Substrate | None:
     provider implies it, whatever `provider` says); None where the platform did not parse."""
     if not isinstance(cluster.get("platform"), Platform):
         return None
-    return substrate_of(cast("ClusterSpec", cluster))
+    return substrate_of(cast(ClusterSpec, cluster))
 
 
 def addon_problems(

@@ -3,8 +3,8 @@
 Runs on `ClusterConfig` whether they came from a stack file or from Python code (both go through
 components/resolve/config.py), so a component used from another infra repo rejects bad input the same
 way `gpukit plan` does. The checks here hold on every substrate; each substrate adds its own
-(Substrate.validate, in providers/<cloud>/validation.py), and resolve/keys.py refuses keys a
-substrate does not take.
+(Substrate.validate, in providers/<cloud>/validation.py), resolve/keys.py refuses keys a substrate
+does not take, and each add-on checks the section it owns (resolve/config.py addon_problems).
 """
 
 import math

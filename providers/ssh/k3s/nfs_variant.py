@@ -3,7 +3,6 @@ or from one of the cluster's own hosts, which gpukit makes an NFS server over SS
 
 from gpukit.components.addons.base import BuildContext, ValidationScope
 from gpukit.components.addons.storage.built import BuiltVolume
-from gpukit.components.addons.storage.nfs.build import built_volumes
 from gpukit.components.addons.storage.nfs.validation import NfsRules, shared_nfs_problems
 from gpukit.components.addons.storage.nfs.variant import NfsStorage
 from gpukit.components.addons.storage.volume import PlannedVolume
@@ -26,6 +25,7 @@ class SshNfs(NfsStorage):
         # Lazy: the builders import Pulumi, which planning needs only once the program runs.
         import pulumi
 
+        from gpukit.components.addons.storage.nfs.build import built_volumes
         from gpukit.providers.ssh.k3s.nfs import build_ssh_nfs
 
         driver = build_ssh_nfs(

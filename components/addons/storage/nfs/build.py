@@ -10,7 +10,7 @@ import pulumi
 from gpukit.components.addons.storage.built import BuiltVolume
 from gpukit.components.addons.storage.nfs.driver import K3sNfsDriver, NfsVolumeArgs
 from gpukit.components.addons.storage.nfs.exports import volume_directory
-from gpukit.components.k3s.cloud_flow import NfsVm
+from gpukit.components.k3s.cloud_state import NfsVm
 
 if TYPE_CHECKING:
     from gpukit.components.addons.storage.volume import PlannedVolume

@@ -10,14 +10,13 @@ and a StorageClass per volume, whichever server the volume names.
 
 from gpukit.components.addons.base import BuildContext, ValidationScope
 from gpukit.components.addons.storage.built import BuiltVolume
-from gpukit.components.addons.storage.nfs.build import build_cloud_nfs
 from gpukit.components.addons.storage.nfs.network import nfs_address_findings
 from gpukit.components.addons.storage.nfs.validation import NfsRules, shared_nfs_problems
 from gpukit.components.addons.storage.variant import StorageVariant
 from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
-from gpukit.components.k3s.cloud_flow import K3sCloudState
+from gpukit.components.k3s.cloud_state import K3sCloudState
 from gpukit.components.spec import StorageKind
 from gpukit.components.substrate import ResolvedCluster
 
@@ -59,6 +58,9 @@ class CloudNfs(NfsStorage):
     def build(self, ctx: BuildContext, volumes: list[PlannedVolume]) -> list[BuiltVolume]:
         """The VMs and the driver go under the substrate's cluster component, with the network they are
         in (where they always were: their URNs stay)."""
+        # Lazy: the builders import Pulumi; this module loads with the registry, for every command.
+        from gpukit.components.addons.storage.nfs.build import build_cloud_nfs
+
         state = ctx.handle.substrate_state
         if not isinstance(state, K3sCloudState):
             raise TypeError(f"a k3s-on-cloud build keeps a K3sCloudState; got {type(state).__name__}")
