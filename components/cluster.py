@@ -45,7 +45,7 @@ class GpuClusterArgs(ClusterConfig):
 
 class GpuCluster(pulumi.ComponentResource):
     """Network, control plane and node pools (the substrate's), then each add-on the cluster wants, in
-    install order (components/addons/registry.py: the GPU Operator, shared storage, verification).
+    install order (components/addons/registry.py: the GPU Operator, verification, shared storage).
 
     Args go through the same parsing and validation as a stack file (enum values as plain strings are
     fine) before anything is registered: invalid args raise ConfigError listing every problem, each

@@ -190,7 +190,7 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
             )
         )
     findings.extend(price_findings(cluster))
-    findings.extend(finding for addon in addons.ADDONS for finding in addon.findings(cluster))
+    findings.extend(f for addon in addons.ADDONS if addon.wanted(cluster) for f in addon.findings(cluster))
     findings.extend(cluster.substrate.findings(cluster))
     findings.extend(api_access_findings(cluster.spec.get("api_access_cidrs", [])))
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

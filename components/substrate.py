@@ -127,8 +127,9 @@ class Substrate(Protocol):
     """The provider's sourced limits on node counts and list sizes (providers/<cloud>/limits.py)."""
     addon_variants: Mapping[str, object] = NO_VARIANTS
     """What this substrate contributes to add-ons, by add-on name, each in the shape that add-on's folder
-    defines (components/addons/<name>/variant.py): the shared-storage backends it builds, for one. An
-    add-on with no entry here gets its default (none: the add-on says what that means)."""
+    defines (components/addons/<name>/variant.py): the shared-storage backends it builds, for one. A
+    class's entries add to its base classes' (declared_variant), so what every k3s substrate shares is
+    declared once. An add-on with no entry gets its default (none: the add-on says what that means)."""
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """The facts of one validated pool: its machine from the catalog, its scale bounds."""
@@ -236,6 +237,20 @@ class ResolvedCluster:
     @property
     def gpu_pools(self) -> tuple[PoolFacts, ...]:
         return tuple(p for p in self.pools if p.is_gpu)
+
+
+def declared_variant(substrate: Substrate, addon: str) -> object | None:
+    """What `substrate` declares for `addon` in `addon_variants`: its own entry, else its class's, else
+    the nearest base class's (None: nothing)."""
+    declarations = [
+        vars(substrate).get("addon_variants"),
+        *(vars(c).get("addon_variants") for c in type(substrate).__mro__),
+    ]
+    for mapping in declarations:
+        if isinstance(mapping, Mapping) and addon in mapping:
+            found: object = mapping[addon]
+            return found
+    return None
 
 
 _REQUIRED = ("gpu_node_software", "preinstalled_driver_branch", "plan_fakes", "build")

@@ -130,3 +130,52 @@ def test_the_registries_and_the_checks_load_without_pulumi() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+ADDONS = "gpukit.components.addons"
+SEAM = {f"{ADDONS}.base", f"{ADDONS}.registry", f"{ADDONS}.build"}
+"""What everything may import of the add-ons: the seam, the registry and the build loop."""
+
+
+def _addon_folders(graph: grimp.ImportGraph) -> list[str]:
+    return sorted(m for m in graph.find_children(ADDONS) if m not in SEAM)
+
+
+def test_each_addon_stands_alone() -> None:
+    """An add-on imports no other add-on (it names the ones it waits for in `after`); a new folder is
+    covered without editing the contracts."""
+    graph = _graph()
+    folders = _addon_folders(graph)
+    assert len(folders) >= 3
+    crossings = [
+        (a, b)
+        for a in folders
+        for b in folders
+        if a != b and graph.chain_exists(importer=a, imported=b, as_packages=True)
+    ]
+    assert crossings == []
+
+
+def test_generic_code_names_no_addon() -> None:
+    """Resolution, preflight, costs, GpuCluster, the program, the plan and `gpukit verify` reach add-ons
+    through the registry only: none imports an add-on's folder."""
+    graph = _graph()
+    generic = [
+        "gpukit.components.resolve",
+        "gpukit.components.preflight",
+        "gpukit.components.budget",
+        "gpukit.components.costs",
+        "gpukit.components.cluster",
+        "gpukit.program",
+        "gpukit.plan",
+        "gpukit.verify",
+    ]
+    named = sorted(
+        (importer, imported)
+        for package in generic
+        for importer in {package, *graph.find_descendants(package)}
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if imported.startswith(f"{ADDONS}.")
+        and not any(imported == s or imported.startswith(f"{s}.") for s in SEAM)
+    )
+    assert named == []

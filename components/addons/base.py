@@ -19,13 +19,14 @@ Light on purpose: no Pulumi import here or in an add-on's addon.py (the registry
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
+from gpukit.components.pools import PoolFacts
 from gpukit.components.pricing import Charge
 from gpukit.components.spec import ClusterConfig
-from gpukit.components.substrate import ResolvedCluster, Substrate
+from gpukit.components.substrate import ResolvedCluster, Substrate, declared_variant
 
 if TYPE_CHECKING:
     import pulumi
@@ -44,8 +45,12 @@ class ValidationScope:
     depend on it are skipped: that problem is reported where it belongs)."""
     sections: frozenset[str]
     """The config sections that parsed cleanly (schema keys: `nodePools`, `storage`)."""
-    earlier: tuple[Problem, ...] = ()
-    """What the checks before the add-ons found (the cluster, its pools, the substrate's own)."""
+    pools: tuple[PoolFacts, ...] | None = None
+    """Each pool's facts, as the resolved cluster will have them; None where the pools have problems
+    of their own (or no substrate is known), so checks that need the facts wait until they are fixed."""
+    substrate_checked: bool = False
+    """Whether the substrate's own checks ran (every key it requires is present): checks a substrate's
+    variant makes may read those keys, so they run only then."""
 
     @property
     def pools_ok(self) -> bool:
@@ -92,11 +97,13 @@ class BuildContext:
     type gives them other URNs)."""
     built: Mapping[str, Built] = field(default_factory=dict)
     """What the add-ons before this one built, by add-on name (an unwanted one is absent)."""
+    after: tuple[str, ...] = ()
+    """The add-ons this one waits for (its `Addon.after`)."""
 
-    def ready(self, *addons: str) -> list["pulumi.Resource"]:
-        """What to wait for: the named add-ons' `ready` where any of them was built, else the
+    def ready(self) -> list["pulumi.Resource"]:
+        """What to wait for: what the add-ons in `after` built, where any of them was built, else the
         substrate's (the cluster's API and the pools that host system pods)."""
-        found = [resource for name in addons if name in self.built for resource in self.built[name].ready]
+        found = [resource for name in self.after if name in self.built for resource in self.built[name].ready]
         return found or list(self.handle.system_ready)
 
     def in_cluster(self, depends_on: Sequence["pulumi.Resource"]) -> "pulumi.ResourceOptions":
@@ -139,16 +146,42 @@ class CheckSuite(Protocol):
         ...
 
 
+V = TypeVar("V")
+
+
+def addon_variant(substrate: Substrate, addon: str, kind: type[V], default: V) -> V:
+    """The variant `substrate` declares for `addon` (Substrate.addon_variants), or `default`; one of
+    another type is the substrate's bug, said here."""
+    found = declared_variant(substrate, addon)
+    if found is None:
+        return default
+    if not isinstance(found, kind):
+        raise TypeError(
+            f"substrate {substrate.name!r} declares addon_variants[{addon!r}] as {type(found).__name__}; "
+            f"the {addon} add-on takes a {kind.__name__}"
+        )
+    return found
+
+
 class Addon(Protocol):
     """One piece of in-cluster software. Subclass this protocol explicitly (class StorageAddon(Addon))
     to inherit the do-nothing defaults, so an add-on states only what it has; `name`, `wanted` and
-    `build` are its own."""
+    `build` are its own.
+
+    Which hooks run for which cluster: `problems` wherever its section parsed; `findings`, `charges`,
+    `unpriced` and `build` only where the cluster wants it (what is not built costs and warns nothing);
+    `report` and `document` always (a section may say what runs instead: the platform's GPU software,
+    the cluster's default StorageClass); `checks` always (`gpukit verify` checks a running cluster,
+    whatever the stack deploys)."""
 
     name: str
     """Its name in the registry, in Substrate.addon_variants and in BuildContext.built: `gpu-operator`."""
     section: str | None = None
     """The `gpukit:` config section it owns (a key of components/config/schema.py TOP_LEVEL_FIELDS,
     `verification`), or None."""
+    after: tuple[str, ...] = ()
+    """The add-ons it waits for, by name: each comes before it in the registry (a test checks), and
+    `BuildContext.ready()` is what they built (verification waits for the GPU Operator)."""
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """Meaning checks of its section, each naming its config key; run only where the section parsed

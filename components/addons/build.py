@@ -17,7 +17,13 @@ def build_addons(
 ) -> dict[str, Built]:
     """What each wanted add-on built, by name; each sees what the ones before it built."""
     built: dict[str, Built] = {}
+    earlier: list[str] = []
     for addon in addons.ADDONS:
+        unknown = [n for n in addon.after if n not in earlier]
+        if unknown:  # a misspelt name, or one listed after it, would wait for nothing: say so
+            raise ValueError(f"add-on {addon.name!r} waits for {unknown}, which are no add-ons before it")
+        earlier.append(addon.name)
         if addon.wanted(cluster):
-            built[addon.name] = addon.build(BuildContext(name, cluster, handle, parent, dict(built)))
+            ctx = BuildContext(name, cluster, handle, parent, dict(built), addon.after)
+            built[addon.name] = addon.build(ctx)
     return built

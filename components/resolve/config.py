@@ -19,10 +19,11 @@ from gpukit.components.config.parse import TextProblem, parse_namespace
 from gpukit.components.config.schema import NAMESPACE, SSH_KEY, TOP_LEVEL_FIELDS
 from gpukit.components.config.secrets import redact, secret_values
 from gpukit.components.errors import ConfigError, Problem
-from gpukit.components.pools import without_operator_sharing_labels
+from gpukit.components.pools import PoolFacts, without_operator_sharing_labels
 from gpukit.components.resolve.validation import SECTIONS, substrate_of, validate_cluster_args
 from gpukit.components.spec import ClusterConfig, ClusterSpec, Platform
 from gpukit.components.substrate import ProviderSetting, ResolvedCluster, Substrate, registry
+from gpukit.components.validate.common import POOLS
 
 # gpukit keys whose values may be encrypted (`pulumi config set --secret`): gpukit keeps them secret
 # end to end (the SSH key must be: resolve_config refuses it in plain text).
@@ -102,17 +103,36 @@ def _named_substrate(cluster: Mapping[str, Any]) -> Substrate | None:
     return substrate_of(cast(ClusterSpec, cluster))
 
 
-def addon_problems(
-    args: ClusterConfig, substrate: Substrate | None, sections: frozenset[str], earlier: tuple[Problem, ...]
-) -> list[Problem]:
+def addon_problems(scope: ValidationScope) -> list[Problem]:
     """Each add-on's checks of the section it owns, in install order, where that section parsed."""
-    scope = ValidationScope(args, substrate, sections, earlier)
     return [
         problem
         for addon in addons.ADDONS
-        if addon.section is None or addon.section in sections
+        if addon.section is None or addon.section in scope.sections
         for problem in addon.problems(scope)
     ]
+
+
+def pool_facts(args: ClusterConfig, substrate: Substrate) -> tuple[PoolFacts, ...]:
+    """Every pool's facts, as the substrate derives them; without the GPU Operator's sharing labels
+    where the platform's own device plugin shares the GPUs."""
+    pools = substrate.cluster_pool_facts(args["node_pools"])
+    if not substrate.operator_shares_gpus(args):
+        pools = tuple(without_operator_sharing_labels(p) for p in pools)
+    return pools
+
+
+def _config_order(problem: Problem) -> int:
+    """Where a problem's key is in a stack file: provider keys first, then gpukit's sections in the
+    schema's order (a key gpukit does not know: last)."""
+    namespace, _, rest = problem.key.partition(":")
+    if namespace != NAMESPACE:
+        return -1
+    section = re.split(r"[.\[]", rest, maxsplit=1)[0]
+    return SECTION_ORDER.get(section, len(SECTION_ORDER))
+
+
+SECTION_ORDER = {f.key: i for i, f in enumerate(TOP_LEVEL_FIELDS)}
 
 
 def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ()) -> ResolvedCluster:
@@ -153,15 +173,18 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
         f.key for f in TOP_LEVEL_FIELDS if f.key in SECTIONS and f.key not in broken and f.attr in parsed
     )
     typed = cast(ClusterConfig, args)
-    validated, found = validate_cluster_args(typed, checkable)
-    problems.extend(found)
-    problems.extend(addon_problems(typed, validated, frozenset(checkable), tuple(problems)))
-    if problems or validated is None:
-        raise ConfigError(redact(problems, secret_values(config, secret_keys)))
+    core = validate_cluster_args(typed, checkable)
+    problems.extend(core.problems)
+    substrate = core.substrate
+    pools_fine = "nodePools" in checkable and not any(p.key.startswith(POOLS) for p in problems)
+    pools = pool_facts(typed, substrate) if substrate is not None and pools_fine else None
+    scope = ValidationScope(typed, substrate, frozenset(checkable), pools, core.substrate_checked)
+    problems.extend(addon_problems(scope))
+    if problems or substrate is None or pools is None:
+        # In config order, wherever a check lives (the core, the substrate, an add-on); stable within.
+        ordered = sorted(problems, key=_config_order)
+        raise ConfigError(redact(ordered, secret_values(config, secret_keys)))
     expires_at = typed.get("ephemeral", {}).get("expires_at")
     if expires_at is not None:  # the tag every cloud resource carries, read with the cluster's own
         typed["cluster"]["expires_at"] = expires_at
-    pools = validated.cluster_pool_facts(typed["node_pools"])
-    if not validated.operator_shares_gpus(typed):
-        pools = tuple(without_operator_sharing_labels(p) for p in pools)
-    return ResolvedCluster(typed, validated, pools)
+    return ResolvedCluster(typed, substrate, pools)

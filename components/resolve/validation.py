@@ -9,6 +9,7 @@ does not take, and each add-on checks the section it owns (resolve/config.py add
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 
 from gpukit.components.api_access import public_cidrs
 from gpukit.components.catalog.drivers import CUDA_MIN_DRIVER
@@ -273,13 +274,25 @@ def _validate_ephemeral(ephemeral: EphemeralSpec, problems: list[Problem]) -> No
         problems.append(Problem(EXPIRES_AT_KEY, why))
 
 
-def validate_cluster_args(
-    args: ClusterConfig, sections: tuple[str, ...] = SECTIONS
-) -> tuple[Substrate | None, list[Problem]]:
-    """The cluster's substrate and every meaning problem in `args`, in config order.
+@dataclass(frozen=True)
+class CoreChecks:
+    """What the checks before the add-ons' found."""
 
-    `sections` limits the checks to config sections whose structure parsed cleanly. Pool and operator
-    checks need the substrate, so a cluster section with no known substrate skips them.
+    substrate: Substrate | None
+    """The cluster's substrate; None where the cluster section names none gpukit knows."""
+    problems: list[Problem]
+    substrate_checked: bool
+    """Whether the substrate's own checks ran: the cluster section parsed and no key it requires is
+    missing (checks that read those keys run only then)."""
+
+
+def validate_cluster_args(args: ClusterConfig, sections: tuple[str, ...] = SECTIONS) -> CoreChecks:
+    """The cluster's substrate and every problem the checks every cluster gets find in `args`: the
+    cluster, its pools and their sharing, the substrate's keys and its own checks, workloads, budget and
+    ephemeral (each add-on then checks the section it owns: resolve/config.py).
+
+    `sections` limits the checks to config sections whose structure parsed cleanly. Pool checks need the
+    substrate, so a cluster section with no known substrate skips them.
     """
     problems: list[Problem] = []
     cluster = args["cluster"]
@@ -292,6 +305,7 @@ def validate_cluster_args(
         implied = registry().implied_provider(cluster["platform"])
         substrate = registry().get(cluster["platform"], implied) if implied else None
     pools_ok = "nodePools" in sections
+    checked = False
     if substrate is not None:
         if pools_ok:
             _validate_pools(args["node_pools"], substrate, problems)
@@ -301,10 +315,11 @@ def validate_cluster_args(
             problems.extend(found)
             if not missing:
                 problems.extend(substrate.validate(args, pools_ok))
+                checked = True
     if "workloads" in sections:
         _validate_workloads(args.get("workloads", {}), problems)
     if "budget" in sections:
         _validate_budget(args.get("budget", {}), problems)
     if "ephemeral" in sections:
         _validate_ephemeral(args.get("ephemeral", {}), problems)
-    return substrate, problems
+    return CoreChecks(substrate, problems, checked)

@@ -84,16 +84,26 @@ def cluster_document(plan: PlanResult) -> dict[str, Any]:
             "unpricedPools": [pc.pool.name for pc in plan.costs.unpriced],
             "spotPricedAtOnDemand": True,
         },
-        **{
-            key: value
-            for addon in addons.ADDONS
-            for key, value in addon.document(plan.cluster, plan.handle).items()
-        },
+        **addon_documents(plan),
         "findings": [
             {"severity": f.severity.value, "key": f.key, "message": f.message, "fix": f.fix or None}
             for f in plan.findings
         ],
     }
+
+
+def addon_documents(plan: PlanResult) -> dict[str, Any]:
+    """Each add-on's keys of the cluster document; a key two add-ons (or an add-on and the core) both
+    write is an error, never a silent overwrite."""
+    taken = {"platform", "region", "kubernetesVersion", "pools", "costs", "findings"}
+    found: dict[str, Any] = {}
+    for addon in addons.ADDONS:
+        for key, value in addon.document(plan.cluster, plan.handle).items():
+            if key in taken:
+                raise ValueError(f"add-on {addon.name!r} writes plan.json key {key!r}, which is taken")
+            taken.add(key)
+            found[key] = value
+    return found
 
 
 def plan_document(plan: PlanResult | ProgramPlan) -> dict[str, Any]:

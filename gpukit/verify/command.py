@@ -1,11 +1,12 @@
-"""`gpukit verify --kubeconfig FILE --stack NAME`: the checks `pulumi up` runs with
-`gpukit:verification.enabled`, against a cluster that already exists.
+"""`gpukit verify --kubeconfig FILE --stack NAME`: every add-on's checks (components/addons/base.py
+CheckSuite) against a cluster that already exists; today the GPU pools' checks that `pulumi up` runs with
+`gpukit:verification.enabled`.
 
-The Jobs are the ones GpuVerification creates, rendered by the same functions
-(components/addons/verification/), with a run id in their names and a TTL as a backstop. The command applies
-them with kubectl, waits until each has completed or failed (or the stack's timeoutMinutes have passed),
-reads each pod's log for the failed check, prints one line per pool and deletes its Jobs, also when it
-is interrupted. Exit status: 0 every pool passed, 1 a pool failed or the cluster could not be reached,
+The Jobs are the ones the add-ons create under `pulumi up`, rendered by the same functions
+(components/addons/verification/), with a run id in their names and a TTL as a backstop. The command
+applies them with kubectl, waits until each has completed or failed (or its timeout has passed), reads
+each pod's log for the failed check, prints one line per check and deletes its Jobs, also when it is
+interrupted. Exit status: 0 every check passed, 1 a check failed or the cluster could not be reached,
 2 invalid flags or stack.
 """
 
@@ -88,7 +89,8 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
         suite for addon in addons.ADDONS if (suite := addon.checks(cluster, args.timeout_minutes)) is not None
     ]
     if not suites:
-        return report_error(f"stack {stack.name} has nothing to verify: no GPU pools", as_json=False)
+        # Today the checks are the GPU pools' (components/addons/verification/): none without GPU pools.
+        return report_error(f"stack {stack.name} has nothing to verify (no GPU pools)", as_json=False)
     kubectl = Kubectl(args.kubectl, args.kubeconfig)
     try:
         with _sigterm_interrupts():
@@ -139,20 +141,23 @@ def run_verification(
     """Apply the suites' Jobs, wait for each, and return each check's result; the run's Jobs (and the
     namespaces this run made) are deleted whatever happens."""
     run = run or secrets.token_hex(3)
-    jobs: dict[str, dict[str, Any]] = {}
-    subjects: dict[str, str] = {}
+    checks = [
+        (label, suite.subject, job) for suite in suites for label, job in suite.jobs(run, TTL_SECONDS).items()
+    ]
+    names = [(job["metadata"]["namespace"], job["metadata"]["name"]) for _, _, job in checks]
+    if len(set(names)) != len(names):  # two suites' Jobs would overwrite each other
+        raise ValueError(f"two checks render the same Job: {sorted(n for n in names if names.count(n) > 1)}")
     namespaces: list[dict[str, Any]] = []
     for suite in suites:
-        for label, job in suite.jobs(run, TTL_SECONDS).items():
-            jobs[label], subjects[label] = job, suite.subject
         namespaces += [ns for ns in suite.namespaces() if ns not in namespaces]
     made = [ns for ns in namespaces if not kubectl.exists("namespace", ns["metadata"]["name"])]
     try:
-        kubectl.apply(made + list(jobs.values()))
+        kubectl.apply(made + [job for _, _, job in checks])
         deadline = clock() + max(s.timeout_minutes for s in suites) * 60 + WAIT_MARGIN_SECONDS
-        done = _wait(kubectl, jobs, deadline, clock, sleep)
+        done = _wait(kubectl, [job for _, _, job in checks], deadline, clock, sleep)
         return [
-            CheckResult(label, subjects[label], passed, reason) for label, (passed, reason) in done.items()
+            CheckResult(label, subject, passed, reason)
+            for (label, subject, _), (passed, reason) in zip(checks, done, strict=True)
         ]
     finally:
         for namespace in namespaces:
@@ -161,35 +166,33 @@ def run_verification(
 
 def _wait(
     kubectl: Kubectl,
-    jobs: dict[str, dict[str, Any]],
+    jobs: list[dict[str, Any]],
     deadline: float,
     clock: Callable[[], float],
     sleep: Callable[[float], None],
-) -> dict[str, tuple[bool, str]]:
-    """Each Job's (passed, reason), by check label, in the order given."""
-    done: dict[str, tuple[bool, str]] = {}
+) -> list[tuple[bool, str]]:
+    """Each Job's (passed, reason), in the order given."""
+    done: dict[int, tuple[bool, str]] = {}
     while True:
-        for label, job in jobs.items():
-            if label in done:
+        for index, job in enumerate(jobs):
+            if index in done:
                 continue
             name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
             outcome = _outcome(kubectl.get_json("job", name, "-n", namespace))
             if outcome == "Complete":
-                done[label] = (True, "")
+                done[index] = (True, "")
             elif outcome is not None:
-                done[label] = (False, _failure_reason(kubectl, job, outcome))
+                done[index] = (False, _failure_reason(kubectl, job, outcome))
         if len(done) == len(jobs):
             break
         if clock() >= deadline:
-            for label, job in jobs.items():
-                if label not in done:
-                    done[label] = (
-                        False,
-                        f"timed out: the Job did not finish in time ({_pod_phase(kubectl, job)})",
-                    )
+            for index, job in enumerate(jobs):
+                if index not in done:
+                    phase = _pod_phase(kubectl, job)
+                    done[index] = (False, f"timed out: the Job did not finish in time ({phase})")
             break
         sleep(POLL_SECONDS)
-    return {label: done[label] for label in jobs}
+    return [done[index] for index in range(len(jobs))]
 
 
 def _outcome(job: dict[str, Any]) -> str | None:

@@ -27,6 +27,7 @@ from tests.component.test_fake_substrate import FakeSubstrate, args
 
 class FakeAddon(Addon):
     name = "fake-addon"
+    after = (GPU_OPERATOR,)
 
     def __init__(self) -> None:
         self.on = True
@@ -61,7 +62,7 @@ class FakeAddon(Addon):
         config_map = k8s.core.v1.ConfigMap(
             f"{ctx.name}-fake-addon",
             metadata={"name": "fake-addon"},
-            opts=ctx.in_cluster(ctx.ready(GPU_OPERATOR)),
+            opts=ctx.in_cluster(ctx.ready()),
         )
         return Built(ready=(config_map,))
 
@@ -101,7 +102,7 @@ def test_what_it_waits_for_falls_back_to_the_system_pools(addon: FakeAddon, fake
     record(lambda: GpuCluster("fake", args(cpu_only)))  # type: ignore[arg-type]
     (ctx,) = addon.contexts
     assert ctx.built == {}
-    assert ctx.ready(GPU_OPERATOR) == ctx.handle.system_ready
+    assert ctx.ready() == ctx.handle.system_ready
 
 
 def test_its_problems_refuse_the_stack_before_anything_is_built(
@@ -112,7 +113,24 @@ def test_its_problems_refuse_the_stack_before_anything_is_built(
         record(lambda: GpuCluster("fake", args()))  # type: ignore[arg-type]
     assert fake.built == [] and addon.contexts == []
     (scope,) = addon.scopes
-    assert scope.substrate is fake and scope.pools_ok and scope.earlier == ()
+    assert scope.substrate is fake and scope.pools_ok and scope.substrate_checked
+    assert scope.pools is not None and [p.name for p in scope.pools] == ["system", "gpus"]
+
+
+def test_pool_facts_wait_for_pools_without_problems(addon: FakeAddon) -> None:
+    """A check that needs the pools' facts gets none while a pool has a problem of its own."""
+    bad = args()
+    bad["node_pools"][1]["instance_type"] = "gpu.two"
+    with pytest.raises(ConfigError):
+        record(lambda: GpuCluster("fake", bad))  # type: ignore[arg-type]
+    (scope,) = addon.scopes
+    assert scope.pools is None
+
+
+def test_a_misspelt_addon_to_wait_for_is_an_error(addon: FakeAddon) -> None:
+    addon.after = ("gpu-operater",)
+    with pytest.raises(Exception, match="waits for \\['gpu-operater'\\], which are no add-ons before it"):
+        record(lambda: GpuCluster("fake", args()))  # type: ignore[arg-type]
 
 
 def test_the_plan_prices_finds_and_reports_through_it(addon: FakeAddon) -> None:
@@ -135,5 +153,7 @@ def test_an_addon_the_cluster_does_not_want_is_neither_built_nor_charged(addon: 
     assert not [r for r in plan.resources if r.type == "kubernetes:core/v1:ConfigMap"]
     costs = plan.clusters[0].costs
     assert "fake add-on" not in [c.what for c in costs.charges] and costs.unpriced_items == ()
-    # What it reports and finds is its own to say (an add-on may say why it is off).
-    assert "Fake add-on: next to fake storage" in render_text(plan.clusters[0])
+    text = render_text(plan.clusters[0])
+    assert "the fake add-on found this" not in text  # no finding about what is not built
+    # What it reports is its own to say (a section may say what runs instead).
+    assert "Fake add-on: next to fake storage" in text

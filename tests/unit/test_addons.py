@@ -27,9 +27,16 @@ def test_each_section_is_a_config_section_and_owned_once() -> None:
 def test_substrates_declare_variants_only_for_addons_that_exist() -> None:
     names = {addon.name for addon in ADDONS}
     for substrate in registry():
-        assert set(substrate.addon_variants) <= names, substrate.name
+        for cls in type(substrate).__mro__:
+            assert set(vars(cls).get("addon_variants", {})) <= names, (substrate.name, cls.__name__)
 
 
-def test_verification_installs_after_the_gpu_stack_it_proves() -> None:
+def test_each_addon_waits_only_for_addons_installed_before_it() -> None:
     order = [addon.name for addon in ADDONS]
-    assert order.index(GPU_OPERATOR) < order.index(VERIFICATION)
+    for index, addon in enumerate(ADDONS):
+        assert set(addon.after) <= set(order[:index]), addon.name
+
+
+def test_verification_waits_for_the_gpu_stack_it_proves() -> None:
+    (verification,) = [a for a in ADDONS if a.name == VERIFICATION]
+    assert GPU_OPERATOR in verification.after

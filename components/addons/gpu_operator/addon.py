@@ -73,7 +73,7 @@ class GpuOperatorAddon(Addon):
                 "priority_class_quota": software.needs_priority_quota,
                 "sharing": [sharing_args(p.sharing) for p in cluster.gpu_pools],
             },
-            opts=ctx.in_cluster(ctx.handle.system_ready),
+            opts=ctx.in_cluster(ctx.ready()),
         )
         return Built(ready=(operator,))
 

@@ -21,14 +21,14 @@ class StorageAddon(Addon):
     section = "storage"
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
-        """The neutral checks, then the substrate's own (which read the cluster section, so only where
-        it parsed)."""
+        """The neutral checks, then the substrate's own, which read the keys it requires (so only where
+        its own checks ran, as before storage was an add-on)."""
         substrate = scope.substrate
         if substrate is None or "storage" not in scope.args:
             return []
         region = scope.args["cluster"].get("region", "")
         problems = validate_storage(scope.args["storage"], substrate, region)
-        if "cluster" in scope.sections:
+        if scope.substrate_checked:
             problems += storage_variant(substrate).problems(scope)
         return problems
 

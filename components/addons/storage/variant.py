@@ -13,7 +13,7 @@ static); say its zones and its own checks and findings where it has any; add bad
 tests/program/test_bad_configs_storage*.py.
 """
 
-from gpukit.components.addons.base import BuildContext, ValidationScope
+from gpukit.components.addons.base import BuildContext, ValidationScope, addon_variant
 from gpukit.components.addons.storage.built import BuiltVolume
 from gpukit.components.addons.storage.volume import PlannedVolume, VolumeServer
 from gpukit.components.errors import Problem
@@ -61,10 +61,4 @@ NO_SHARED_STORAGE = StorageVariant()
 
 def storage_variant(substrate: Substrate) -> StorageVariant:
     """The variant `substrate` declares, or NO_SHARED_STORAGE."""
-    found = substrate.addon_variants.get(STORAGE, NO_SHARED_STORAGE)
-    if not isinstance(found, StorageVariant):
-        raise TypeError(
-            f"substrate {substrate.name!r} declares addon_variants[{STORAGE!r}] as "
-            f"{type(found).__name__}; it must be a StorageVariant (components/addons/storage/variant.py)"
-        )
-    return found
+    return addon_variant(substrate, STORAGE, StorageVariant, NO_SHARED_STORAGE)

@@ -3,7 +3,6 @@ there gets what the pool promises, after the GPU stack is installed; `pulumi up`
 same checks are what `gpukit verify` runs against a running cluster."""
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, ValidationScope
-from gpukit.components.addons.gpu_operator.addon import GPU_OPERATOR
 from gpukit.components.addons.verification.checks import timeout_minutes as configured_timeout
 from gpukit.components.addons.verification.cluster_checks import (
     cluster_checks,
@@ -24,6 +23,7 @@ VERIFICATION = "verification"
 class VerificationAddon(Addon):
     name = VERIFICATION
     section = "verification"
+    after = ("gpu-operator",)  # its Jobs prove the GPU stack: they start once it is installed
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         timeout = scope.args.get("verification", {}).get("timeout_minutes")
@@ -65,7 +65,7 @@ class VerificationAddon(Addon):
                 "timeout_minutes": configured_timeout(verification_spec(cluster)),
                 "fingerprint": fingerprint(cluster),
             },
-            opts=ctx.in_cluster(ctx.ready(GPU_OPERATOR)),
+            opts=ctx.in_cluster(ctx.ready()),
         )
         return Built(ready=(verification,))
 

@@ -24,6 +24,9 @@ from gpukit.components.sharing import GPU_RESOURCE
 from gpukit.components.spec import MigStrategy, SharingMode, VerificationSpec
 
 SCRIPT = Path(__file__).parent / "scripts" / "gpu-check.sh"
+# Its header comment names the renderer by the path it had when verification Jobs were first made
+# (components/verification/checks.py, now this file). It stays: the script is part of each Job's spec,
+# whose hash names the Job, and a changed comment would re-verify every pool of every stack.
 # NVIDIA's CUDA vectorAdd sample, at the exact tag gpukit's README and the GPU Operator's "Run a Sample
 # Workload" use (nvcr.io/nvidia/k8s/cuda-sample); the binary's path in that image is
 # /cuda-samples/vectorAdd (NVIDIA GPU Operator e2e tests and k8s-dra-driver demos run it so). No image

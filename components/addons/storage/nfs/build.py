@@ -3,17 +3,14 @@ a cloud VM's), the same driver release and StorageClasses (K3sNfsDriver). Each p
 its servers and hands over one NfsVolumeArgs per volume."""
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import pulumi
 
 from gpukit.components.addons.storage.built import BuiltVolume
 from gpukit.components.addons.storage.nfs.driver import K3sNfsDriver, NfsVolumeArgs
 from gpukit.components.addons.storage.nfs.exports import volume_directory
+from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.k3s.cloud_state import NfsVm
-
-if TYPE_CHECKING:
-    from gpukit.components.addons.storage.volume import PlannedVolume
 
 
 def build_nfs_driver(
@@ -36,7 +33,7 @@ def build_nfs_driver(
     )
 
 
-def built_volumes(volumes: Sequence["PlannedVolume"], driver: K3sNfsDriver) -> list[BuiltVolume]:
+def built_volumes(volumes: Sequence[PlannedVolume], driver: K3sNfsDriver) -> list[BuiltVolume]:
     """What the storage add-on gets back: each volume's class (made by `driver`, which a workload waits
     for)."""
     return [BuiltVolume(v.name, v.storage_class, [driver]) for v in volumes]
@@ -44,7 +41,7 @@ def built_volumes(volumes: Sequence["PlannedVolume"], driver: K3sNfsDriver) -> l
 
 def build_cloud_nfs(
     name: str,
-    volumes: Sequence["PlannedVolume"],
+    volumes: Sequence[PlannedVolume],
     make_vm: Callable[[str, int], NfsVm],
     kubernetes: pulumi.ProviderResource,
     parent: pulumi.Resource,

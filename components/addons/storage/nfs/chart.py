@@ -3,7 +3,7 @@
 The driver mounts an NFS export into pods and provisions one subdirectory of the export per claim
 (its controller mounts the export and creates it). Nothing here knows where the export comes from:
 an export the user names, a host of the cluster (k3s over SSH) or a small VM (k3s on EC2 / Compute
-Engine) all end in the same driver and StorageClass (nfs_class.py).
+Engine) all end in the same driver and StorageClass (storage_class.py).
 
 Chart facts: github.com/kubernetes-csi/csi-driver-nfs, tag v4.13.4, charts/v4.13.4/csi-driver-nfs
 (values.yaml vendored under tests/reference/csi-driver-nfs-4.13.4, charts/README.md for the repo URL).
@@ -49,7 +49,7 @@ def nfs_driver_values() -> dict[str, Any]:
     for a while delays new claims only, never mounts of existing volumes.
     No snapshot controller or snapshotter sidecar: k3s ships no VolumeSnapshot CRDs, and an NFS
     "snapshot" is a tarball on the same server, no protection against losing it. The chart's own
-    StorageClass stays off: gpukit makes one per volume (nfs_class.py)."""
+    StorageClass stays off: gpukit makes one per volume (storage_class.py)."""
     placement = server_placement()
     tolerations = list(_CHART_CONTROLLER_TOLERATIONS)
     tolerations += [t for t in placement["tolerations"] if t not in tolerations]

@@ -1,7 +1,7 @@
 """K3sNfsDriver: the NFS CSI driver release on a k3s cluster and one StorageClass per NFS shared volume.
 
-The chart and its values: nfs_chart.py; each class: nfs_class.py. The export behind a class is made
-elsewhere (nfs_host_server.py on an SSH host, providers/<cloud>/k3s/nfs_server.py on a small VM) or
+The chart and its values: chart.py; each class: storage_class.py. The export behind a class is made
+elsewhere (host_server.py on an SSH host, providers/<cloud>/k3s/nfs_server.py on a small VM) or
 is the user's own; `after` holds what must be ready before claims can be provisioned.
 """
 

@@ -1,5 +1,5 @@
 """K3sNfsHostServer: one host, reached over SSH like the cluster's other hosts (its pinned host key
-included), becomes the NFS server of the shared volumes that name it (nfs_exports.py says what it
+included), becomes the NFS server of the shared volumes that name it (exports.py says what it
 runs). Not highly available: while the host is down, every pod using its volumes waits on I/O."""
 
 from typing import Optional, TypedDict

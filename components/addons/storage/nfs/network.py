@@ -1,7 +1,7 @@
 """Whether an NFS volume on k3s stays on a private network. Pure.
 
 NFS as gpukit sets it up (and as most exports are) is `sec=sys`: file data, names and the uid/gid the
-client claims travel in plain text, and the server believes the uid (exports(5), nfs_exports.py). So
+client claims travel in plain text, and the server believes the uid (exports(5), exports.py). So
 an NFS server, and every node it exports to, must sit on an address the internet does not route:
 
 - an IP address counts as private when Python's `ipaddress` says it is not `is_global` (IANA's

@@ -3,7 +3,7 @@ declares (NfsRules): where its export may come from. Pure.
 
 - an export the user names (`server`, `path`): any k3s; `server` an IP address or DNS name the nodes
   reach, never a public (global) address (components/addons/storage/nfs/network.py: NFS is plain text), `path`
-  an absolute path of plain characters (nfs_exports.export_path_problem);
+  an absolute path of plain characters (exports.export_path_problem);
 - `host`: k3s over SSH only, and one of the cluster's own hosts (gpukit logs in to it like the others);
   neither it nor any host it exports to on a public (global) address;
 - neither: on k3s over aws and gcp a small VM gpukit makes serves the volume from a disk of its own,

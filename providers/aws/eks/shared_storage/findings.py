@@ -7,14 +7,10 @@ zone, gpukit computes it from the GPU pools (context.py lustre_zone), so a chang
 zones, which AWS bills as data transfer between Availability Zones.
 """
 
-from typing import TYPE_CHECKING
-
+from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.spec import StorageKind
-
-if TYPE_CHECKING:
-    from gpukit.components.addons.storage.volume import PlannedVolume
-    from gpukit.components.substrate import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster
 
 SHARED = "gpukit:storage.shared"
 LUSTRE_ZONE_UNKNOWN = "one zone (first node subnet)"
@@ -22,7 +18,7 @@ LUSTRE_ZONE_UNKNOWN = "one zone (first node subnet)"
 `pulumi up` only."""
 
 
-def lustre_zone_findings(cluster: "ResolvedCluster", volumes: "list[PlannedVolume]") -> list[Finding]:
+def lustre_zone_findings(cluster: ResolvedCluster, volumes: list[PlannedVolume]) -> list[Finding]:
     """A warning per fsx-lustre volume whose zone gpukit chose (naming the key that pins it), and a note
     per GPU pool that pins zones without the volume's (its pods read across zones)."""
     configured = cluster.args.get("storage", {}).get("shared", [])

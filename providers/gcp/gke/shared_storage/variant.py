@@ -40,9 +40,8 @@ class GkeSharedStorageVariant(StorageVariant):
         validate_gke_private_access(cluster.get("network", {}), _kinds(shared, cluster, substrate), problems)
         tiers = _filestore_tiers(shared, cluster, substrate)
         # Zones come from the pools' facts (their machines), which only pools without problems have.
-        if scope.pools_ok and not scope.earlier and not problems and any(tiers):
-            facts = [substrate.pool_facts(p) for p in scope.args["node_pools"]]
-            validate_filestore_zones(shared, tiers, cluster, facts, problems)
+        if scope.pools is not None and not problems and any(tiers):
+            validate_filestore_zones(shared, tiers, cluster, list(scope.pools), problems)
         return problems
 
     def volume_zones(self, cluster: ResolvedCluster, volume: PlannedVolume) -> list[str]:
