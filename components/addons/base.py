@@ -8,10 +8,10 @@ validation problems, preflight findings, charges, plan report lines and plan.jso
 resolution, preflight, costs, the plan report and `gpukit verify` iterate over the same entries and
 name none of them.
 
-What an add-on does differently per substrate is data: a table in its folder keyed by substrate name
-(`Substrate.name`), or a fact the substrate declares for it in `Substrate.addon_variants[<name>]`, in
-the shape the add-on's folder defines (the shared-storage backends a substrate builds, say). It is
-never a new Substrate method.
+What an add-on does differently per substrate is data: rows in its folder naming the substrates
+(`Substrate.name`) they apply to, or a fact the substrate declares for it in
+`Substrate.addon_variants[<name>]`, in the shape the add-on's folder defines (the shared-storage
+backends a substrate builds, say; `addon_variant` finds it). It is never a new Substrate method.
 
 Light on purpose: no Pulumi import here or in an add-on's addon.py (the registry loads with every
 `gpukit` command); Pulumi and its SDKs load in `build`.
