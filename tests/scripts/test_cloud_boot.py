@@ -10,6 +10,7 @@ import pytest
 import yaml
 from scripts.stubs import FakeHost
 
+from gpukit.components.k3s import cloud_config
 from gpukit.components.k3s.cloud_init import (
     BOOTSTRAP_DIR,
     DONE_MARKER,
@@ -157,6 +158,15 @@ def test_user_data_is_valid_cloud_config(name: str, tmp_path: Path) -> None:
     path = tmp_path / f"{name}.yaml"
     path.write_text(USER_DATA[name]())
     assert cloud_init_schema_problems(path) == ""
+
+
+@pytest.mark.parametrize("name", sorted(USER_DATA))
+def test_user_data_is_the_same_from_either_yaml_emitter(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml's emitter writes it where PyYAML has one (components/k3s/cloud_config.py): the bytes
+    PyYAML's own emitter writes, so a PyYAML without libyaml renders the same user data."""
+    text = USER_DATA[name]()
+    monkeypatch.setattr(cloud_config, "DUMPER", cloud_config.PythonDumper)
+    assert USER_DATA[name]() == text
 
 
 @pytest.mark.parametrize("name", sorted(USER_DATA))

@@ -19,6 +19,7 @@ from gpukit.components.addons.storage.nfs.vm import (
     nfs_vm_script,
     nfs_vm_user_data,
 )
+from gpukit.components.k3s import cloud_config
 from tools import cloud_init_schema_problems, shellcheck_problems
 
 DEVICE = ebs_device_path("vol-0123456789abcdef0")
@@ -100,6 +101,15 @@ def test_user_data_is_valid_cloud_config_that_enables_the_unit(tmp_path: Path) -
     assert files[SCRIPT_PATH]["permissions"] == "0700"
     assert "Restart=on-failure" in files[f"/etc/systemd/system/{UNIT_NAME}"]["content"]
     assert ["systemctl", "enable", "--now", "--no-block", UNIT_NAME] in document["runcmd"]
+
+
+@pytest.mark.parametrize("script", [SCRIPT, GCE_SCRIPT], ids=["ebs", "gce"])
+def test_user_data_is_the_same_from_either_yaml_emitter(script: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml's emitter writes it where PyYAML has one (components/k3s/cloud_config.py): the bytes
+    PyYAML's own emitter writes, so a PyYAML without libyaml renders the same user data."""
+    text = nfs_vm_user_data(script)
+    monkeypatch.setattr(cloud_config, "DUMPER", cloud_config.PythonDumper)
+    assert nfs_vm_user_data(script) == text
 
 
 def test_a_new_disk_is_formatted_mounted_by_its_stable_path_and_required_by_nfs(vm: FakeHost) -> None:

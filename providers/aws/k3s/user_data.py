@@ -8,8 +8,7 @@ import gzip
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import yaml
-
+from gpukit.components.k3s.cloud_config import Literal, cloud_config_body
 from gpukit.components.k3s.cloud_init import (
     BOOTSTRAP_DIR,
     BOOTSTRAP_UNIT,
@@ -35,19 +34,6 @@ class BootService:
     script: str
 
 
-class _Literal(str):
-    """A string dumped as a YAML literal block (`|`), so scripts stay readable in the user data."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(
-    _Literal, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-)
-
-
 def node_user_data(
     node: CloudNode,
     fetch_secrets: str,
@@ -69,7 +55,7 @@ def node_user_data(
                 "path": f"{BOOTSTRAP_DIR}/{name}",
                 "owner": "root:root",
                 "permissions": "0700",
-                "content": _Literal(text),
+                "content": Literal(text),
             }
             for name, text in scripts.items()
         ]
@@ -89,7 +75,7 @@ def node_user_data(
                     "path": service.script_path,
                     "owner": "root:root",
                     "permissions": "0700",
-                    "content": _Literal(service.script),
+                    "content": Literal(service.script),
                 },
                 {
                     "path": f"/etc/systemd/system/{service.unit_name}",
@@ -102,7 +88,7 @@ def node_user_data(
         "runcmd": [command.split() for command in START_BOOTSTRAP]
         + [["systemctl", "enable", "--now", "--no-block", service.unit_name] for service in services],
     }
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
+    body = cloud_config_body(document)
     return "#cloud-config\n# Rendered by gpukit (providers/aws/k3s/user_data.py).\n" + body
 
 

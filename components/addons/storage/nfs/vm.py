@@ -11,8 +11,6 @@ directory to the node subnets only. Both are idempotent: the VM runs them at eve
 
 from collections.abc import Sequence
 
-import yaml
-
 from gpukit.components.addons.storage.nfs.exports import (
     EXPORTS_FILE,
     NFS_SCRIPTS,
@@ -22,6 +20,7 @@ from gpukit.components.addons.storage.nfs.exports import (
     exports_file,
     volume_directory,
 )
+from gpukit.components.k3s.cloud_config import Literal, cloud_config_body
 from gpukit.components.k3s.host_scripts import render_script
 
 SCRIPT_PATH = "/opt/gpukit/nfs-server.sh"
@@ -83,24 +82,11 @@ def nfs_vm_script(volume: str, device: str, node_networks: Sequence[str]) -> str
     )
 
 
-class _Literal(str):
-    """Dumped as a YAML literal block (`|`): the script stays readable in the user data."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(
-    _Literal, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-)
-
-
 def nfs_vm_user_data(script: str) -> str:
     """`#cloud-config` that writes the script and its unit, and starts the unit (enabled: every boot)."""
     document = {
         "write_files": [
-            {"path": SCRIPT_PATH, "owner": "root:root", "permissions": "0700", "content": _Literal(script)},
+            {"path": SCRIPT_PATH, "owner": "root:root", "permissions": "0700", "content": Literal(script)},
             {
                 "path": f"/etc/systemd/system/{UNIT_NAME}",
                 "owner": "root:root",
@@ -113,7 +99,7 @@ def nfs_vm_user_data(script: str) -> str:
             ["systemctl", "enable", "--now", "--no-block", UNIT_NAME],
         ],
     }
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, width=1000)
+    body = cloud_config_body(document)
     # The header names where this renderer lived when the first NFS VMs were made (it is now this
     # file). It stays as it is: the VM's user data replaces the VM when it changes (nfs_server.py's
     # userDataReplaceOnChange), and a comment is no reason to restart every NFS server.
