@@ -21,7 +21,7 @@ lint: $(PY)  ## lint, format and types only (the suite's `quality` tests)
 plan: $(PY)  ## the main job on the default example stack
 	$(VENV)/bin/gpukit plan
 
-bench: $(PY)  ## gpukit plan vs. importing the same provider SDKs (target ratio <= 1.5)
+bench: $(PY)  ## gpukit plan vs. importing the same provider SDKs (target ratio <= 1.3)
 	$(PY) benchmarks/plan_speed.py
 
 golden: $(PY)  ## rewrite tests/golden/* (whole plans included) after an intended change; review the diff
