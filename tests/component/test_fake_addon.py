@@ -9,7 +9,7 @@ from typing import Any
 import pulumi_kubernetes as k8s
 import pytest
 
-from gpukit.components import ConfigError, GpuCluster, SubstrateRegistry
+from gpukit.components import ConfigError, GpuCluster
 from gpukit.components.addons import registry
 from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
 from gpukit.components.addons.gpu_operator.addon import GPU_OPERATOR
@@ -17,7 +17,7 @@ from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pricing import Charge
-from gpukit.components.substrate import ResolvedCluster, use_registry
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.plan import plan_program
 from gpukit.plan.artifacts import plan_document
 from gpukit.plan.report import render_text
@@ -65,16 +65,6 @@ class FakeAddon(Addon):
             opts=ctx.in_cluster(ctx.ready()),
         )
         return Built(ready=(config_map,))
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeSubstrate]:
-    substrate = FakeSubstrate()
-    previous = use_registry(SubstrateRegistry(substrate))
-    try:
-        yield substrate
-    finally:
-        use_registry(previous)
 
 
 @pytest.fixture

@@ -5,21 +5,21 @@ plan reports) must hold whatever substrate builds the machines; the substrate on
 through its protocol.
 """
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
 
-from gpukit.components import ClusterHandle, GpuCluster, Platform, Provider, Substrate, SubstrateRegistry
+from gpukit.components import ClusterHandle, GpuCluster, Platform, Provider, Substrate
 from gpukit.components.catalog.instances import InstanceType, MachineCatalog, PriceBasis
 from gpukit.components.config.schema import CLOUD_MACHINE_KEYS, CLOUD_MACHINE_REQUIRED
 from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.plan_fakes import PlanFakes
 from gpukit.components.pools import PoolFacts
 from gpukit.components.pricing import Charge
-from gpukit.components.substrate import ResolvedCluster, use_registry
+from gpukit.components.substrate import ResolvedCluster
 from gpukit.plan import plan_program
 from gpukit.plan.report import render_text
 from harness import Recording, record, unsecret
@@ -100,16 +100,6 @@ def args(*pools: dict[str, Any]) -> dict[str, Any]:
         ],
         "gpu_operator": {"chart_version": "v26.7.0", "driver": "preinstalled"},
     }
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeSubstrate]:
-    substrate = FakeSubstrate()
-    previous = use_registry(SubstrateRegistry(substrate))
-    try:
-        yield substrate
-    finally:
-        use_registry(previous)
 
 
 def build(cluster_args: dict[str, Any]) -> tuple[Recording, list[GpuCluster]]:
