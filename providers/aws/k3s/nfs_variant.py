@@ -4,8 +4,7 @@ or from a small EC2 VM gpukit makes for the volume (nfs_server.py), priced here 
 from gpukit.components.addons.storage.nfs.validation import NfsRules, VmDisk
 from gpukit.components.addons.storage.nfs.variant import CloudNfs
 from gpukit.components.addons.storage.rates import server_disk_rate
-from gpukit.components.addons.storage.volume import PlannedVolume, VolumeServer
-from gpukit.components.spec import StorageKind
+from gpukit.components.addons.storage.volume import VolumeServer
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from gpukit.providers.aws.k3s.nfs_vm_facts import (
@@ -19,10 +18,8 @@ from gpukit.providers.aws.k3s.nfs_vm_facts import (
 class Ec2Nfs(CloudNfs):
     rules = NfsRules("k3s over aws", vm_disk=VmDisk(NFS_DISK_TYPE, NFS_DISK_MIN_GB, NFS_DISK_MAX_GB))
 
-    def volume_server(self, cluster: ResolvedCluster, volume: PlannedVolume) -> VolumeServer | None:
-        """An NFS volume naming no export is served by a VM gpukit makes (nfs_server.py)."""
-        if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
-            return None
+    def vm_server(self, cluster: ResolvedCluster) -> VolumeServer:
+        """The VM gpukit makes for an NFS volume naming no export (nfs_server.py)."""
         machine = AWS_CATALOG.machine(NFS_VM_INSTANCE_TYPE)
         disk_rate = server_disk_rate(NFS_DISK_TYPE, cluster.spec["region"])
         return VolumeServer(

@@ -4,8 +4,8 @@ priced here for the plan."""
 
 from gpukit.components.addons.storage.nfs.validation import NfsRules, VmDisk
 from gpukit.components.addons.storage.nfs.variant import CloudNfs
-from gpukit.components.addons.storage.volume import PlannedVolume, VolumeServer
-from gpukit.components.spec import NodeRole, StorageKind
+from gpukit.components.addons.storage.volume import VolumeServer
+from gpukit.components.spec import NodeRole
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.catalog import GCP_CATALOG
 from gpukit.providers.gcp.k3s.nfs_vm_facts import (
@@ -21,11 +21,9 @@ from gpukit.providers.gcp.k3s.nfs_vm_facts import (
 class GceNfs(CloudNfs):
     rules = NfsRules("k3s over gcp", vm_disk=VmDisk(NFS_DISK_TYPE, NFS_DISK_MIN_GB, NFS_DISK_MAX_GB))
 
-    def volume_server(self, cluster: ResolvedCluster, volume: PlannedVolume) -> VolumeServer | None:
-        """An NFS volume naming no export is served by a VM gpukit makes (nfs_server.py), in the
-        servers' first zone; its disk is priced where a pd-balanced price is sourced (nfs_vm_facts.py)."""
-        if volume.kind is not StorageKind.NFS or "server" in (volume.spec.get("nfs") or {}):
-            return None
+    def vm_server(self, cluster: ResolvedCluster) -> VolumeServer:
+        """The VM gpukit makes for an NFS volume naming no export (nfs_server.py), in the servers' first
+        zone; its disk is priced where a pd-balanced price is sourced (nfs_vm_facts.py)."""
         region = cluster.spec["region"]
         servers = [p for p in cluster.pools if p.role is NodeRole.SERVER]
         zones = cluster.substrate.pool_zones(cluster, servers[0]) if servers else []

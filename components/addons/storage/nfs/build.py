@@ -8,7 +8,7 @@ import pulumi
 
 from gpukit.components.addons.storage.built import BuiltVolume
 from gpukit.components.addons.storage.nfs.driver import K3sNfsDriver, NfsVolumeArgs
-from gpukit.components.addons.storage.nfs.exports import volume_directory
+from gpukit.components.addons.storage.nfs.exports import served_by_vm, volume_directory
 from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.k3s.cloud_state import NfsVm
 
@@ -53,8 +53,8 @@ def build_cloud_nfs(
     targets: list[NfsVolumeArgs] = []
     after: list[pulumi.Resource] = []
     for volume in volumes:
-        nfs = volume.spec.get("nfs") or {}
-        if "server" in nfs:
+        if not served_by_vm(volume):
+            nfs = volume.spec["nfs"]
             targets.append({"volume": volume.name, "server": nfs["server"], "share": nfs["path"]})
             continue
         vm = make_vm(volume.name, volume.size_gb)

@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.k3s.host_scripts import render_script
+from gpukit.components.spec import StorageKind
 
 NFS_SCRIPTS = Path(__file__).parent / "scripts"
 """The NFS server's scripts (shellchecked whole), rendered by components/k3s/host_scripts.py."""
@@ -49,6 +51,12 @@ def export_path_problem(path: str) -> str | None:
     if any(part in {".", ".."} for part in path.split("/")):
         return "must not hold '.' or '..' segments"
     return None
+
+
+def served_by_vm(volume: PlannedVolume) -> bool:
+    """Whether gpukit makes a VM to serve a volume on k3s over a cloud: an NFS volume naming no export
+    (the clouds' storage variants price that VM; build.py starts it)."""
+    return volume.kind is StorageKind.NFS and "server" not in (volume.spec.get("nfs") or {})
 
 
 def volume_directory(volume: str) -> str:

@@ -10,10 +10,11 @@ and a StorageClass per volume, whichever server the volume names.
 
 from gpukit.components.addons.base import BuildContext, ValidationScope
 from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.nfs.exports import served_by_vm
 from gpukit.components.addons.storage.nfs.network import nfs_address_findings
 from gpukit.components.addons.storage.nfs.validation import NfsRules, shared_nfs_problems
 from gpukit.components.addons.storage.variant import StorageVariant
-from gpukit.components.addons.storage.volume import PlannedVolume
+from gpukit.components.addons.storage.volume import PlannedVolume, VolumeServer
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.k3s.cloud_state import K3sCloudState
@@ -53,7 +54,15 @@ class NfsStorage(StorageVariant):
 
 
 class CloudNfs(NfsStorage):
-    """NFS on k3s over a cloud: an export the user names, else a VM gpukit makes for the volume."""
+    """NFS on k3s over a cloud: an export the user names, else a VM gpukit makes for the volume, which
+    each cloud's subclass describes and prices (`vm_server`)."""
+
+    def volume_server(self, cluster: ResolvedCluster, volume: PlannedVolume) -> VolumeServer | None:
+        return self.vm_server(cluster) if served_by_vm(volume) else None
+
+    def vm_server(self, cluster: ResolvedCluster) -> VolumeServer:
+        """The VM gpukit makes for one volume here: its machine, prices and zone."""
+        raise NotImplementedError(f"{type(self).__name__} prices no NFS VM")
 
     def build(self, ctx: BuildContext, volumes: list[PlannedVolume]) -> list[BuiltVolume]:
         """The VMs and the driver go under the substrate's cluster component, with the network they are
