@@ -110,15 +110,7 @@ class PoolFacts:
     def advertised_resources(self) -> dict[str, int]:
         """What one node of the pool offers pods once its GPUs are shared as configured: what
         scale-from-zero templates advertise and the plan's units per node."""
-        if not self.is_gpu:
-            return {}
-        sharing = self.sharing
-        if sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
-            return {GPU_RESOURCE: self.gpus_per_node * sharing.replicas}
-        if sharing.mode is SharingMode.MIG:
-            # single: the instances as nvidia.com/gpu; mixed: as nvidia.com/mig-<profile>.
-            return sharing.mig_resources(self.gpus_per_node)
-        return {GPU_RESOURCE: self.gpus_per_node}
+        return advertised_resources(self.sharing, self.gpus_per_node) if self.is_gpu else {}
 
     @property
     def units_per_node(self) -> int:
@@ -145,6 +137,17 @@ class PoolFacts:
     def gpu_memory_gb_per_node(self) -> int:
         gpu = self.gpu
         return gpu.memory_gb * self.gpus_per_node if gpu else 0
+
+
+def advertised_resources(sharing: PoolSharing, gpus_per_node: int) -> dict[str, int]:
+    """What a node of `gpus_per_node` GPUs shared as `sharing` offers pods, per resource name: what
+    pools advertise, queues' quotas count and `gpukit size`'s quota snippet proposes."""
+    if sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS):
+        return {GPU_RESOURCE: gpus_per_node * sharing.replicas}
+    if sharing.mode is SharingMode.MIG:
+        # single: the instances as nvidia.com/gpu; mixed: as nvidia.com/mig-<profile>.
+        return sharing.mig_resources(gpus_per_node)
+    return {GPU_RESOURCE: gpus_per_node}
 
 
 def make_pool_facts(

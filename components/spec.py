@@ -381,6 +381,60 @@ class VerificationSpec(TypedDict):
     """How long each pool's Job may take, 5 to 120 (default 20)."""
 
 
+class QueueQuotaSpec(TypedDict):
+    """One GPU quota of a queue: `count` units of `resource` on a pool, or on every pool of a GPU model
+    (split over them by their capacity at max nodes; components/addons/batch/queues.py)."""
+
+    pool: NotRequired[str]
+    gpu_model: NotRequired[str]
+    resource: NotRequired[str]
+    """What a pod requests: nvidia.com/gpu, or nvidia.com/mig-<profile> on mixed-MIG pools; unset: the
+    pool's one resource."""
+    count: int
+    """Units of `resource`: whole GPUs, time-sliced or MPS shares, or MIG instances."""
+    borrowing_limit: NotRequired[int]
+    """How many more units the queue may borrow from its cohort (needs `cohort`); unset: no limit."""
+
+
+class QueueSpec(TypedDict):
+    """One team's queue of `gpukit:batch.queues`: a ClusterQueue, and a LocalQueue in each namespace."""
+
+    name: str
+    namespaces: list[str]
+    quotas: NotRequired[list[QueueQuotaSpec]]
+    """Unset: the whole GPU capacity at max nodes."""
+    cohort: NotRequired[str]
+    priority_class: NotRequired[str]
+    """A name of `gpukit:batch.priorityClasses`: the default priority of the queue's workloads."""
+
+
+class PriorityClassSpec(TypedDict):
+    name: str
+    value: int
+
+
+class GangSchedulingSpec(TypedDict):
+    """Kueue's waitForPodsReady (always on in Kueue v0.19)."""
+
+    timeout_minutes: NotRequired[int]
+    """Minutes an admitted workload may take to get all its pods running (default 30)."""
+    block_admission: NotRequired[bool]
+    """Admit nothing else while one admitted workload waits for its pods (default true)."""
+
+
+class TrainingOperatorSpec(TypedDict):
+    enabled: NotRequired[bool]
+    """Kubeflow Trainer v2 with JobSet; default true."""
+
+
+class BatchSpec(TypedDict):
+    enabled: NotRequired[bool]
+    queues: NotRequired[list[QueueSpec]]
+    priority_classes: NotRequired[list[PriorityClassSpec]]
+    gang_scheduling: NotRequired[GangSchedulingSpec]
+    training_operator: NotRequired[TrainingOperatorSpec]
+
+
 class ClusterConfig(TypedDict):
     """A whole stack's gpukit config, typed: one field per `gpukit:` section, in snake_case.
 
@@ -401,5 +455,7 @@ class ClusterConfig(TypedDict):
     """Shared ReadWriteMany volumes (components/addons/storage/): each a StorageClass `shared-<name>`."""
     verification: NotRequired[VerificationSpec]
     """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
+    batch: NotRequired[BatchSpec]
+    """Queued batch and training (components/addons/batch/): Kueue, its queues, and Kubeflow Trainer."""
     ephemeral: NotRequired[EphemeralSpec]
     """`gpukit ephemeral up`'s expiry, tagged / labelled on every cloud resource."""

@@ -3,6 +3,7 @@ substrate; preflight lists their findings, and the plan report their sections, i
 waits for another comes after it (verification after the GPU Operator: its Jobs prove the GPU stack)."""
 
 from gpukit.components.addons.base import Addon
+from gpukit.components.addons.batch.addon import BATCH_ADDON
 from gpukit.components.addons.gpu_operator.addon import GPU_OPERATOR_ADDON
 from gpukit.components.addons.storage.addon import STORAGE_ADDON
 from gpukit.components.addons.verification.addon import VERIFICATION_ADDON
@@ -11,4 +12,5 @@ ADDONS: tuple[Addon, ...] = (
     GPU_OPERATOR_ADDON,
     VERIFICATION_ADDON,
     STORAGE_ADDON,
+    BATCH_ADDON,
 )

@@ -687,6 +687,14 @@ POOL_FIELDS = (
         "compactly (C2, C2D, C3, C3D, C4D, H3, H4D, N2, N2D, and A100, L4 and H100 GPU machines) and a pool "
         "in exactly one zone (`zones` with one entry, or a zonal cluster).",
     ),
+    Field(
+        "provisioning",
+        "str",
+        "GPU pools: how a gang gets its nodes (queued: all at once, through a ProvisioningRequest)",
+        planned="queued provisioning (GKE flex-start node pools and the Cluster Autoscaler's "
+        "ProvisioningRequests, for Kueue's admission check; docs/batch.md)",
+        doc="Not built yet: a pool whose nodes a gang gets all at once or not at all.",
+    ),
 )
 
 GPU_OPERATOR_FIELDS = (
@@ -891,6 +899,182 @@ VERIFICATION_FIELDS = (
     ),
 )
 
+QUOTA_FIELDS = (
+    Field(
+        "pool",
+        "str",
+        "the pool the quota is on (or gpuModel)",
+        doc="A GPU pool's `name`. Give this or `gpuModel`.",
+    ),
+    Field(
+        "gpuModel",
+        "str",
+        "the GPU model the quota is on, over every pool of it (or pool)",
+        doc="A GPU model (`H100`, as `gpukit plan` names pools' GPUs): the quota covers every pool of that "
+        "model, split over them by their capacity at `maxNodes`.",
+    ),
+    Field(
+        "resource",
+        "str",
+        "what a pod requests: nvidia.com/gpu or nvidia.com/mig-<profile>",
+        default_doc="the pool's one resource",
+        doc="The resource pods request, as the pool advertises it: `nvidia.com/gpu` (whole GPUs, and "
+        "time-sliced or MPS shares, and MIG instances with `strategy: single`) or "
+        "`nvidia.com/mig-<profile>` (MIG with `strategy: mixed`). Required only where the pool "
+        "advertises more than one.",
+    ),
+    Field(
+        "count",
+        "int",
+        "units of the resource the queue may use",
+        required=True,
+        doc="How many units (GPUs, shares or MIG instances: what pods request) the queue's admitted "
+        "workloads may hold at once. A count above what the pool has at `maxNodes` is accepted and "
+        "flagged by the plan: the queue can never use it all.",
+    ),
+    Field(
+        "borrowingLimit",
+        "int",
+        "units the queue may borrow from its cohort beyond count",
+        default_doc="no limit",
+        doc="With `cohort`: how many units beyond `count` the queue may borrow from its cohort's unused "
+        "quota. Without `cohort` it is refused (there is nothing to borrow from).",
+    ),
+)
+
+QUEUE_FIELDS = (
+    Field(
+        "name",
+        "str",
+        "queue (team) name",
+        required=True,
+        doc="Lowercase letters, digits and `-`, at most 63 characters, unique. It names the ClusterQueue and "
+        "the LocalQueue in each namespace: jobs join with the label `kueue.x-k8s.io/queue-name: <name>`.",
+    ),
+    Field(
+        "namespaces",
+        "list[str]",
+        "the team's namespaces",
+        required=True,
+        doc="The namespaces whose jobs use the queue: gpukit creates them (except `default`, which "
+        "exists) and a LocalQueue in each. Only they may submit to the queue.",
+    ),
+    Field(
+        "quotas",
+        "list[object]",
+        "GPU quotas [{pool | gpuModel, resource?, count, borrowingLimit?}]",
+        fields=QUOTA_FIELDS,
+        default_doc="every GPU pool's capacity at maxNodes",
+        doc="The queue's GPU quotas. Unset: every GPU pool, its whole capacity at `maxNodes`.",
+    ),
+    Field(
+        "cohort",
+        "str",
+        "cohort whose queues lend each other unused quota",
+        default_doc="none",
+        doc="Queues of the same cohort borrow each other's unused quota (up to `borrowingLimit`).",
+    ),
+    Field(
+        "priorityClass",
+        "str",
+        "default priority of the queue's workloads (a priorityClasses name)",
+        default_doc="none",
+        doc="A name of `priorityClasses`. Workloads pick one with the label "
+        "`kueue.x-k8s.io/priority-class`; the queue's docs/batch.md example sets it.",
+    ),
+)
+
+PRIORITY_CLASS_FIELDS = (
+    Field("name", "str", "priority class name", required=True, doc="Lowercase letters, digits and `-`."),
+    Field(
+        "value",
+        "int",
+        "priority (higher is admitted first)",
+        required=True,
+        doc="Higher is admitted first, and may preempt lower within its queue.",
+    ),
+)
+
+GANG_TIMEOUT_DEFAULT = 30
+GANG_TIMEOUT_RANGE = (5, 1440)
+GANG_FIELDS = (
+    Field(
+        "timeoutMinutes",
+        "int",
+        "minutes an admitted gang may take to get all its pods running, 5 to 1440",
+        default=GANG_TIMEOUT_DEFAULT,
+        doc="Kueue's waitForPodsReady, which Kueue v0.19 always applies (its v1beta2 Configuration has no "
+        "switch for it): an admitted workload must have all its pods running within this many minutes, "
+        "node start-up from zero included, else it is evicted, gives back its quota (and so its nodes) "
+        "and is requeued with backoff (60 s doubling to an hour). 5 to 1440; Kueue's default is 30.",
+    ),
+    Field(
+        "blockAdmission",
+        "bool",
+        "admit nothing else while an admitted gang waits for its pods",
+        default=True,
+        doc="`true` (gpukit's default; Kueue's is false): while one admitted workload waits for its pods, "
+        "no other is admitted, so two gangs never each hold part of the nodes they both need (which "
+        "matters where quotas exceed what is running: autoscaled pools). `false` admits in parallel: "
+        "more throughput for small jobs, at that risk.",
+    ),
+)
+
+TRAINING_OPERATOR_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "install Kubeflow Trainer v2 and JobSet",
+        default=True,
+        doc="Kubeflow Trainer v2 (TrainJob, ClusterTrainingRuntime) with JobSet, and a PyTorch "
+        "ClusterTrainingRuntime per GPU pool (`torch-<pool>`).",
+    ),
+)
+
+BATCH_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "install Kueue with the queues below",
+        default=False,
+        doc="`true`: Kueue, pinned, with a ResourceFlavor per GPU pool, a ClusterQueue per queue and a "
+        "LocalQueue per namespace (docs/batch.md).",
+    ),
+    Field(
+        "queues",
+        "list[object]",
+        "team queues [{name, namespaces, quotas?, cohort?, priorityClass?}]",
+        fields=QUEUE_FIELDS,
+        default_doc="one queue `default` in namespace `default` with every GPU pool at maxNodes",
+        doc="The teams' queues. Unset: one queue `default`, in namespace `default`, with every GPU pool's "
+        "whole capacity at `maxNodes`.",
+    ),
+    Field(
+        "priorityClasses",
+        "list[object]",
+        "workload priority classes [{name, value}]",
+        fields=PRIORITY_CLASS_FIELDS,
+        default_doc="`[]`",
+        doc="Kueue WorkloadPriorityClasses.",
+    ),
+    Field(
+        "gangScheduling",
+        "object",
+        "all-or-nothing admission {timeoutMinutes, blockAdmission}",
+        default={},
+        fields=GANG_FIELDS,
+        doc="Gang admission: a workload's pods all run, or it gives its quota back and is requeued.",
+    ),
+    Field(
+        "trainingOperator",
+        "object",
+        "Kubeflow Trainer v2 {enabled}",
+        default={},
+        fields=TRAINING_OPERATOR_FIELDS,
+        doc="The training operator.",
+    ),
+)
+
 EPHEMERAL_FIELDS = (
     Field(
         "expiresAt",
@@ -959,6 +1143,14 @@ TOP_LEVEL_FIELDS = (
         default={},
         fields=VERIFICATION_FIELDS,
         doc="Whether `pulumi up` proves each GPU pool works (a Job per pool), and how long it may take.",
+    ),
+    Field(
+        "batch",
+        "object",
+        "queued batch and training: Kueue queues with GPU quotas, gang admission, Kubeflow Trainer",
+        default={},
+        fields=BATCH_FIELDS,
+        doc="Queued batch jobs and multi-node training (see docs/batch.md). Off by default.",
     ),
     Field(
         "ephemeral",

@@ -7,12 +7,17 @@ from typing import Any
 
 import yaml
 
+from gpukit.components.pools import advertised_resources
+from gpukit.components.sharing import pool_sharing
 from gpukit.components.sizing.modes import Mode
 from gpukit.components.sizing.sizing import Option
 
 SNIPPET_NOTE = (
     "# merge into the pool in your stack, then run `gpukit plan` (it checks what the platform takes)"
 )
+
+
+BATCH_NOTE = "# with queued batch jobs (docs/batch.md): a queue that may use the whole pool"
 
 
 def sharing_setting(option: Option) -> dict[str, Any]:
@@ -26,12 +31,30 @@ def sharing_setting(option: Option) -> dict[str, Any]:
     return {"mode": option.mode.value, "replicas": option.replicas_per_gpu}
 
 
+def batch_quotas(option: Option, pool: str) -> list[dict[str, Any]]:
+    """`gpukit:batch` quotas for the pool, its whole capacity at the option's nodes, in the units its
+    pods request (the same function decides what a pool advertises and what queues count)."""
+    sharing = pool_sharing(sharing_setting(option), option.target.gpu)  # type: ignore[arg-type]
+    offered = advertised_resources(sharing, option.target.gpus_per_node)
+    named = len(offered) > 1  # mixed MIG: each quota names its resource
+    return [
+        {"pool": pool, **({"resource": resource} if named else {}), "count": units * option.nodes}
+        for resource, units in offered.items()
+    ]
+
+
 def stack_snippet(option: Option) -> str:
+    name = option.target.pool or f"{option.target.gpu.name.lower()}-shared"
     pool = {
-        "name": option.target.pool or f"{option.target.gpu.name.lower()}-shared",
+        "name": name,
         "instanceType": option.target.machine,
         "maxNodes": option.nodes,
         "sharing": sharing_setting(option),
     }
     body = yaml.safe_dump({"gpukit:nodePools": [pool]}, sort_keys=False, default_flow_style=False)
-    return f"{SNIPPET_NOTE}\n{body}"
+    batch = {
+        "enabled": True,
+        "queues": [{"name": "default", "namespaces": ["default"], "quotas": batch_quotas(option, name)}],
+    }
+    queue = yaml.safe_dump({"gpukit:batch": batch}, sort_keys=False, default_flow_style=False)
+    return f"{SNIPPET_NOTE}\n{body}{BATCH_NOTE}\n{queue}"

@@ -9,6 +9,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH
 from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
@@ -30,6 +31,7 @@ from gpukit.providers.aws.autoscaling import accelerator_label
 from gpukit.providers.aws.catalog import AWS_CATALOG
 from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
+from gpukit.providers.aws.eks.batch_variant import EksBatch
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
 from gpukit.providers.aws.eks.shared_storage.variant import EksSharedStorage
@@ -85,7 +87,7 @@ class EksSubstrate(Substrate):
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
     limits = EKS_LIMITS
-    addon_variants = MappingProxyType({STORAGE: EksSharedStorage()})
+    addon_variants = MappingProxyType({STORAGE: EksSharedStorage(), BATCH: EksBatch()})
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         return aws_pool_facts(super().pool_facts(pool), pool)
@@ -158,7 +160,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
     settings = (AWS_REGION,)
     accepts = K3S_EC2_KEYS
     catalog = AWS_CATALOG
-    addon_variants = MappingProxyType({STORAGE: Ec2Nfs()})
+    addon_variants = MappingProxyType({STORAGE: Ec2Nfs(), BATCH: CLUSTER_AUTOSCALER_BATCH})
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """With the pool's alternative instance types (spot pools draw on more capacity pools)."""

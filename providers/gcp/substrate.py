@@ -9,6 +9,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH, GKE_BATCH
 from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
@@ -88,7 +89,7 @@ class GkeSubstrate(Substrate):
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
     limits = GKE_LIMITS
-    addon_variants = MappingProxyType({STORAGE: GkeSharedStorageVariant()})
+    addon_variants = MappingProxyType({STORAGE: GkeSharedStorageVariant(), BATCH: GKE_BATCH})
 
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)
@@ -156,7 +157,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
     settings = (GCP_PROJECT, GCP_REGION)
     accepts = K3S_GCE_KEYS
     catalog = GCP_CATALOG
-    addon_variants = MappingProxyType({STORAGE: GceNfs()})
+    addon_variants = MappingProxyType({STORAGE: GceNfs(), BATCH: CLUSTER_AUTOSCALER_BATCH})
     gpu_taint_value = GCP_GPU_TAINT_VALUE
 
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:

@@ -614,6 +614,23 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         },
     ),
     "verification.enabled": (_toggle_verification, None, dict.fromkeys(SUBSTRATES, "used")),
+    "batch": (
+        lambda c: c.update(
+            {
+                "gpukit:batch": {
+                    "enabled": True,
+                    "priorityClasses": [{"name": "high", "value": 10}],
+                    "queues": [
+                        {"name": "team", "namespaces": ["team"], "cohort": "all", "priorityClass": "high"}
+                    ],
+                    "gangScheduling": {"timeoutMinutes": 45, "blockAdmission": False},
+                    "trainingOperator": {"enabled": False},
+                }
+            }
+        ),
+        None,
+        dict.fromkeys(SUBSTRATES, "used"),
+    ),
     "verification.timeoutMinutes": (
         lambda c: c["gpukit:verification"].update(timeoutMinutes=45),
         lambda c: c.update({"gpukit:verification": {"enabled": True}}),
@@ -640,6 +657,7 @@ def test_every_common_key_is_audited_on_every_substrate() -> None:
     }
     leaves = {p.removesuffix(".model").removesuffix(".count") for p in leaves}  # gpu is audited whole
     leaves = {"storage.shared" if p.startswith("storage.shared.") else p for p in leaves}  # whole, too
+    leaves = {"batch" if p.startswith("batch.") else p for p in leaves}  # whole (test_batch.py: per key)
     audited = {p.removesuffix("(fixed)") for p in COMMON_KEYS}
     assert leaves == audited
     for path in audited:

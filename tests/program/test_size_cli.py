@@ -148,3 +148,24 @@ def test_the_sizing_docs_examples_show_what_the_command_prints(command: str, cap
     args[0] = str(ROOT / args[0])
     assert main(["size", *args, "--project", str(ROOT)]) == EXIT_OK
     assert capsys.readouterr().out.strip() == shown.strip()
+
+
+@pytest.mark.parametrize("stack", ["gke-dev", "eks-dev"])
+def test_the_recommended_snippet_with_its_queue_plans_on_the_stack(
+    stack: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """What `gpukit size` recommends (the pool and the batch queue over it) is what `gpukit plan` takes."""
+    workloads = str(ROOT / "examples/sizing/chat-7b.yaml")
+    assert main(["size", workloads, "--stack", stack, "--json", "--project", str(ROOT)]) == EXIT_OK
+    snippet = yaml.safe_load(json.loads(capsys.readouterr().out)["recommended"]["stackSnippet"])
+    config = example_config(stack)
+    (pool,) = snippet["gpukit:nodePools"]
+    target = next(p for p in config["gpukit:nodePools"] if p["name"] == pool["name"])
+    target.update(pool)
+    config["gpukit:batch"] = snippet["gpukit:batch"]
+    path = tmp_path / "Pulumi.sized.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    code = main(["plan", "--config", str(path)])
+    out, err = capsys.readouterr()
+    assert code == EXIT_OK, err + out
+    assert "queue default (namespaces: default):" in out

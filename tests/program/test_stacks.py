@@ -9,6 +9,8 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 import yaml
+from crd_schemas import has_crd
+from crd_schemas import validate as validate_crd
 from karpenter_crds import CHART_VALUES as KARPENTER_CHART_VALUES
 from karpenter_crds import KARPENTER_KINDS
 from karpenter_crds import validate as validate_karpenter
@@ -69,6 +71,9 @@ def test_every_kubernetes_object_is_valid_under_strict_schema(planned: tuple[str
             obj = {**PATCHED_OBJECT_REQUIRED[kind], **obj, "kind": kind}
         if obj["kind"] in KARPENTER_KINDS:
             validate_karpenter(obj)  # against the pinned chart's CRD schemas, strictly
+            continue
+        if has_crd(obj):
+            validate_crd(obj)  # Kueue's and Trainer's, against their vendored CRDs, strictly
             continue
         # Raises ValidationError on unknown fields (strict) or wrong types.
         kubernetes_validate.validate(obj, f"{version}.0", strict=True)

@@ -1,0 +1,219 @@
+"""BatchScheduling: Kueue (pinned chart) with the cluster's flavors, queues and priority classes, Kubeflow
+Trainer v2 with JobSet and a PyTorch runtime per GPU pool, and, where the stack verifies, the gang check
+that `pulumi up` waits for. Every object is rendered by the pure modules beside this one; this file only
+applies them in order: a CRD's objects after the release that installs the CRD (and its webhook)."""
+
+from typing import Any, NotRequired, Optional, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes import _utilities as k8s_utilities
+
+from gpukit.components.addons.batch.charts import KUEUE, TRAINER, Chart
+from gpukit.components.addons.batch.gang_check import gang_job, gang_pool, gang_queue_objects, gang_service
+from gpukit.components.addons.batch.names import KUEUE_NAMESPACE, TRAINER_NAMESPACE
+from gpukit.components.addons.batch.objects import (
+    cluster_queue,
+    local_queue,
+    priority_class,
+    provisioning_objects,
+    resource_flavor,
+    team_namespaces,
+)
+from gpukit.components.addons.batch.runtimes import torch_runtime
+from gpukit.components.addons.batch.settings import batch_settings
+from gpukit.components.addons.batch.values import kueue_values, trainer_values
+from gpukit.components.pools import tolerations_for
+from gpukit.components.sharing import GPU_RESOURCE
+from gpukit.components.substrate import ResolvedCluster
+
+TYPE_TOKEN = "gpukit:index:BatchScheduling"
+RELEASE_TIMEOUT_SECONDS = 600
+AWAIT_MARGIN_MINUTES = 2
+
+
+class BatchSchedulingArgs(TypedDict):
+    kueue_values: dict[str, Any]
+    trainer_values: NotRequired[dict[str, Any]]
+    """Absent: no training operator."""
+    namespaces: list[dict[str, Any]]
+    """The team namespaces gpukit creates."""
+    kueue_objects: list[dict[str, Any]]
+    """Flavors, priority classes, admission checks, then ClusterQueues: cluster-scoped, in apply order."""
+    local_queues: list[dict[str, Any]]
+    runtimes: list[dict[str, Any]]
+    gang_check: NotRequired[list[dict[str, Any]]]
+    """Namespace, ClusterQueue, LocalQueue, Service, Job: the gang verification."""
+    gang_timeout_minutes: NotRequired[int]
+
+
+def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
+    """The component's args for a cluster, every object rendered by the pure modules."""
+    settings = batch_settings(cluster)
+    system = tolerations_for([p for p in cluster.pools if not p.is_gpu])
+    capacity = settings.capacity
+    objects = [resource_flavor(p) for p in cluster.gpu_pools]
+    objects += [priority_class(c) for c in settings.priority_classes]
+    if capacity.provisioning_class and capacity.queued_pools:
+        objects += provisioning_objects(capacity.provisioning_class, [GPU_RESOURCE])
+    objects += [
+        cluster_queue(q, capacity.queued_pools, preempt=bool(settings.priority_classes))
+        for q in settings.queues
+    ]
+    args: BatchSchedulingArgs = {
+        "kueue_values": kueue_values(
+            settings.gang_timeout_minutes, settings.block_admission, settings.trainer, system
+        ),
+        "namespaces": team_namespaces(settings.queues),
+        "kueue_objects": objects,
+        "local_queues": [local_queue(q, n) for q in settings.queues for n in q.namespaces],
+        "runtimes": [torch_runtime(p) for p in cluster.gpu_pools if len(p.advertised_resources) == 1]
+        if settings.trainer
+        else [],
+    }
+    if settings.trainer:
+        args["trainer_values"] = trainer_values(system)
+    verification = cluster.args.get("verification", {})
+    pool = gang_pool(cluster.pools)
+    if verification.get("enabled", False) and pool is not None:
+        timeout = verification.get("timeout_minutes", 20)
+        args["gang_check"] = [*gang_queue_objects(pool), gang_service(), gang_job(pool, timeout)]
+        args["gang_timeout_minutes"] = timeout
+    return args
+
+
+def _release(
+    name: str,
+    *,
+    chart: Chart,
+    namespace: str,
+    values: dict[str, Any],
+    parent: pulumi.Resource,
+    depends_on: list[pulumi.Resource],
+) -> k8s.helm.v3.Release:
+    return k8s.helm.v3.Release(
+        name,
+        name=chart.name,
+        chart=chart.reference,
+        version=chart.version,
+        namespace=namespace,
+        create_namespace=True,
+        values=values,
+        timeout=RELEASE_TIMEOUT_SECONDS,
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
+    )
+
+
+def _custom(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
+    """A Kubernetes object of a CRD, as the provider takes one (`kubernetes:<apiVersion>:<kind>`, the
+    manifest as its inputs). Not apiextensions.CustomResource: that takes `spec` only, and a
+    WorkloadPriorityClass has top-level `value` and `description`."""
+    version = pulumi.ResourceOptions(version=k8s_utilities.get_version())  # type: ignore[no-untyped-call]
+    return pulumi.CustomResource(
+        f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}",
+        name,
+        dict(manifest),
+        pulumi.ResourceOptions.merge(opts, version),
+    )
+
+
+class BatchScheduling(pulumi.ComponentResource):
+    """Pass the cluster's Kubernetes provider through `opts.providers`; `opts.depends_on` is what the
+    releases wait for (the system pools, or the GPU Operator)."""
+
+    kueue_release: pulumi.Output[str | None]
+
+    def __init__(self, name: str, args: BatchSchedulingArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        waits = list(opts.depends_on) if opts and isinstance(opts.depends_on, list) else []
+        kueue = _release(
+            f"{name}-kueue",
+            chart=KUEUE,
+            namespace=KUEUE_NAMESPACE,
+            values=args["kueue_values"],
+            parent=self,
+            depends_on=waits,
+        )
+        after_kueue = pulumi.ResourceOptions(parent=self, depends_on=[kueue])
+        namespaces = {
+            n["metadata"]["name"]: k8s.core.v1.Namespace(
+                f"{name}-ns-{n['metadata']['name']}",
+                metadata=n["metadata"],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for n in args["namespaces"]
+        }
+        cluster_objects = [
+            _custom(f"{name}-{m['kind'].lower()}-{m['metadata']['name']}", m, after_kueue)
+            for m in args["kueue_objects"]
+        ]
+        for queue in args["local_queues"]:
+            meta = queue["metadata"]
+            owner = [namespaces[meta["namespace"]]] if meta["namespace"] in namespaces else []
+            _custom(
+                f"{name}-localqueue-{meta['namespace']}-{meta['name']}",
+                queue,
+                pulumi.ResourceOptions(parent=self, depends_on=[kueue, *cluster_objects, *owner]),
+            )
+        if "trainer_values" in args:
+            trainer = _release(
+                f"{name}-trainer",
+                chart=TRAINER,
+                namespace=TRAINER_NAMESPACE,
+                values=args["trainer_values"],
+                parent=self,
+                depends_on=waits,
+            )
+            for runtime in args["runtimes"]:
+                _custom(
+                    f"{name}-runtime-{runtime['metadata']['name']}",
+                    runtime,
+                    pulumi.ResourceOptions(parent=self, depends_on=[trainer]),
+                )
+        if "gang_check" in args:
+            self._gang_check(name, args, [kueue, *cluster_objects])
+        self.kueue_release = kueue.name
+        self.register_outputs({"kueue_release": self.kueue_release})
+
+    def _gang_check(self, name: str, args: BatchSchedulingArgs, kueue: list[pulumi.Resource]) -> None:
+        namespace_m, cq_m, lq_m, service_m, job_m = args["gang_check"]
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-gang-namespace",
+            metadata=namespace_m["metadata"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        cq = _custom(f"{name}-gang-clusterqueue", cq_m, pulumi.ResourceOptions(parent=self, depends_on=kueue))
+        lq = _custom(
+            f"{name}-gang-localqueue", lq_m, pulumi.ResourceOptions(parent=self, depends_on=[cq, namespace])
+        )
+        service = k8s.core.v1.Service(
+            f"{name}-gang-service",
+            metadata=service_m["metadata"],
+            spec=service_m["spec"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
+        )
+        await_seconds = (args.get("gang_timeout_minutes", 20) + AWAIT_MARGIN_MINUTES) * 60
+        metadata: Any = {
+            **job_m["metadata"],
+            "annotations": {
+                "pulumi.com/timeoutSeconds": str(await_seconds),
+                "pulumi.com/replaceUnready": "true",
+            },
+        }
+        k8s.batch.v1.Job(
+            f"{name}-gang-job",
+            metadata=metadata,
+            spec=job_m["spec"],
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                depends_on=[lq, service],
+                custom_timeouts=pulumi.CustomTimeouts(create=f"{await_seconds}s", update=f"{await_seconds}s"),
+                # Kueue suspends the Job on creation and, admitting it, resumes it with the flavor's node
+                # labels and tolerations added: those are Kueue's to change, not drift.
+                ignore_changes=[
+                    "spec.suspend",
+                    "spec.template.spec.nodeSelector",
+                    "spec.template.spec.tolerations",
+                ],
+            ),
+        )

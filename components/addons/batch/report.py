@@ -1,0 +1,75 @@
+"""The batch section of the plan report and of plan.json: the queues, their quotas in pod-request units
+and the pools each can use, gang admission, the training operator, and how a gang gets its nodes."""
+
+from typing import Any
+
+from gpukit.components.addons.batch.charts import JOBSET, KUEUE, TRAINER
+from gpukit.components.addons.batch.queues import Queue
+from gpukit.components.addons.batch.settings import BatchSettings
+
+
+def report_lines(settings: BatchSettings) -> list[str]:
+    lines = ["", f"Batch (Kueue {KUEUE.version}):"]
+    serial = "; nothing else admitted while a gang waits" if settings.block_admission else ""
+    lines.append(
+        f"  gang admission: all pods running within {settings.gang_timeout_minutes} min, else evicted and "
+        f"requeued{serial}"
+    )
+    trainer = (
+        f"Kubeflow Trainer {TRAINER.version} with JobSet {JOBSET.version}" if settings.trainer else "off"
+    )
+    lines.append(f"  training operator: {trainer}")
+    lines.append(f"  how gangs get nodes: {settings.capacity.how}")
+    for queue in settings.queues:
+        lines += _queue_lines(queue)
+    return lines
+
+
+def _queue_lines(queue: Queue) -> list[str]:
+    extra = [f"cohort {queue.cohort}"] if queue.cohort else []
+    if queue.priority_class:
+        extra.append(f"priority class {queue.priority_class}")
+    about = "; ".join([f"namespaces: {', '.join(queue.namespaces)}", *extra])
+    lines = [f"  queue {queue.name} ({about}):"]
+    for quota in queue.quotas:
+        borrow = "" if quota.borrowing_limit is None else f", may borrow {quota.borrowing_limit} more"
+        over = " (more than the pool can ever have)" if quota.count > quota.capacity else ""
+        of = f"of {quota.capacity} at max nodes"
+        lines.append(f"    pool {quota.pool}: {quota.count} {quota.resource} {of}{borrow}{over}")
+    return lines
+
+
+def document(settings: BatchSettings) -> dict[str, Any]:
+    return {
+        "batch": {
+            "kueue": KUEUE.version,
+            "gangScheduling": {
+                "timeoutMinutes": settings.gang_timeout_minutes,
+                "blockAdmission": settings.block_admission,
+            },
+            "trainingOperator": {"trainer": TRAINER.version, "jobset": JOBSET.version}
+            if settings.trainer
+            else None,
+            "gangCapacity": settings.capacity.how,
+            "queuedProvisioning": list(settings.capacity.queued_pools),
+            "queues": [
+                {
+                    "name": q.name,
+                    "namespaces": list(q.namespaces),
+                    "cohort": q.cohort,
+                    "priorityClass": q.priority_class,
+                    "quotas": [
+                        {
+                            "pool": x.pool,
+                            "resource": x.resource,
+                            "count": x.count,
+                            "capacityAtMax": x.capacity,
+                            "borrowingLimit": x.borrowing_limit,
+                        }
+                        for x in q.quotas
+                    ],
+                }
+                for q in settings.queues
+            ],
+        }
+    }

@@ -1,0 +1,65 @@
+"""A PyTorch ClusterTrainingRuntime per GPU pool (trainer.kubeflow.org/v1alpha1, Kubeflow Trainer
+v2.3.0): the upstream `torch-distributed` runtime (manifests/base/runtimes/torch_distributed.yaml) pinned
+to the pool: its node selector, the tolerations for its taints, and one node's GPU units as each
+trainer pod's request, so a TrainJob that names `torch-<pool>` runs one pod per node there.
+
+A TrainJob queues through Kueue with the label `kueue.x-k8s.io/queue-name` (docs/batch.md); Kueue
+then adds the pool flavor's tolerations itself, and the runtime's make it schedulable without Kueue.
+"""
+
+from typing import Any
+
+from gpukit.components.pools import POOL_LABEL, PoolFacts
+
+API_VERSION = "trainer.kubeflow.org/v1alpha1"
+TORCH_IMAGE = "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"
+"""The upstream runtime's image at v2.3.0."""
+ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
+
+
+def runtime_name(pool: PoolFacts) -> str:
+    return f"torch-{pool.name}"
+
+
+def torch_runtime(pool: PoolFacts) -> dict[str, Any]:
+    resources = {name: str(count) for name, count in pool.advertised_resources.items()}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ClusterTrainingRuntime",
+        "metadata": {
+            "name": runtime_name(pool),
+            "labels": {"trainer.kubeflow.org/framework": "torch", "app.kubernetes.io/managed-by": "gpukit"},
+        },
+        "spec": {
+            # As upstream's: TrainJob's `trainer.numNodes` and `numProcPerNode` size a run (v2.3.0's
+            # mlPolicy.torch takes no process count: the vendored CRD has envInjection only).
+            "mlPolicy": {"numNodes": 1, "torch": {}},
+            "template": {
+                "spec": {
+                    "replicatedJobs": [
+                        {
+                            "name": "node",
+                            "template": {
+                                "metadata": {"labels": {ANCESTOR_LABEL: "trainer"}},
+                                "spec": {
+                                    "template": {
+                                        "spec": {
+                                            "nodeSelector": {POOL_LABEL: pool.name},
+                                            "tolerations": [t.toleration() for t in pool.taints],
+                                            "containers": [
+                                                {
+                                                    "name": "node",
+                                                    "image": TORCH_IMAGE,
+                                                    "resources": {"limits": resources},
+                                                }
+                                            ],
+                                        }
+                                    }
+                                },
+                            },
+                        }
+                    ]
+                }
+            },
+        },
+    }

@@ -1,0 +1,139 @@
+"""The batch add-on under the mock engine (preview=False): what GpuCluster registers for eks-train's
+queues, read back from the engine's record, and every object checked as the API server would
+(kubernetes-validate --strict for built-in kinds, the vendored CRDs for Kueue's and Trainer's)."""
+
+from typing import Any
+
+import kubernetes_validate
+import pytest
+from crd_schemas import validate as validate_crd
+
+from gpukit.program import build
+from harness import Recording, eks_config, example_config, karpenter_eks_config, record
+
+BATCH = "gpukit:index:BatchScheduling"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
+LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
+RUNTIME = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
+JOB = "kubernetes:batch/v1:Job"
+
+
+@pytest.fixture(scope="module")
+def train() -> Recording:
+    return record(lambda: build(example_config("eks-train")), region="us-east-1")
+
+
+def _object(inputs: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in inputs.items() if not k.startswith("__")}
+
+
+def test_kueue_and_trainer_releases_are_pinned_children_of_the_component(train: Recording) -> None:
+    component = train.one(BATCH)
+    assert train.parent_of(component) == train.one("gpukit:index:GpuCluster")
+    releases = {r.inputs["name"]: r for r in train.of_type(RELEASE) if r.parent == component.urn}
+    assert {n: (r.inputs["chart"], r.inputs["version"]) for n, r in releases.items()} == {
+        "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"),
+        "kubeflow-trainer": ("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0"),
+    }
+
+
+def test_one_flavor_per_gpu_pool_with_its_labels_and_taints(train: Recording) -> None:
+    flavors = {f.inputs["metadata"]["name"]: f.inputs["spec"] for f in train.of_type(FLAVOR)}
+    assert sorted(flavors) == ["pool-h100", "pool-l4"]  # not the system pool
+    assert flavors["pool-h100"]["nodeLabels"] == {"gpukit.dev/pool": "h100", "gpukit.dev/gpu-model": "H100"}
+    for spec in flavors.values():
+        assert spec["nodeTaints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+        assert spec["tolerations"] == [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+        ]
+
+
+def test_cluster_queues_hold_the_stacks_quotas_in_pod_request_units(train: Recording) -> None:
+    queues = {q.inputs["metadata"]["name"]: q.inputs["spec"] for q in train.of_type(CLUSTER_QUEUE)}
+    assert set(queues) == {"research", "data", "gpukit-verify-gang"}
+    quotas = {
+        (flavor["name"], r["name"]): (r["nominalQuota"], r.get("borrowingLimit"))
+        for group in queues["research"]["resourceGroups"]
+        for flavor in group["flavors"]
+        for r in flavor["resources"]
+    }
+    assert quotas == {
+        ("pool-h100", "nvidia.com/mig-1g.10gb"): (16, 16),
+        ("pool-h100", "nvidia.com/mig-3g.40gb"): (16, None),
+        ("pool-l4", "nvidia.com/gpu"): (4, None),
+    }
+    assert queues["research"]["cohortName"] == queues["data"]["cohortName"] == "gpus"
+    local = sorted(
+        (q.inputs["metadata"]["namespace"], q.inputs["spec"]["clusterQueue"])
+        for q in train.of_type(LOCAL_QUEUE)
+    )
+    assert local == [
+        ("data-prep", "data"),
+        ("gpukit-verify-gang", "gpukit-verify-gang"),
+        ("rendering", "data"),
+        ("research", "research"),
+    ]
+
+
+def test_every_rendered_object_validates(train: Recording) -> None:
+    kueue_kinds = [
+        FLAVOR,
+        CLUSTER_QUEUE,
+        LOCAL_QUEUE,
+        RUNTIME,
+        "kubernetes:kueue.x-k8s.io/v1beta2:WorkloadPriorityClass",
+    ]
+    checked = 0
+    for token in kueue_kinds:
+        for resource in train.of_type(token):
+            validate_crd(_object(resource.inputs))
+            checked += 1
+    assert checked >= 11
+    component = train.one(BATCH)
+    for resource in train.resources:
+        if (
+            resource.parent != component.urn
+            or not resource.type.startswith("kubernetes:")
+            or "helm.sh" in resource.type
+        ):
+            continue
+        group_version, kind = resource.type.split(":")[1:]
+        if "." in group_version.split("/")[0] and group_version.split("/")[0] != "batch":
+            continue  # CRD kinds, checked above
+        manifest = {
+            **_object(resource.inputs),
+            "apiVersion": group_version.removeprefix("core/"),
+            "kind": kind,
+        }
+        kubernetes_validate.validate(manifest, "1.35", strict=True)
+
+
+def test_the_gang_check_waits_for_its_queue_and_the_gpu_stack(train: Recording) -> None:
+    job = train.one(JOB, "eks-train-batch-gang-job")
+    assert job.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "gpukit-verify-gang"
+    spec = job.inputs["spec"]
+    assert (spec["parallelism"], spec["completions"], spec["completionMode"]) == (2, 2, "Indexed")
+    pod = spec["template"]["spec"]
+    assert pod["nodeSelector"] == {"gpukit.dev/pool": "l4"}
+    assert pod["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "1"}
+    kueue = next(r for r in train.of_type(RELEASE) if r.inputs["name"] == "kueue")
+    operator = next(r for r in train.of_type(RELEASE) if r.inputs["name"] == "gpu-operator")
+    assert operator.urn in kueue.dependencies
+
+
+def test_no_batch_without_the_switch_and_default_queue_with_only_it() -> None:
+    plain = record(lambda: build(eks_config()))
+    assert plain.of_type(BATCH) == []
+    default = record(lambda: build(karpenter_eks_config(**{"gpukit:batch": {"enabled": True}})))
+    (queue,) = default.of_type(CLUSTER_QUEUE)
+    assert queue.inputs["metadata"]["name"] == "default"
+    flavor = queue.inputs["spec"]["resourceGroups"][0]["flavors"][0]
+    assert flavor["resources"] == [{"name": "nvidia.com/gpu", "nominalQuota": 8}]  # l4: 1 GPU x maxNodes 8
+    assert [q.inputs["metadata"]["namespace"] for q in default.of_type(LOCAL_QUEUE)] == ["default"]
+    assert not [
+        r
+        for r in default.of_type("kubernetes:core/v1:Namespace")
+        if r.inputs["metadata"]["name"] == "default"
+    ]
