@@ -12,8 +12,8 @@ import yaml
 
 REFERENCE = Path(__file__).resolve().parent / "reference"
 KUEUE = REFERENCE / "kueue-v0.19.2"
-TRAINER = REFERENCE / "kubeflow-trainer-v2.3.0"
-JOBSET = REFERENCE / "jobset-v0.12.0"
+TRAINER = REFERENCE / "kubeflow-trainer-v2.2.1"
+JOBSET = REFERENCE / "jobset-v0.11.0"
 
 
 def strict(schema: Any) -> Any:

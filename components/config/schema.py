@@ -1045,8 +1045,8 @@ BATCH_FIELDS = (
         "list[object]",
         "team queues [{name, namespaces, quotas?, cohort?, priorityClass?}]",
         fields=QUEUE_FIELDS,
-        default_doc="one queue `default` in namespace `default` with every GPU pool at maxNodes",
-        doc="The teams' queues. Unset: one queue `default`, in namespace `default`, with every GPU pool's "
+        default_doc="one queue `gpus` in namespace `default` with every GPU pool at maxNodes",
+        doc="The teams' queues. Unset: one queue `gpus`, in namespace `default`, with every GPU pool's "
         "whole capacity at `maxNodes`.",
     ),
     Field(

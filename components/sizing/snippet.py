@@ -12,6 +12,10 @@ from gpukit.components.sharing import pool_sharing
 from gpukit.components.sizing.modes import Mode
 from gpukit.components.sizing.sizing import Option
 
+DEFAULT_QUEUE = "gpus"
+"""As the batch add-on's default queue (not `default`: Kueue puts every unlabelled job of a namespace into
+its LocalQueue of that name)."""
+
 SNIPPET_NOTE = (
     "# merge into the pool in your stack, then run `gpukit plan` (it checks what the platform takes)"
 )
@@ -54,7 +58,7 @@ def stack_snippet(option: Option) -> str:
     body = yaml.safe_dump({"gpukit:nodePools": [pool]}, sort_keys=False, default_flow_style=False)
     batch = {
         "enabled": True,
-        "queues": [{"name": "default", "namespaces": ["default"], "quotas": batch_quotas(option, name)}],
+        "queues": [{"name": DEFAULT_QUEUE, "namespaces": ["default"], "quotas": batch_quotas(option, name)}],
     }
     queue = yaml.safe_dump({"gpukit:batch": batch}, sort_keys=False, default_flow_style=False)
     return f"{SNIPPET_NOTE}\n{body}{BATCH_NOTE}\n{queue}"

@@ -35,7 +35,7 @@ def test_kueue_and_trainer_releases_are_pinned_children_of_the_component(train: 
     releases = {r.inputs["name"]: r for r in train.of_type(RELEASE) if r.parent == component.urn}
     assert {n: (r.inputs["chart"], r.inputs["version"]) for n, r in releases.items()} == {
         "kueue": ("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"),
-        "kubeflow-trainer": ("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.3.0"),
+        "kubeflow-trainer": ("oci://ghcr.io/kubeflow/charts/kubeflow-trainer", "2.2.1"),
     }
 
 
@@ -63,6 +63,7 @@ def test_cluster_queues_hold_the_stacks_quotas_in_pod_request_units(train: Recor
         ("pool-h100", "nvidia.com/mig-1g.10gb"): (16, 16),
         ("pool-h100", "nvidia.com/mig-3g.40gb"): (16, None),
         ("pool-l4", "nvidia.com/gpu"): (4, None),
+        ("pool-h100", "nvidia.com/mig-2g.20gb"): (0, None),  # covered, so it is not free (IgnoreUndeclared)
     }
     assert queues["research"]["cohortName"] == queues["data"]["cohortName"] == "gpus"
     local = sorted(
@@ -128,7 +129,7 @@ def test_no_batch_without_the_switch_and_default_queue_with_only_it() -> None:
     assert plain.of_type(BATCH) == []
     default = record(lambda: build(karpenter_eks_config(**{"gpukit:batch": {"enabled": True}})))
     (queue,) = default.of_type(CLUSTER_QUEUE)
-    assert queue.inputs["metadata"]["name"] == "default"
+    assert queue.inputs["metadata"]["name"] == "gpus"
     flavor = queue.inputs["spec"]["resourceGroups"][0]["flavors"][0]
     assert flavor["resources"] == [{"name": "nvidia.com/gpu", "nominalQuota": 8}]  # l4: 1 GPU x maxNodes 8
     assert [q.inputs["metadata"]["namespace"] for q in default.of_type(LOCAL_QUEUE)] == ["default"]

@@ -168,4 +168,4 @@ def test_the_recommended_snippet_with_its_queue_plans_on_the_stack(
     code = main(["plan", "--config", str(path)])
     out, err = capsys.readouterr()
     assert code == EXIT_OK, err + out
-    assert "queue default (namespaces: default):" in out
+    assert "queue gpus (namespaces: default):" in out

@@ -23,7 +23,7 @@ from gpukit.components.addons.batch.objects import (
     team_namespaces,
 )
 from gpukit.components.addons.batch.queues import Quota, planned_queues, split
-from gpukit.components.addons.batch.runtimes import torch_runtime
+from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
 from gpukit.components.addons.batch.values import kueue_configuration, kueue_values, trainer_values
 from gpukit.components.addons.gpu_operator.values import NAMESPACE as GPU_OPERATOR_NAMESPACE
 from gpukit.components.addons.verification import jobs
@@ -119,12 +119,33 @@ def test_split_keeps_the_total_and_follows_capacity() -> None:
 def test_default_queue_is_every_gpu_pool_at_max_nodes_in_pod_request_units() -> None:
     cluster = resolved({}, [MIXED_H100, TIME_SLICED_L4])
     (queue,) = planned_queues(cluster.args, cluster.pools)
-    assert (queue.name, queue.namespaces) == ("default", ("default",))
+    assert (queue.name, queue.namespaces) == ("gpus", ("default",))  # not `default`: Kueue's catch-all name
     assert {(q.pool, q.resource, q.count) for q in queue.quotas} == {
         ("l4", "nvidia.com/gpu", 8),  # 1 GPU x 8 nodes
         ("h100", "nvidia.com/mig-3g.40gb", 16),  # 8 GPUs x 1 instance x 2 nodes
         ("h100", "nvidia.com/mig-1g.10gb", 64),  # 8 GPUs x 4 instances x 2 nodes
         ("l4s", "nvidia.com/gpu", 16),  # 1 GPU x 4 replicas x 4 nodes
+    }
+
+
+def test_every_queue_covers_every_gpu_resource_so_none_is_free() -> None:
+    """Kueue ignores resources a ClusterQueue does not cover (quotaCheckStrategy IgnoreUndeclared): a queue
+    quoting only l4 must hold 0 of every h100 MIG resource, or it could take any number of them."""
+    cluster = resolved(
+        {"queues": [{"name": "team", "namespaces": ["team"], "quotas": [{"pool": "l4", "count": 2}]}]},
+        [MIXED_H100],
+    )
+    (queue,) = planned_queues(cluster.args, cluster.pools)
+    covered = {
+        (flavor["name"], r["name"]): r["nominalQuota"]
+        for group in cluster_queue(queue)["spec"]["resourceGroups"]
+        for flavor in group["flavors"]
+        for r in flavor["resources"]
+    }
+    assert covered == {
+        ("pool-l4", "nvidia.com/gpu"): 2,
+        ("pool-h100", "nvidia.com/mig-1g.10gb"): 0,
+        ("pool-h100", "nvidia.com/mig-3g.40gb"): 0,
     }
 
 
@@ -230,13 +251,15 @@ def test_the_crd_check_refuses_a_field_kueue_does_not_have() -> None:
 
 
 def test_torch_runtime_pins_the_pool_and_requests_a_nodes_gpus() -> None:
-    cluster = resolved({}, [TIME_SLICED_L4])
-    runtime = torch_runtime(cluster.pools[2])
+    cluster = resolved({}, [TIME_SLICED_L4, MIXED_H100])
+    # shared pools get none: a time-sliced pod may not take more than one unit, nor a process MIG slices
+    assert [p.name for p in runtime_pools(cluster.pools)] == ["l4"]
+    runtime = torch_runtime(cluster.pools[1])
     validate(runtime)
     pod = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
-    assert pod["nodeSelector"] == {"gpukit.dev/pool": "l4s"}
+    assert pod["nodeSelector"] == {"gpukit.dev/pool": "l4"}
     assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    assert pod["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "4"}
+    assert pod["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "1"}
     upstream = yaml.safe_load((TRAINER_REFERENCE / "torch_distributed.yaml").read_text())
     node = upstream["spec"]["template"]["spec"]["replicatedJobs"][0]
     assert (

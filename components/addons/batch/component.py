@@ -20,7 +20,7 @@ from gpukit.components.addons.batch.objects import (
     resource_flavor,
     team_namespaces,
 )
-from gpukit.components.addons.batch.runtimes import torch_runtime
+from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
 from gpukit.components.addons.batch.settings import batch_settings
 from gpukit.components.addons.batch.values import kueue_values, trainer_values
 from gpukit.components.pools import tolerations_for
@@ -67,9 +67,7 @@ def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
         "namespaces": team_namespaces(settings.queues),
         "kueue_objects": objects,
         "local_queues": [local_queue(q, n) for q in settings.queues for n in q.namespaces],
-        "runtimes": [torch_runtime(p) for p in cluster.gpu_pools if len(p.advertised_resources) == 1]
-        if settings.trainer
-        else [],
+        "runtimes": [torch_runtime(p) for p in runtime_pools(cluster.gpu_pools)] if settings.trainer else [],
     }
     if settings.trainer:
         args["trainer_values"] = trainer_values(system)
@@ -136,10 +134,11 @@ class BatchScheduling(pulumi.ComponentResource):
         )
         after_kueue = pulumi.ResourceOptions(parent=self, depends_on=[kueue])
         namespaces = {
+            # Retained: dropping a queue, or batch, must not delete a team's workloads and volumes.
             n["metadata"]["name"]: k8s.core.v1.Namespace(
                 f"{name}-ns-{n['metadata']['name']}",
                 metadata=n["metadata"],
-                opts=pulumi.ResourceOptions(parent=self),
+                opts=pulumi.ResourceOptions(parent=self, retain_on_delete=True),
             )
             for n in args["namespaces"]
         }
@@ -208,12 +207,9 @@ class BatchScheduling(pulumi.ComponentResource):
                 parent=self,
                 depends_on=[lq, service],
                 custom_timeouts=pulumi.CustomTimeouts(create=f"{await_seconds}s", update=f"{await_seconds}s"),
-                # Kueue suspends the Job on creation and, admitting it, resumes it with the flavor's node
-                # labels and tolerations added: those are Kueue's to change, not drift.
-                ignore_changes=[
-                    "spec.suspend",
-                    "spec.template.spec.nodeSelector",
-                    "spec.template.spec.tolerations",
-                ],
+                # Kueue suspends the Job on creation and resumes it on admission: `suspend` is Kueue's.
+                # (The node labels and tolerations it adds never reach these inputs: ignoring them would
+                # carry an old pool's selector into a replacement Job.)
+                ignore_changes=["spec.suspend"],
             ),
         )

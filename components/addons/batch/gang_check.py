@@ -13,12 +13,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gpukit.components.addons.batch.names import QUEUE_NAME_LABEL, flavor_name
+from gpukit.components.addons.batch.names import GANG_CHECK_NAMESPACE, QUEUE_NAME_LABEL, flavor_name
 from gpukit.components.addons.batch.objects import API_VERSION, MANAGED_BY, MANAGED_LABEL
 from gpukit.components.pools import POOL_LABEL, PoolFacts
 from gpukit.components.sharing import GPU_RESOURCE
 
-NAMESPACE = "gpukit-verify-gang"
+NAMESPACE = GANG_CHECK_NAMESPACE
 QUEUE = "gpukit-verify-gang"
 SERVICE = "gang"
 PODS = 2

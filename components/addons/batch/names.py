@@ -8,9 +8,12 @@ QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
 
 OTHER_GPUKIT_NAMESPACES = ("gpu-operator", "gpukit-verify", "gpukit-verify-hostipc")
+GANG_CHECK_NAMESPACE = "gpukit-verify-gang"
 """Namespaces other add-ons create (tests/unit/test_batch.py holds this to their constants): a team
 namespace of the same name would be created twice."""
-RESERVED_NAMESPACES = frozenset({KUEUE_NAMESPACE, TRAINER_NAMESPACE, *OTHER_GPUKIT_NAMESPACES})
+RESERVED_NAMESPACES = frozenset(
+    {KUEUE_NAMESPACE, TRAINER_NAMESPACE, GANG_CHECK_NAMESPACE, *OTHER_GPUKIT_NAMESPACES}
+)
 EXISTING_NAMESPACES = frozenset({"default"})
 """Namespaces every cluster has: a queue may use them, and gpukit does not create them."""
 

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import BatchSpec, ClusterConfig, QueueQuotaSpec, QueueSpec
 
-DEFAULT_QUEUE = "default"
+DEFAULT_QUEUE = "gpus"
+"""Not `default`: Kueue (its default LocalQueue, GA since v0.17) puts every job that names no queue into
+its namespace's LocalQueue named `default`, CPU-only jobs included."""
 DEFAULT_NAMESPACE = "default"
 
 
@@ -105,10 +107,26 @@ def whole_capacity(pools: Sequence[PoolFacts]) -> tuple[Quota, ...]:
     )
 
 
+def covering(quotas: Sequence[Quota], pools: Sequence[PoolFacts]) -> tuple[Quota, ...]:
+    """The quotas, plus 0 of every GPU resource of every GPU pool they leave out. Kueue runs with
+    quotaCheckStrategy IgnoreUndeclared (values.py), under which a resource a ClusterQueue does not
+    cover costs a workload nothing: uncovered, a queue could take any amount of it."""
+    quoted = {(q.pool, q.resource) for q in quotas}
+    missing = tuple(
+        Quota(p.name, r, 0, None, capacity_at_max(p, r))
+        for p in pools
+        if p.is_gpu
+        for r in p.advertised_resources
+        if (p.name, r) not in quoted
+    )
+    return (*quotas, *missing)
+
+
 def planned_queue(spec: QueueSpec, pools: Sequence[PoolFacts]) -> Queue:
     quotas = spec.get("quotas")
-    resolved = (
-        whole_capacity(pools) if quotas is None else tuple(q for e in quotas for q in _resolved(e, pools))
+    resolved = covering(
+        whole_capacity(pools) if quotas is None else tuple(q for e in quotas for q in _resolved(e, pools)),
+        pools,
     )
     return Queue(
         name=spec["name"],

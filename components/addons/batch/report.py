@@ -4,6 +4,7 @@ and the pools each can use, gang admission, the training operator, and how a gan
 from typing import Any
 
 from gpukit.components.addons.batch.charts import JOBSET, KUEUE, TRAINER
+from gpukit.components.addons.batch.names import QUEUE_NAME_LABEL
 from gpukit.components.addons.batch.queues import Queue
 from gpukit.components.addons.batch.settings import BatchSettings
 
@@ -19,6 +20,13 @@ def report_lines(settings: BatchSettings) -> list[str]:
         f"Kubeflow Trainer {TRAINER.version} with JobSet {JOBSET.version}" if settings.trainer else "off"
     )
     lines.append(f"  training operator: {trainer}")
+    if settings.trainer:
+        runtimes = ", ".join(settings.runtimes) or "none (no pool of whole GPUs)"
+        lines.append(f"  training runtimes (ClusterTrainingRuntime): {runtimes}")
+    lines.append(
+        f"  quotas bind the jobs that name a queue (label {QUEUE_NAME_LABEL}); GPU pods that name none are "
+        "not limited by them"
+    )
     lines.append(f"  how gangs get nodes: {settings.capacity.how}")
     for queue in settings.queues:
         lines += _queue_lines(queue)
@@ -32,7 +40,14 @@ def _queue_lines(queue: Queue) -> list[str]:
     about = "; ".join([f"namespaces: {', '.join(queue.namespaces)}", *extra])
     lines = [f"  queue {queue.name} ({about}):"]
     for quota in queue.quotas:
-        borrow = "" if quota.borrowing_limit is None else f", may borrow {quota.borrowing_limit} more"
+        if quota.count == 0 and queue.cohort is None:
+            continue  # covered so that it costs quota (queues.covering), and none is given
+        if queue.cohort is None:
+            borrow = ""
+        elif quota.borrowing_limit is None:
+            borrow = f", borrows what cohort {queue.cohort} leaves unused, without limit"
+        else:
+            borrow = f", borrows at most {quota.borrowing_limit} that cohort {queue.cohort} leaves unused"
         over = " (more than the pool can ever have)" if quota.count > quota.capacity else ""
         of = f"of {quota.capacity} at max nodes"
         lines.append(f"    pool {quota.pool}: {quota.count} {quota.resource} {of}{borrow}{over}")

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from gpukit.components.addons.base import addon_variant
 from gpukit.components.addons.batch.queues import Queue, batch_spec, planned_queues
+from gpukit.components.addons.batch.runtimes import runtime_name, runtime_pools
 from gpukit.components.addons.batch.variant import BATCH, BatchVariant, GangCapacity
 from gpukit.components.config.schema import GANG_TIMEOUT_DEFAULT
 from gpukit.components.spec import PriorityClassSpec
@@ -19,6 +20,8 @@ class BatchSettings:
     block_admission: bool
     trainer: bool
     capacity: GangCapacity
+    runtimes: tuple[str, ...]
+    """The ClusterTrainingRuntimes gpukit creates (runtimes.py)."""
     configured_queues: bool
     """Whether the stack lists its queues (else the one default queue)."""
 
@@ -34,5 +37,6 @@ def batch_settings(cluster: ResolvedCluster) -> BatchSettings:
         block_admission=gang.get("block_admission", True),
         trainer=spec.get("training_operator", {}).get("enabled", True),
         capacity=variant.capacity(cluster),
+        runtimes=tuple(runtime_name(p) for p in runtime_pools(cluster.pools)),
         configured_queues="queues" in spec,
     )

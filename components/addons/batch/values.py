@@ -74,7 +74,7 @@ def kueue_values(
 
 
 def trainer_values(tolerations: Sequence[Mapping[str, str]]) -> dict[str, Any]:
-    """Trainer with its JobSet dependency (charts/kubeflow-trainer/Chart.yaml: jobset 0.12.0, on
+    """Trainer with its JobSet dependency (charts/kubeflow-trainer/Chart.yaml: jobset 0.11.0, on
     `jobset.install`). The chart's own runtimes stay off (`runtimes.defaultEnabled: false`, its
     default): its installer Job downloads kubectl at run time unpinned; gpukit creates its own
     runtimes (runtimes.py)."""
