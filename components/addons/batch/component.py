@@ -23,6 +23,7 @@ from gpukit.components.addons.batch.objects import (
 from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
 from gpukit.components.addons.batch.settings import batch_settings
 from gpukit.components.addons.batch.values import kueue_values, trainer_values
+from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.pools import tolerations_for
 from gpukit.components.sharing import GPU_RESOURCE
 from gpukit.components.substrate import ResolvedCluster
@@ -74,7 +75,7 @@ def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
     verification = cluster.args.get("verification", {})
     pool = gang_pool(cluster.pools)
     if verification.get("enabled", False) and pool is not None:
-        timeout = verification.get("timeout_minutes", 20)
+        timeout = verification.get("timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT)
         args["gang_check"] = [*gang_queue_objects(pool), gang_service(), gang_job(pool, timeout)]
         args["gang_timeout_minutes"] = timeout
     return args
@@ -191,7 +192,9 @@ class BatchScheduling(pulumi.ComponentResource):
             spec=service_m["spec"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
-        await_seconds = (args.get("gang_timeout_minutes", 20) + AWAIT_MARGIN_MINUTES) * 60
+        await_seconds = (
+            args.get("gang_timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT) + AWAIT_MARGIN_MINUTES
+        ) * 60
         metadata: Any = {
             **job_m["metadata"],
             "annotations": {
