@@ -48,6 +48,18 @@ def key_paths(values: dict[str, Any], prefix: str = "") -> list[str]:
     return paths
 
 
+def unknown_values(values: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
+    """gpukit's keys a chart's values.yaml lacks; inside a map the chart leaves empty (`{}`, such as
+    nodeSelector) any key goes."""
+    found = []
+    for key, value in values.items():
+        if key not in chart:
+            found.append(f"{prefix}{key}")
+        elif isinstance(value, dict) and isinstance(chart[key], dict) and chart[key]:
+            found += unknown_values(value, chart[key], f"{prefix}{key}.")
+    return found
+
+
 def chart_has(path: str, chart_values: dict[str, Any] = CHART_VALUES) -> bool:
     """Whether a dotted key path exists in the gpu-operator v26.7.0 chart's values.yaml (or, under
     `node-feature-discovery.`, in its NFD subchart's values)."""

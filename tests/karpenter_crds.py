@@ -8,6 +8,7 @@ from typing import Any
 
 import jsonschema
 import yaml
+from crd_schemas import strict
 
 KARPENTER_REFERENCE = Path(__file__).resolve().parent / "reference" / "karpenter-v1.14.1"
 CRD_FILES = {
@@ -18,27 +19,11 @@ KARPENTER_KINDS = {kind for _, kind in CRD_FILES}
 CHART_VALUES = yaml.safe_load((KARPENTER_REFERENCE / "values.yaml").read_text())
 
 
-def _strict(schema: Any) -> Any:
-    """Every object schema with `properties` and no other say on extra keys refuses unknown ones."""
-    if isinstance(schema, dict):
-        out = {k: _strict(v) for k, v in schema.items()}
-        if (
-            "properties" in out
-            and "additionalProperties" not in out
-            and not out.get("x-kubernetes-preserve-unknown-fields")
-        ):
-            out["additionalProperties"] = False
-        return out
-    if isinstance(schema, list):
-        return [_strict(v) for v in schema]
-    return schema
-
-
 def crd_schema(api_version: str, kind: str) -> dict[str, Any]:
     crd = yaml.safe_load((KARPENTER_REFERENCE / CRD_FILES[(api_version, kind)]).read_text())
     version = api_version.split("/", 1)[1]
     (served,) = [v for v in crd["spec"]["versions"] if v["name"] == version]
-    schema: dict[str, Any] = _strict(copy.deepcopy(served["schema"]["openAPIV3Schema"]))
+    schema: dict[str, Any] = strict(copy.deepcopy(served["schema"]["openAPIV3Schema"]))
     # metadata is the API server's ObjectMeta, which the CRD schema leaves open.
     schema["properties"]["metadata"] = {"type": "object"}
     return schema

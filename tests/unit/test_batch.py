@@ -29,7 +29,7 @@ from gpukit.components.addons.gpu_operator.values import NAMESPACE as GPU_OPERAT
 from gpukit.components.addons.verification import jobs
 from gpukit.components.addons.verification.checks import SAMPLE_IMAGE
 from gpukit.components.resolve.config import resolve_config
-from harness import eks_config
+from harness import eks_config, unknown_values
 
 MIXED_H100 = {
     "name": "h100",
@@ -55,17 +55,6 @@ def resolved(batch: dict[str, Any], extra_pools: list[dict[str, Any]] | None = N
     return resolve_config(config)
 
 
-def _unknown(values: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
-    """gpukit's keys the chart's values.yaml lacks (inside a map the chart leaves empty, any key goes)."""
-    found = []
-    for key, value in values.items():
-        if key not in chart:
-            found.append(f"{prefix}{key}")
-        elif isinstance(value, dict) and isinstance(chart[key], dict) and chart[key]:
-            found += _unknown(value, chart[key], f"{prefix}{key}.")
-    return found
-
-
 def test_the_charts_are_pinned_to_the_vendored_versions() -> None:
     for chart, folder in ((KUEUE, KUEUE_REFERENCE), (TRAINER, TRAINER_REFERENCE)):
         meta = yaml.safe_load((folder / "Chart.yaml").read_text())
@@ -78,16 +67,17 @@ def test_the_charts_are_pinned_to_the_vendored_versions() -> None:
 
 def test_every_helm_value_is_a_key_of_its_chart() -> None:
     tolerations = [{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoExecute"}]
-    assert _unknown(kueue_values(30, True, True, tolerations), chart_values(KUEUE_REFERENCE)) == []
+    assert unknown_values(kueue_values(30, True, True, tolerations), chart_values(KUEUE_REFERENCE)) == []
     trainer = trainer_values(tolerations)
     jobset = {k: v for k, v in trainer["jobset"].items() if k != "install"}
     assert (
-        _unknown({k: v for k, v in trainer.items() if k != "jobset"}, chart_values(TRAINER_REFERENCE)) == []
+        unknown_values({k: v for k, v in trainer.items() if k != "jobset"}, chart_values(TRAINER_REFERENCE))
+        == []
     )
     assert "install" in chart_values(TRAINER_REFERENCE)["jobset"]
-    assert _unknown(jobset, chart_values(JOBSET_REFERENCE)) == []
+    assert unknown_values(jobset, chart_values(JOBSET_REFERENCE)) == []
     # the check finds a key the chart lacks
-    assert _unknown({"controllerManager": {"tolerationz": []}}, chart_values(KUEUE_REFERENCE)) == [
+    assert unknown_values({"controllerManager": {"tolerationz": []}}, chart_values(KUEUE_REFERENCE)) == [
         "controllerManager.tolerationz"
     ]
 

@@ -20,24 +20,13 @@ from gpukit.components.addons.storage.nfs.storage_class import example_claim, nf
 from gpukit.components.addons.storage.nfs.validation import NfsRules, nfs_problems
 from gpukit.components.findings import Severity
 from gpukit.components.pools import SERVER_TAINT
+from harness import unknown_values
 
 CHART_VALUES = yaml.safe_load(
     (Path(__file__).parents[1] / "reference/csi-driver-nfs-4.13.4/values.yaml").read_text()
 )
 SSH_HOSTS = ["192.0.2.10", "192.0.2.11", "gpu-2.lab.example"]
 KEY = "gpukit:storage.shared[0]"
-
-
-def _unknown(values: dict[str, Any], chart: dict[str, Any], prefix: str = "") -> list[str]:
-    """gpukit's keys the chart's values.yaml lacks; inside a map the chart leaves empty (`{}`, such as
-    nodeSelector) any key goes."""
-    found = []
-    for key, value in values.items():
-        if key not in chart:
-            found.append(f"{prefix}{key}")
-        elif isinstance(value, dict) and isinstance(chart[key], dict) and chart[key]:
-            found += _unknown(value, chart[key], f"{prefix}{key}.")
-    return found
 
 
 def test_the_chart_is_pinned_to_an_exact_version_from_its_own_repository() -> None:
@@ -47,8 +36,8 @@ def test_the_chart_is_pinned_to_an_exact_version_from_its_own_repository() -> No
 
 
 def test_every_value_gpukit_sets_is_a_key_of_the_chart() -> None:
-    assert _unknown(nfs_driver_values(), CHART_VALUES) == []
-    assert _unknown({"controller": {"replica": 2}}, CHART_VALUES) == ["controller.replica"]
+    assert unknown_values(nfs_driver_values(), CHART_VALUES) == []
+    assert unknown_values({"controller": {"replica": 2}}, CHART_VALUES) == ["controller.replica"]
 
 
 def test_the_controller_runs_on_the_servers_through_their_taint() -> None:
