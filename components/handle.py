@@ -17,6 +17,10 @@ class ClusterHandle:
     """A Kubernetes provider built from `kubeconfig` explicitly (never the ambient KUBECONFIG)."""
     system_ready: "list[pulumi.Resource]" = field(default_factory=list)
     """What in-cluster releases wait for: the pools that host system pods."""
+    api_extensions: "list[pulumi.Resource]" = field(default_factory=list)
+    """What installs the APIs the substrate adds for add-ons (the ProvisioningRequest CRD, with the
+    Cluster Autoscaler that serves it): a controller that looks for an API only when it starts (Kueue)
+    waits for these."""
     storage_summary: str = ""
     """The default StorageClass, in words, for plans and outputs."""
     substrate_state: Any = None

@@ -27,6 +27,7 @@ from gpukit.components.spec import (
     NodeImage,
     NodePoolSpec,
     NodeRole,
+    Provisioning,
     SharingMode,
 )
 
@@ -84,6 +85,11 @@ class PoolFacts:
     """k3s over SSH: the existing machines of the pool."""
     sharing: PoolSharing = NO_SHARING
     """How pods share the pool's GPUs (`sharing` in config); whole GPUs by default."""
+    provisioning: Provisioning = Provisioning.STANDARD
+    """`queued`: Kueue asks for a gang's nodes all at once (a ProvisioningRequest) before admitting it."""
+    pending_pods_scale: bool = True
+    """Whether a pending pod makes the autoscaler start a node of the pool; False where the nodes come
+    only through ProvisioningRequests (GKE's queued provisioning), so a plain pod there never runs."""
 
     @property
     def is_gpu(self) -> bool:
@@ -184,6 +190,7 @@ def make_pool_facts(
         zones=tuple(pool.get("zones", ())),
         role=pool.get("role", NodeRole.AGENT),
         sharing=sharing,
+        provisioning=pool.get("provisioning", Provisioning.STANDARD),
     )
 
 

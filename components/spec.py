@@ -27,6 +27,14 @@ class Capacity(str, Enum):
     SPOT = "spot"
 
 
+class Provisioning(str, Enum):
+    STANDARD = "standard"
+    """Nodes start for pending pods, as many as the pods need."""
+    QUEUED = "queued"
+    """A gang's nodes are asked for all at once, through a ProvisioningRequest Kueue makes before it
+    admits the gang (GKE's queued provisioning; the Cluster Autoscaler's best-effort atomic scale-up)."""
+
+
 class DriverMode(str, Enum):
     PREINSTALLED = "preinstalled"
     """The node image ships the NVIDIA driver and container toolkit (EKS AL2023/Bottlerocket NVIDIA)."""
@@ -313,6 +321,8 @@ class NodePoolSpec(TypedDict):
     """GKE: a compact placement policy for the pool (one zone, supported machines only)."""
     sharing: NotRequired[SharingSpec]
     """GPU pools: how the pool's GPUs are shared between pods (default: whole GPUs)."""
+    provisioning: NotRequired[Provisioning]
+    """GPU pools: `standard` (default) or `queued` (a gang's nodes all at once, with gpukit:batch)."""
 
 
 class GpuOperatorSpec(TypedDict):

@@ -29,6 +29,7 @@ from gpukit.components.spec import (
     Platform,
     PodSecurityLevel,
     Provider,
+    Provisioning,
     ReleaseChannel,
     SharingMode,
     StorageKind,
@@ -691,9 +692,18 @@ POOL_FIELDS = (
         "provisioning",
         "str",
         "GPU pools: how a gang gets its nodes (queued: all at once, through a ProvisioningRequest)",
-        planned="queued provisioning (GKE flex-start node pools and the Cluster Autoscaler's "
-        "ProvisioningRequests, for Kueue's admission check; docs/batch.md)",
-        doc="Not built yet: a pool whose nodes a gang gets all at once or not at all.",
+        choices=Provisioning,
+        default_doc="`standard`",
+        doc="`standard`: nodes start for pending pods. `queued`: Kueue asks the autoscaler for all of a "
+        "gang's nodes in one ProvisioningRequest and admits the gang once they are there; needs "
+        "`gpukit:batch.enabled`. GKE: a flex-start node pool with queued provisioning "
+        "(`queued-provisioning.gke.io`: GKE starts every node at once or none; on-demand, `minNodes: 0`, "
+        "no `compactPlacement`, no auto-repair; its nodes come only through ProvisioningRequests, so the "
+        "per-pool verification runs as the batch gang check). EKS with the Cluster Autoscaler, k3s on "
+        "EC2 and on Compute Engine: the autoscaler's `best-effort-atomic-scale-up.autoscaling.x-k8s.io` "
+        "(the whole gang in one scale-up; Auto Scaling groups and instance groups do not make it atomic, "
+        "so a gang short of capacity is requeued by gang admission). Not with Karpenter (it implements "
+        "no ProvisioningRequest) or existing hosts (fixed capacity). docs/batch.md.",
     ),
 )
 

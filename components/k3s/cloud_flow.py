@@ -14,6 +14,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import pulumi
 
 from gpukit.components.autoscaler.k3s_release import K3sClusterAutoscaler
+from gpukit.components.autoscaler.provisioning import takes_provisioning_requests
 from gpukit.components.catalog.drivers import min_driver_branch
 from gpukit.components.catalog.k3s import k3s_version_for
 from gpukit.components.handle import ClusterHandle
@@ -135,9 +136,14 @@ def build_k3s_on_cloud(
     K3sPoolSync(f"{name}-pool-sync", {"pools": list(cluster.pools)}, opts=in_cluster)
     if any(pool.role == NodeRole.AGENT for pool in cluster.pools):
         # Agent pools scale between minNodes and maxNodes; the autoscaler runs on the servers.
-        K3sClusterAutoscaler(
-            f"{name}-cluster-autoscaler", {"values": adapter.autoscaler_values()}, opts=in_cluster
+        queued = takes_provisioning_requests(cluster.pools)
+        autoscaler = K3sClusterAutoscaler(
+            f"{name}-cluster-autoscaler",
+            {"values": adapter.autoscaler_values(), "provisioning_requests": queued},
+            opts=in_cluster,
         )
+        if queued:
+            access.handle.api_extensions.append(autoscaler)
     # Shared NFS volumes are the storage add-on's (components/addons/storage/nfs/variant.py): a VM
     # serving one needs this cluster's network and the adapter that starts machines in it.
     access.handle.substrate_state = K3sCloudState(

@@ -253,9 +253,19 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         _pool_rows(plan.costs.pools, gpu=False, region=plan.costs.basis.region, zones=zones),
     )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
-    if gpu_pools:
-        taints = sorted({t.spec() for p in gpu_pools for t in p.taints})
+    by_taints: dict[tuple[str, ...], list[str]] = {}
+    for pool in gpu_pools:
+        by_taints.setdefault(tuple(sorted(t.spec() for t in pool.taints)), []).append(pool.name)
+    if len(by_taints) == 1:
+        taints = next(iter(by_taints))
         out += ["", f"GPU nodes are tainted {', '.join(taints)}; GPU pods need the matching toleration."]
+    elif by_taints:  # pools differ (a queued pool's extra taint): say which carries which
+        out += [""]
+        out += [
+            f"GPU nodes of {', '.join(names)} are tainted {', '.join(taints)}; GPU pods need the matching "
+            "toleration."
+            for taints, names in by_taints.items()
+        ]
     for pool in (pc.pool for pc in plan.costs.pools if not pc.pool.is_gpu and pc.pool.taints):
         specs = ", ".join(t.spec() for t in pool.taints)
         out += [f"Nodes of pool {pool.name!r} are tainted {specs}: they run system pods only."]

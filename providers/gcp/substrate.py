@@ -45,6 +45,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
+from gpukit.providers.gcp.gke.queued_provisioning import queued_pool_facts, queued_pool_findings
 from gpukit.providers.gcp.gke.shared_storage.variant import GkeSharedStorageVariant
 from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
@@ -91,6 +92,9 @@ class GkeSubstrate(Substrate):
     limits = GKE_LIMITS
     addon_variants = MappingProxyType({STORAGE: GkeSharedStorageVariant(), BATCH: GKE_BATCH})
 
+    def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
+        return queued_pool_facts(super().pool_facts(pool))
+
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)
 
@@ -130,6 +134,9 @@ class GkeSubstrate(Substrate):
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return gke_charges(cluster)
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        return queued_pool_findings(cluster.pools)
 
     def next_steps(self, cluster: ResolvedCluster) -> list[str]:
         spec = cluster.spec

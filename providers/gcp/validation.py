@@ -27,6 +27,7 @@ from gpukit.providers.gcp.catalog import (
     requires_gvnic,
 )
 from gpukit.providers.gcp.gke.compact_placement import validate_compact_placement
+from gpukit.providers.gcp.gke.queued_provisioning import validate_queued_pool
 from gpukit.providers.gcp.limits import GKE_LIMITS
 from gpukit.providers.gcp.ranges import overlaps, subnet_ranges
 from gpukit.providers.gcp.regions import GCP_REGIONS_SOURCE
@@ -256,6 +257,7 @@ def validate_gke_pool(
     )
     if gke:
         validate_compact_placement(key, pool, cluster, machine, attached, problems)
+        validate_queued_pool(key, pool, problems)
     if gpu is not None and attachable:
         if gpu["count"] < 1:
             return  # reported by the common pool checks

@@ -138,3 +138,91 @@ def test_no_batch_without_the_switch_and_default_queue_with_only_it() -> None:
         for r in default.of_type("kubernetes:core/v1:Namespace")
         if r.inputs["metadata"]["name"] == "default"
     ]
+
+
+ADMISSION_CHECK = "kubernetes:kueue.x-k8s.io/v1beta2:AdmissionCheck"
+PROVISIONING_CONFIG = "kubernetes:kueue.x-k8s.io/v1beta2:ProvisioningRequestConfig"
+CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+
+
+def _queued(stack: str, pool: str) -> dict[str, Any]:
+    config = example_config(stack)
+    config["gpukit:batch"] = {"enabled": True}
+    config["gpukit:verification"] = {"enabled": True}
+    next(p for p in config["gpukit:nodePools"] if p["name"] == pool)["provisioning"] = "queued"
+    return config
+
+
+@pytest.fixture(scope="module")
+def k3s_queued() -> Recording:
+    return record(lambda: build(_queued("k3s-aws", "l4")), region="us-west-2")
+
+
+def test_a_queued_pool_under_the_cluster_autoscaler_gets_its_provisioning_request_api(
+    k3s_queued: Recording,
+) -> None:
+    """k3s on EC2 with a queued L4 pool: the ProvisioningRequest CRD (the vendored copy), then the
+    autoscaler with the flags its FAQ names, and Kueue only after both (it looks for the API once, at
+    start); the admission check asks for best-effort atomic scale-up on the queued pool's flavor."""
+    (crd,) = k3s_queued.of_type(CRD)
+    assert crd.inputs["metadata"]["name"] == "provisioningrequests.autoscaling.x-k8s.io"
+    assert [v["name"] for v in crd.inputs["spec"]["versions"]] == ["v1", "v1beta1"]
+    autoscaler = next(r for r in k3s_queued.of_type(RELEASE) if r.inputs["name"] == "cluster-autoscaler")
+    assert crd.urn in autoscaler.dependencies
+    args = autoscaler.inputs["values"]["extraArgs"]
+    assert args["enable-provisioning-requests"] is True
+    assert args["kube-api-content-type"] == "application/json"
+    assert args["expander"]  # the shared flags stay
+    kueue = next(r for r in k3s_queued.of_type(RELEASE) if r.inputs["name"] == "kueue")
+    assert {crd.urn, autoscaler.urn} <= set(kueue.dependencies)
+    (config,) = k3s_queued.of_type(PROVISIONING_CONFIG)
+    assert config.inputs["spec"] == {
+        "provisioningClassName": "best-effort-atomic-scale-up.autoscaling.x-k8s.io",
+        "managedResources": ["nvidia.com/gpu"],
+    }
+    (check,) = k3s_queued.of_type(ADMISSION_CHECK)
+    assert check.inputs["spec"]["controllerName"] == "kueue.x-k8s.io/provisioning-request"
+    queues = {q.inputs["metadata"]["name"]: q.inputs["spec"] for q in k3s_queued.of_type(CLUSTER_QUEUE)}
+    for name in ("gpus", "gpukit-verify-gang"):
+        assert queues[name]["admissionChecksStrategy"] == {
+            "admissionChecks": [{"name": "gpukit-provisioning", "onFlavors": ["pool-l4"]}]
+        }
+    for manifest in (config, check):
+        validate_crd(_object(manifest.inputs))
+    # A pending pod still starts an Auto Scaling group's node: the per-pool check runs there too.
+    assert any(r.inputs["metadata"]["name"].startswith("gpukit-verify-l4") for r in k3s_queued.of_type(JOB))
+
+
+def test_no_provisioning_request_api_without_a_queued_pool() -> None:
+    config = example_config("k3s-aws")
+    config["gpukit:batch"] = {"enabled": True}
+    plain = record(lambda: build(config), region="us-west-2")
+    assert plain.of_type(CRD) == []
+    autoscaler = next(r for r in plain.of_type(RELEASE) if r.inputs["name"] == "cluster-autoscaler")
+    assert "enable-provisioning-requests" not in autoscaler.inputs["values"]["extraArgs"]
+    assert plain.of_type(ADMISSION_CHECK) == [] and plain.of_type(PROVISIONING_CONFIG) == []
+
+
+def test_a_gke_queued_pool_is_verified_through_kueue_not_by_a_plain_pod() -> None:
+    """GKE's queued pool starts nodes only for ProvisioningRequests: no per-pool Job that would pend
+    forever; the gang check runs there through the admission check (queued-provisioning.gke.io), and the
+    flavor and the gang's pods tolerate the pool's gke-queued taint."""
+    config = _queued("gke-train", "h100")
+    recording = record(lambda: build(config), region="us-central1")
+    jobs = {j.inputs["metadata"]["name"]: j.inputs for j in recording.of_type(JOB)}
+    assert not [n for n in jobs if n.startswith("gpukit-verify-h100")]
+    assert [n for n in jobs if n.startswith("gpukit-verify-l4")]  # the standard pool keeps its check
+    gangs = {
+        j["spec"]["template"]["spec"]["nodeSelector"]["gpukit.dev/pool"]: j
+        for n, j in jobs.items()
+        if n.startswith("gang-")
+    }
+    assert sorted(gangs) == ["h100", "l4"]
+    queued_toleration = {"key": "cloud.google.com/gke-queued", "operator": "Exists", "effect": "NoSchedule"}
+    assert queued_toleration in gangs["h100"]["spec"]["template"]["spec"]["tolerations"]
+    (config_object,) = recording.of_type(PROVISIONING_CONFIG)
+    assert config_object.inputs["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"
+    flavors = {f.inputs["metadata"]["name"]: f.inputs["spec"] for f in recording.of_type(FLAVOR)}
+    assert queued_toleration in flavors["pool-h100"]["tolerations"]
+    assert queued_toleration not in flavors["pool-l4"]["tolerations"]
+    assert recording.of_type(CRD) == []  # GKE serves the ProvisioningRequest API itself

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from program.test_bad_configs import Config, Mutation, assert_refused, bad_config
 
+from harness import example_config, karpenter_eks_config
+
 KEY = "gpukit:batch"
 
 
@@ -140,10 +142,22 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "must list at least one queue",
     ),
     (
-        "queued-provisioning-not-built",
+        "queued-without-batch",
         lambda config: config["gpukit:nodePools"][1].update(provisioning="queued"),
         "gpukit:nodePools[1].provisioning",
-        "queued provisioning (GKE flex-start node pools",
+        "`queued` needs `gpukit:batch.enabled: true`",
+    ),
+    (
+        "queued-cpu-pool",
+        steps(batch(), lambda config: config["gpukit:nodePools"][0].update(provisioning="queued")),
+        "gpukit:nodePools[0].provisioning",
+        "`queued` is for GPU pools",
+    ),
+    (
+        "queued-misspelt",
+        steps(batch(), lambda config: config["gpukit:nodePools"][1].update(provisioning="queue")),
+        "gpukit:nodePools[1].provisioning",
+        "got 'queue'",
     ),
     (
         "misspelt-key",
@@ -159,3 +173,31 @@ def test_bad_batch_config_is_refused(
     mutation: Mutation, key: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert_refused(bad_config(mutation), key, fragment, tmp_path, capsys)
+
+
+# Bases other than the EKS (Cluster Autoscaler) one: where no ProvisioningRequest can be had.
+OTHER_BASES: list[tuple[str, Config, str, str]] = [
+    (
+        "queued-under-karpenter",
+        karpenter_eks_config(),
+        "gpukit:nodePools[1].provisioning",
+        "`queued` is not possible here: Karpenter implements no ProvisioningRequest",
+    ),
+    (
+        "queued-on-own-hosts",
+        example_config("k3s-ssh"),
+        "gpukit:nodePools[1].provisioning",
+        "`queued` is not possible here: these hosts are all the capacity there is",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("config", "key", "fragment"), [c[1:] for c in OTHER_BASES], ids=[c[0] for c in OTHER_BASES]
+)
+def test_queued_provisioning_is_refused_where_nothing_provisions(
+    config: Config, key: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config[KEY] = {"enabled": True}
+    config["gpukit:nodePools"][1]["provisioning"] = "queued"
+    assert_refused(config, key, fragment, tmp_path, capsys)

@@ -427,6 +427,36 @@ CASES += [
         f"{TAGS}.Team",
         LABEL_KEY_SHAPE,
     ),
+    # queued provisioning (flex-start): on-demand, from zero, placed by GKE
+    (
+        "queued-spot-pool",
+        gke_config,
+        steps(top_set("gpukit:batch", {"enabled": True}), pool_set(1, provisioning="queued")),
+        f"{POOLS}[1].capacity",
+        "a pool with `provisioning: queued` gets flex-start VMs, which cannot be spot",
+    ),
+    (
+        "queued-pool-with-min-nodes",
+        gke_config,
+        steps(
+            top_set("gpukit:batch", {"enabled": True}),
+            pool_set(1, provisioning="queued", capacity="on-demand", minNodes=1),
+        ),
+        f"{POOLS}[1].minNodes",
+        "must be 0 with `provisioning: queued`",
+    ),
+    (
+        "queued-compact-pool",
+        gke_config,
+        steps(
+            top_set("gpukit:batch", {"enabled": True}),
+            pool_set(
+                1, provisioning="queued", capacity="on-demand", compactPlacement=True, zones=["us-central1-a"]
+            ),
+        ),
+        f"{POOLS}[1].compactPlacement",
+        "compact placement cannot be combined with `provisioning: queued`",
+    ),
     # compact placement: supported machines only, one zone only, GKE only
     (
         "compact-placement-on-e2-system-pool",
@@ -645,7 +675,7 @@ def test_tags_and_compact_placement_plan(tmp_path: Path, capsys: pytest.CaptureF
     """The valid forms of the keys the cases above break: labels from tags, a compact one-zone pool."""
     config = example_config("gke-train")
     config[CLUSTER]["tags"] = {"team": "ml-infra", "cost_center": "cc-42"}
-    config[POOLS][2].update(zones=["us-central1-a"], compactPlacement=True)
+    config[POOLS][2].update(zones=["us-central1-a"], compactPlacement=True, provisioning="standard")
     path = tmp_path / "Pulumi.compact.yaml"
     path.write_text(yaml.safe_dump({"config": config}))
     out = tmp_path / "out"

@@ -523,6 +523,12 @@ def _gpu_pool(config: Config) -> int:
     return next(i for i, p in enumerate(config[POOLS]) if p["name"] in ("l4", "l40s"))
 
 
+def _batch_on_demand(config: Config) -> None:
+    config["gpukit:batch"] = {"enabled": True}
+    if config[CLUSTER]["platform"] == "gke":
+        config[POOLS][_gpu_pool(config)]["capacity"] = "on-demand"
+
+
 def _other_cuda(config: Config) -> None:
     config["gpukit:workloads"]["cudaVersion"] = "13.1"  # R580 runs it through minor-version compatibility
 
@@ -630,6 +636,13 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         ),
         None,
         dict.fromkeys(SUBSTRATES, "used"),
+    ),
+    # Queued where some autoscaler takes ProvisioningRequests (batch on in both plans; GKE's queued pools
+    # are on-demand); Karpenter (eks-dev) and own hosts have none.
+    "nodePools.provisioning": (
+        lambda c: c[POOLS][_gpu_pool(c)].update(provisioning="queued"),
+        _batch_on_demand,
+        {"eks": "refused", "gke": "used", "k3s-aws": "used", "k3s-gcp": "used", "k3s-ssh": "refused"},
     ),
     "verification.timeoutMinutes": (
         lambda c: c["gpukit:verification"].update(timeoutMinutes=45),

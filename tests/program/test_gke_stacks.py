@@ -49,8 +49,10 @@ def test_gpu_pools_scale_from_zero_with_the_machine_accelerators_and_the_gpu_tai
         machine = GCP_MACHINE_TYPES[spec["instanceType"]]
         (accelerator,) = pool["nodeConfig"]["guestAccelerators"]
         assert (accelerator["type"], accelerator["count"]) == (machine.accelerator_type, machine.gpu_count)
+        queued = [{"key": "cloud.google.com/gke-queued", "value": "true", "effect": "NO_SCHEDULE"}]
         assert pool["nodeConfig"]["taints"] == [
-            {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
+            {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"},
+            *(queued if pool.get("queuedProvisioning", {}).get("enabled") else []),
         ]
         assert pool["nodeConfig"]["machineType"] == spec["instanceType"]
         assert pool["nodeLocations"], "GPU pools are placed in the zones that offer their GPU"
@@ -267,3 +269,24 @@ def test_a_bucket_volume_shows_its_sourced_rate_and_leaves_the_totals_alone(
     assert volumes["checkpoints"]["pricePerGbMonth"] is None  # zonal Filestore: no sourced us-central1 price
     assert with_bucket["costs"]["perHourIdle"] == pytest.approx(without["costs"]["perHourIdle"])
     assert "NO PRICE for shared volume(s) checkpoints:" in reports[1]
+
+
+def test_a_queued_pool_is_a_flex_start_pool_with_queued_provisioning(
+    planned_stack: Callable[[str], PlannedStack],
+) -> None:
+    """gke-train's h100 pool (`provisioning: queued`): what GKE's queued-provisioning guide asks for
+    (flex-start, no reservation, location policy ANY, from zero, no auto-repair), and only there."""
+    doc, _ = planned("gke-train", planned_stack)
+    pools = node_pools(doc)
+    h100 = pools["h100"]
+    assert h100["queuedProvisioning"] == {"enabled": True}
+    assert h100["nodeConfig"]["flexStart"] is True
+    assert h100["nodeConfig"]["reservationAffinity"] == {"consumeReservationType": "NO_RESERVATION"}
+    assert h100["autoscaling"]["locationPolicy"] == "ANY"
+    assert h100["autoscaling"]["totalMinNodeCount"] == 0
+    assert h100["management"] == {"autoRepair": False, "autoUpgrade": True}
+    assert "spot" not in h100["nodeConfig"] or h100["nodeConfig"]["spot"] is False
+    for name in ("l4", "system"):
+        assert "queuedProvisioning" not in pools[name]
+        assert "flexStart" not in pools[name]["nodeConfig"]
+        assert pools[name]["management"] == {"autoRepair": True, "autoUpgrade": True}

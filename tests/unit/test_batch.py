@@ -67,7 +67,9 @@ def test_the_charts_are_pinned_to_the_vendored_versions() -> None:
 
 def test_every_helm_value_is_a_key_of_its_chart() -> None:
     tolerations = [{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoExecute"}]
-    assert unknown_values(kueue_values(30, True, True, tolerations), chart_values(KUEUE_REFERENCE)) == []
+    for queued in (False, True):
+        values = kueue_values(30, True, True, tolerations, provisioning_requests=queued)
+        assert unknown_values(values, chart_values(KUEUE_REFERENCE)) == []
     trainer = trainer_values(tolerations)
     jobset = {k: v for k, v in trainer["jobset"].items() if k != "install"}
     assert (
@@ -260,9 +262,10 @@ def test_torch_runtime_pins_the_pool_and_requests_a_nodes_gpus() -> None:
 
 def test_gang_check_objects_and_job() -> None:
     cluster = resolved({})
-    pool = gang_check.gang_pool(cluster.pools)
-    assert pool is not None and pool.name == "l4"
-    for manifest in gang_check.gang_queue_objects(pool)[1:]:
+    pools = gang_check.gang_pools(cluster.pools)
+    assert [p.name for p in pools] == ["l4"]
+    pool = pools[0]
+    for manifest in gang_check.gang_queue_objects(pools)[1:]:
         validate(manifest)
     job = gang_check.gang_job(pool, 20)
     assert job["metadata"]["labels"][names.QUEUE_NAME_LABEL] == gang_check.QUEUE

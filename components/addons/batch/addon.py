@@ -6,7 +6,7 @@ from typing import Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, ValidationScope
 from gpukit.components.addons.batch.findings import gang_findings, quota_findings
-from gpukit.components.addons.batch.gang_check import PODS, gang_pool
+from gpukit.components.addons.batch.gang_check import PODS, gang_pools
 from gpukit.components.addons.batch.queues import batch_enabled
 from gpukit.components.addons.batch.report import document, report_lines
 from gpukit.components.addons.batch.settings import batch_settings
@@ -33,8 +33,9 @@ class BatchAddon(Addon):
         settings = batch_settings(cluster)
         found = quota_findings(settings.queues, cluster.pools, settings.configured_queues)
         verifies = cluster.args.get("verification", {}).get("enabled", False)
-        pool = gang_pool(cluster.pools)
-        return found + gang_findings(cluster.pools, verifies, pool.name if pool else None, PODS)
+        return found + gang_findings(
+            cluster.pools, verifies, [p.name for p in gang_pools(cluster.pools)], PODS
+        )
 
     def report(self, cluster: ResolvedCluster, handle: ClusterHandle) -> list[str]:
         return report_lines(batch_settings(cluster)) if self.wanted(cluster) else []
@@ -46,9 +47,9 @@ class BatchAddon(Addon):
         # Lazy: the component imports pulumi_kubernetes, which only building needs.
         from gpukit.components.addons.batch.component import BatchScheduling, batch_args
 
-        batch = BatchScheduling(
-            f"{ctx.name}-batch", batch_args(ctx.cluster), opts=ctx.in_cluster(ctx.ready())
-        )
+        # Kueue looks for the ProvisioningRequest API only when it starts: it waits for what installs it.
+        waits = [*ctx.ready(), *ctx.handle.api_extensions]
+        batch = BatchScheduling(f"{ctx.name}-batch", batch_args(ctx.cluster), opts=ctx.in_cluster(waits))
         return Built(ready=(batch,))
 
 

@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes import _utilities as k8s_utilities
 
 from gpukit.components.addons.batch.charts import KUEUE, TRAINER, Chart
-from gpukit.components.addons.batch.gang_check import gang_job, gang_pool, gang_queue_objects, gang_service
+from gpukit.components.addons.batch.gang_check import gang_job, gang_pools, gang_queue_objects, gang_service
 from gpukit.components.addons.batch.names import KUEUE_NAMESPACE, TRAINER_NAMESPACE
 from gpukit.components.addons.batch.objects import (
     cluster_queue,
@@ -24,8 +24,7 @@ from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
 from gpukit.components.addons.batch.settings import batch_settings
 from gpukit.components.addons.batch.values import kueue_values, trainer_values
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
-from gpukit.components.pools import tolerations_for
-from gpukit.components.sharing import GPU_RESOURCE
+from gpukit.components.pools import POOL_LABEL, tolerations_for
 from gpukit.components.substrate import ResolvedCluster
 
 TYPE_TOKEN = "gpukit:index:BatchScheduling"
@@ -44,7 +43,9 @@ class BatchSchedulingArgs(TypedDict):
     local_queues: list[dict[str, Any]]
     runtimes: list[dict[str, Any]]
     gang_check: NotRequired[list[dict[str, Any]]]
-    """Namespace, ClusterQueue, LocalQueue, Service, Job: the gang verification."""
+    """Namespace, ClusterQueue, LocalQueue, Service: the gang verification's queue."""
+    gang_jobs: NotRequired[list[dict[str, Any]]]
+    """Its Jobs, one per pool it runs on (gang_check.gang_pools)."""
     gang_timeout_minutes: NotRequired[int]
 
 
@@ -56,14 +57,20 @@ def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
     objects = [resource_flavor(p) for p in cluster.gpu_pools]
     objects += [priority_class(c) for c in settings.priority_classes]
     if capacity.provisioning_class and capacity.queued_pools:
-        objects += provisioning_objects(capacity.provisioning_class, [GPU_RESOURCE])
+        queued = [p for p in cluster.gpu_pools if p.name in capacity.queued_pools]
+        managed = sorted({r for p in queued for r in p.advertised_resources})
+        objects += provisioning_objects(capacity.provisioning_class, managed)
     objects += [
         cluster_queue(q, capacity.queued_pools, preempt=bool(settings.priority_classes))
         for q in settings.queues
     ]
     args: BatchSchedulingArgs = {
         "kueue_values": kueue_values(
-            settings.gang_timeout_minutes, settings.block_admission, settings.trainer, system
+            settings.gang_timeout_minutes,
+            settings.block_admission,
+            settings.trainer,
+            system,
+            provisioning_requests=bool(capacity.queued_pools),
         ),
         "namespaces": team_namespaces(settings.queues),
         "kueue_objects": objects,
@@ -73,10 +80,11 @@ def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
     if settings.trainer:
         args["trainer_values"] = trainer_values(system)
     verification = cluster.args.get("verification", {})
-    pool = gang_pool(cluster.pools)
-    if verification.get("enabled", False) and pool is not None:
+    pools = gang_pools(cluster.pools)
+    if verification.get("enabled", False) and pools:
         timeout = verification.get("timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT)
-        args["gang_check"] = [*gang_queue_objects(pool), gang_service(), gang_job(pool, timeout)]
+        args["gang_check"] = [*gang_queue_objects(pools), gang_service()]
+        args["gang_jobs"] = [gang_job(p, timeout) for p in pools]
         args["gang_timeout_minutes"] = timeout
     return args
 
@@ -176,7 +184,7 @@ class BatchScheduling(pulumi.ComponentResource):
         self.register_outputs({"kueue_release": self.kueue_release})
 
     def _gang_check(self, name: str, args: BatchSchedulingArgs, kueue: list[pulumi.Resource]) -> None:
-        namespace_m, cq_m, lq_m, service_m, job_m = args["gang_check"]
+        namespace_m, cq_m, lq_m, service_m = args["gang_check"]
         namespace = k8s.core.v1.Namespace(
             f"{name}-gang-namespace",
             metadata=namespace_m["metadata"],
@@ -195,24 +203,27 @@ class BatchScheduling(pulumi.ComponentResource):
         await_seconds = (
             args.get("gang_timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT) + AWAIT_MARGIN_MINUTES
         ) * 60
-        metadata: Any = {
-            **job_m["metadata"],
-            "annotations": {
-                "pulumi.com/timeoutSeconds": str(await_seconds),
-                "pulumi.com/replaceUnready": "true",
-            },
+        annotations = {
+            "pulumi.com/timeoutSeconds": str(await_seconds),
+            "pulumi.com/replaceUnready": "true",
         }
-        k8s.batch.v1.Job(
-            f"{name}-gang-job",
-            metadata=metadata,
-            spec=job_m["spec"],
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                depends_on=[lq, service],
-                custom_timeouts=pulumi.CustomTimeouts(create=f"{await_seconds}s", update=f"{await_seconds}s"),
-                # Kueue suspends the Job on creation and resumes it on admission: `suspend` is Kueue's.
-                # (The node labels and tolerations it adds never reach these inputs: ignoring them would
-                # carry an old pool's selector into a replacement Job.)
-                ignore_changes=["spec.suspend"],
-            ),
-        )
+        for i, job_m in enumerate(args.get("gang_jobs", [])):
+            pool = job_m["spec"]["template"]["spec"]["nodeSelector"][POOL_LABEL]
+            metadata: Any = {**job_m["metadata"], "annotations": annotations}
+            k8s.batch.v1.Job(
+                # The first keeps the name the single gang Job had, so existing stacks see no change.
+                f"{name}-gang-job" if i == 0 else f"{name}-gang-job-{pool}",
+                metadata=metadata,
+                spec=job_m["spec"],
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=[lq, service],
+                    custom_timeouts=pulumi.CustomTimeouts(
+                        create=f"{await_seconds}s", update=f"{await_seconds}s"
+                    ),
+                    # Kueue suspends the Job on creation and resumes it on admission: `suspend` is Kueue's.
+                    # (The node labels and tolerations it adds never reach these inputs: ignoring them
+                    # would carry an old pool's selector into a replacement Job.)
+                    ignore_changes=["spec.suspend"],
+                ),
+            )

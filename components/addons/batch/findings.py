@@ -33,11 +33,12 @@ def quota_findings(
 
 
 def gang_findings(
-    pools: tuple[PoolFacts, ...], verifies: bool, gang_pool: str | None, gang_pods: int
+    pools: tuple[PoolFacts, ...], verifies: bool, gang_pools: list[str], gang_pods: int
 ) -> list[Finding]:
     """Per GPU pool, the largest gang it can ever run (a gang needs all its units at once: one larger
-    is admitted only where its quota exceeds the pool, then times out and requeues forever); and where
-    the stack verifies but no pool can hold the verification's gang, that it is skipped."""
+    is admitted only where its quota exceeds the pool, then times out and requeues forever); where the
+    stack verifies but no pool can hold the verification's gang, that it is skipped; and a pool whose
+    nodes only ProvisioningRequests start that the gang cannot run on either, that nothing verifies it."""
     found = [
         Finding(
             Severity.INFO,
@@ -49,7 +50,9 @@ def gang_findings(
         for i, pool in enumerate(pools)
         if pool.is_gpu and pool.units_per_node * pool.max_nodes < gang_pods
     ]
-    if verifies and gang_pool is None:
+    if not verifies:
+        return found
+    if not gang_pools:
         found.append(
             Finding(
                 Severity.WARNING,
@@ -59,4 +62,17 @@ def gang_findings(
                 fix=f"give a GPU pool at least {gang_pods} whole GPUs or shares at maxNodes",
             )
         )
+    found += [
+        Finding(
+            Severity.WARNING,
+            f"gpukit:nodePools[{i}].provisioning",
+            f"pool {pool.name!r} starts nodes only for ProvisioningRequests, so the per-pool check cannot "
+            f"run there, and it cannot hold the batch verification's gang ({gang_pods} nvidia.com/gpu units "
+            "at "
+            "maxNodes): `pulumi up` verifies nothing on it",
+            fix=f"give the pool at least {gang_pods} whole GPUs or shares at maxNodes",
+        )
+        for i, pool in enumerate(pools)
+        if pool.is_gpu and not pool.pending_pods_scale and pool.name not in gang_pools
+    ]
     return found

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpukit.components.addons.batch.names import GANG_CHECK_NAMESPACE, QUEUE_NAME_LABEL, flavor_name
-from gpukit.components.addons.batch.objects import API_VERSION, MANAGED_BY, MANAGED_LABEL
+from gpukit.components.addons.batch.objects import API_VERSION, MANAGED_BY, MANAGED_LABEL, PROVISIONING_CHECK
 from gpukit.components.pools import POOL_LABEL, PoolFacts
 from gpukit.components.sharing import GPU_RESOURCE
+from gpukit.components.spec import Provisioning
 
 NAMESPACE = GANG_CHECK_NAMESPACE
 QUEUE = "gpukit-verify-gang"
@@ -47,13 +48,17 @@ sleep 30
 """
 
 
-def gang_pool(pools: Sequence[PoolFacts]) -> PoolFacts | None:
-    """The first GPU pool whose nodes advertise nvidia.com/gpu and that holds the gang at maxNodes."""
-    for pool in pools:
-        units = pool.advertised_resources.get(GPU_RESOURCE, 0)
-        if pool.is_gpu and units * pool.max_nodes >= PODS:
-            return pool
-    return None
+def holds_gang(pool: PoolFacts) -> bool:
+    """A GPU pool whose nodes advertise nvidia.com/gpu and that holds the gang at maxNodes."""
+    return pool.is_gpu and pool.advertised_resources.get(GPU_RESOURCE, 0) * pool.max_nodes >= PODS
+
+
+def gang_pools(pools: Sequence[PoolFacts]) -> list[PoolFacts]:
+    """Where the gang check runs: the first pool of standard provisioning that holds it (the path every
+    other gang takes), and every queued pool that does (each one's ProvisioningRequest path: on GKE
+    the only check such a pool gets, since a plain pod never starts one of its nodes)."""
+    standard = [p for p in pools if holds_gang(p) and p.provisioning is Provisioning.STANDARD][:1]
+    return standard + [p for p in pools if holds_gang(p) and p.provisioning is Provisioning.QUEUED]
 
 
 def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
@@ -63,8 +68,9 @@ def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
     return meta
 
 
-def gang_queue_objects(pool: PoolFacts) -> list[dict[str, Any]]:
-    """Its namespace, ClusterQueue (the gang's quota on the pool) and LocalQueue."""
+def gang_queue_objects(pools: Sequence[PoolFacts]) -> list[dict[str, Any]]:
+    """Its namespace, ClusterQueue (one gang's quota on each pool; a queued pool's flavor waits for its
+    ProvisioningRequest, as a team queue's does) and LocalQueue."""
     namespace = {
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -77,7 +83,7 @@ def gang_queue_objects(pool: PoolFacts) -> list[dict[str, Any]]:
             },
         },
     }
-    cluster_queue = {
+    cluster_queue: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "ClusterQueue",
         "metadata": _meta(QUEUE),
@@ -95,11 +101,17 @@ def gang_queue_objects(pool: PoolFacts) -> list[dict[str, Any]]:
                             "name": flavor_name(pool.name),
                             "resources": [{"name": GPU_RESOURCE, "nominalQuota": PODS}],
                         }
+                        for pool in pools
                     ],
                 }
             ],
         },
     }
+    checked = [flavor_name(p.name) for p in pools if p.provisioning is Provisioning.QUEUED]
+    if checked:
+        cluster_queue["spec"]["admissionChecksStrategy"] = {
+            "admissionChecks": [{"name": PROVISIONING_CHECK, "onFlavors": checked}]
+        }
     local_queue = {
         "apiVersion": API_VERSION,
         "kind": "LocalQueue",

@@ -11,7 +11,7 @@ validate them against the vendored CRDs (tests/reference/kueue-v0.19.2).
   flavor of a group to list the group's resources, so a pool lists 0 of those it lacks).
 - A LocalQueue of the queue's name in each of its namespaces; the namespaces themselves.
 - WorkloadPriorityClasses; and where a pool's nodes come from a ProvisioningRequest, its AdmissionCheck
-  and ProvisioningRequestConfig (autoscaling.py says which class).
+  and ProvisioningRequestConfig (variant.py says which class).
 """
 
 from collections.abc import Sequence

@@ -27,7 +27,15 @@ def report_lines(settings: BatchSettings) -> list[str]:
         f"  quotas bind the jobs that name a queue (label {QUEUE_NAME_LABEL}); GPU pods that name none are "
         "not limited by them"
     )
-    lines.append(f"  how gangs get nodes: {settings.capacity.how}")
+    capacity = settings.capacity
+    if capacity.queued_pools:
+        lines.append(
+            f"  how gangs get nodes on queued pools ({', '.join(capacity.queued_pools)}; ProvisioningRequest "
+            f"class {capacity.provisioning_class}): {capacity.queued_how}"
+        )
+        lines.append(f"  how gangs get nodes on the other pools: {capacity.how}")
+    else:
+        lines.append(f"  how gangs get nodes: {capacity.how}")
     for queue in settings.queues:
         lines += _queue_lines(queue)
     return lines
@@ -66,7 +74,11 @@ def document(settings: BatchSettings) -> dict[str, Any]:
             if settings.trainer
             else None,
             "gangCapacity": settings.capacity.how,
-            "queuedProvisioning": list(settings.capacity.queued_pools),
+            "queuedProvisioning": {
+                "pools": list(settings.capacity.queued_pools),
+                "provisioningClass": settings.capacity.provisioning_class,
+                "how": settings.capacity.queued_how or None,
+            },
             "queues": [
                 {
                     "name": q.name,

@@ -5,16 +5,18 @@ with Karpenter they are the documented way to let pending pods scale the pool.""
 
 from collections.abc import Sequence
 
-from gpukit.components.addons.base import ValidationScope
+from gpukit.components.addons.base import ValidationScope, addon_variant
 from gpukit.components.addons.batch.names import RESERVED_NAMESPACES, dns_label_problem
 from gpukit.components.addons.batch.queues import batch_spec, model_pools, quota_pools, quota_resource
+from gpukit.components.addons.batch.variant import BATCH, BatchVariant
 from gpukit.components.catalog.lookup import suggest
 from gpukit.components.config.schema import GANG_TIMEOUT_RANGE
 from gpukit.components.errors import Problem
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import BatchSpec, QueueQuotaSpec, QueueSpec
+from gpukit.components.spec import BatchSpec, Provisioning, QueueQuotaSpec, QueueSpec
 
 KEY = "gpukit:batch"
+POOLS_KEY = "gpukit:nodePools"
 INT32_MAX = 2**31 - 1
 
 
@@ -25,15 +27,16 @@ def _did_you_mean(name: str, known: list[str]) -> str:
 
 def batch_problems(scope: ValidationScope) -> list[Problem]:
     spec = batch_spec(scope.args)
+    queued = _queued_pool_problems(scope, spec.get("enabled", False))
     if not spec.get("enabled", False):
-        return [
+        return queued + [
             Problem(
                 f"{KEY}.{camel}", f"takes effect only with `{KEY}.enabled: true`; set it, or remove the key"
             )
             for attr, camel in (("queues", "queues"), ("priority_classes", "priorityClasses"))
             if attr in spec
         ]
-    problems = _priority_class_problems(spec) + _gang_problems(spec)
+    problems = queued + _priority_class_problems(spec) + _gang_problems(spec)
     pools = scope.pools
     if pools is not None and not any(p.is_gpu for p in pools):
         problems.append(Problem(f"{KEY}.enabled", "needs a GPU pool: its queues hold GPU quotas; got none"))
@@ -51,6 +54,48 @@ def batch_problems(scope: ValidationScope) -> list[Problem]:
             problems.append(Problem(f"{key}.name", f"must be unique; {queue['name']!r} is used twice"))
         seen.add(queue["name"])
         problems += _queue_problems(key, queue, classes, pools)
+    return problems
+
+
+def _queued_pool_problems(scope: ValidationScope, enabled: bool) -> list[Problem]:
+    """`nodePools[].provisioning: queued`: Kueue's ProvisioningRequest admission check is what asks for
+    such a pool's nodes, so batch must be on, the pool must have GPUs (quotas and flavors are GPU pools'),
+    and the substrate must take ProvisioningRequests (its variant says why not)."""
+    if not scope.pools_ok:
+        return []
+    specs = scope.args["node_pools"]
+    queued = [(i, p) for i, p in enumerate(specs) if p.get("provisioning") is Provisioning.QUEUED]
+    if not queued:
+        return []
+    facts = {p.name: p for p in scope.pools or ()}
+    variant = (
+        addon_variant(scope.substrate, BATCH, BatchVariant, BatchVariant())
+        if scope.substrate is not None and scope.substrate_checked
+        else None
+    )
+    offered = variant.queued(scope.args) if variant is not None else None
+    problems = []
+    for i, pool in queued:
+        key = f"{POOLS_KEY}[{i}].provisioning"
+        fact = facts.get(pool["name"])
+        if isinstance(offered, str):
+            problems.append(Problem(key, f"`queued` is not possible here: {offered}; got 'queued'"))
+        elif fact is not None and not fact.is_gpu:
+            problems.append(
+                Problem(
+                    key,
+                    f"`queued` is for GPU pools (Kueue's queues hold GPU quotas); {pool['name']!r} "
+                    "has no GPUs",
+                )
+            )
+        elif not enabled:
+            problems.append(
+                Problem(
+                    key,
+                    f"`queued` needs `{KEY}.enabled: true`: a queued pool's nodes are asked for by Kueue's "
+                    "ProvisioningRequest admission check; set it, or use `standard`",
+                )
+            )
     return problems
 
 

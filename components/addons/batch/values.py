@@ -61,14 +61,27 @@ def kueue_configuration(timeout_minutes: int, block_admission: bool, trainer: bo
     }
 
 
+PROVISIONING_ANNOTATION = "gpukit.dev/provisioning-requests"
+
+
 def kueue_values(
-    timeout_minutes: int, block_admission: bool, trainer: bool, tolerations: Sequence[Mapping[str, str]]
+    timeout_minutes: int,
+    block_admission: bool,
+    trainer: bool,
+    tolerations: Sequence[Mapping[str, str]],
+    provisioning_requests: bool = False,
 ) -> dict[str, Any]:
     """`tolerations`: for the taints of the machines without GPUs (k3s servers'), so the controller
-    runs where system pods do."""
+    runs where system pods do. `provisioning_requests`: a pool is queued. Kueue looks for the
+    ProvisioningRequest API only when it starts, so its pods carry an annotation that says so: a queued
+    pool added to (or removed from) a running cluster changes the pod template, and Kueue restarts after
+    the API is there (the release waits for what installs it)."""
     config = kueue_configuration(timeout_minutes, block_admission, trainer)
+    manager: dict[str, Any] = {"tolerations": [dict(t) for t in tolerations]}
+    if provisioning_requests:
+        manager["manager"] = {"podAnnotations": {PROVISIONING_ANNOTATION: "true"}}
     return {
-        "controllerManager": {"tolerations": [dict(t) for t in tolerations]},
+        "controllerManager": manager,
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(config, sort_keys=False)},
     }
 

@@ -14,14 +14,17 @@ def verification_spec(cluster: ResolvedCluster) -> VerificationSpec:
 
 
 def verifies_gpus(cluster: ResolvedCluster) -> bool:
-    """Whether `pulumi up` runs a verification Job per GPU pool (and there are GPU pools)."""
-    return bool(verification_spec(cluster).get("enabled", False)) and bool(cluster.gpu_pools)
+    """Whether `pulumi up` runs a verification Job per GPU pool (and there are pools it can run on)."""
+    checkable = [p for p in cluster.gpu_pools if p.pending_pods_scale]
+    return bool(verification_spec(cluster).get("enabled", False)) and bool(checkable)
 
 
 def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
-    """One check per GPU pool, in config order."""
+    """One check per GPU pool whose nodes a pending pod starts, in config order. A pool whose nodes
+    only ProvisioningRequests start (GKE's queued provisioning) would leave the check's pod pending
+    forever: the batch add-on's gang check runs there instead, through Kueue (batch/gang_check.py)."""
     platform_shares = not cluster.substrate.operator_shares_gpus(cluster.args)
-    return [pool_check(pool, platform_shares) for pool in cluster.gpu_pools]
+    return [pool_check(pool, platform_shares) for pool in cluster.gpu_pools if pool.pending_pods_scale]
 
 
 def fingerprint(cluster: ResolvedCluster) -> dict[str, str]:

@@ -33,8 +33,8 @@ def verification_findings(cluster: ResolvedCluster) -> list[Finding]:
     region = cluster.spec.get("region", "")
     findings = []
     for index, pool in enumerate(cluster.pools):
-        if not pool.is_gpu or pool.min_nodes > 0 or pool.instance.own_host:
-            continue
+        if not pool.is_gpu or pool.min_nodes > 0 or pool.instance.own_host or not pool.pending_pods_scale:
+            continue  # (a pool only ProvisioningRequests scale gets the batch gang check instead)
         per_node = pool_quote(cluster.substrate.catalog, pool, region).per_node
         if per_node is None:
             cost = f"gpukit has no price for {pool.instance.name} in {region}"

@@ -1,17 +1,31 @@
 """What the batch add-on is told about EKS (components/addons/batch/variant.py): Karpenter and the
-Cluster Autoscaler both start nodes for a gang's pending pods. Neither is wired to a ProvisioningRequest
-by gpukit yet: Karpenter implements none (kubernetes-sigs/kueue#5133), and the Cluster Autoscaler's
-(`--enable-provisioning-requests`, CA 1.30.1+) needs its CRD and flag, which gpukit does not install."""
+Cluster Autoscaler both start nodes for a gang's pending pods. Only the Cluster Autoscaler also takes
+ProvisioningRequests (`provisioning: queued` pools): Karpenter implements none (kubernetes-sigs/kueue#5133).
+"""
 
-from gpukit.components.addons.batch.variant import CA_WHY, PENDING_PODS, BatchVariant, GangCapacity
-from gpukit.components.substrate import ResolvedCluster
+from gpukit.components.addons.batch.variant import (
+    CLUSTER_AUTOSCALER_BATCH,
+    BatchVariant,
+    PendingPodScaling,
+    QueuedProvisioning,
+)
+from gpukit.components.spec import ClusterConfig
 from gpukit.providers.aws.karpenter_validation import uses_karpenter
+
+KARPENTER_BATCH = PendingPodScaling(
+    "Karpenter",
+    None,
+    "Karpenter implements no ProvisioningRequest, so no gang gets its nodes all at once; "
+    "`gpukit:cluster.autoscaler: cluster-autoscaler` takes queued pools",
+)
 
 
 class EksBatch(BatchVariant):
-    def capacity(self, cluster: ResolvedCluster) -> GangCapacity:
-        if uses_karpenter(cluster.spec):
-            return GangCapacity(
-                PENDING_PODS.format(scaler="Karpenter", why="it implements no ProvisioningRequest")
-            )
-        return GangCapacity(PENDING_PODS.format(scaler="the Cluster Autoscaler", why=CA_WHY))
+    def _scaler(self, args: ClusterConfig) -> PendingPodScaling:
+        return KARPENTER_BATCH if uses_karpenter(args["cluster"]) else CLUSTER_AUTOSCALER_BATCH
+
+    def pending_how(self, args: ClusterConfig) -> str:
+        return self._scaler(args).pending_how(args)
+
+    def queued(self, args: ClusterConfig) -> QueuedProvisioning | str:
+        return self._scaler(args).queued(args)

@@ -7,6 +7,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from gpukit.components.api_access import is_internal, needs_public_endpoint, public_cidrs
+from gpukit.components.autoscaler.provisioning import takes_provisioning_requests
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity, ClusterSpec, SupportType
@@ -246,7 +247,7 @@ class EksCluster(pulumi.ComponentResource):
             {"cluster_name": cluster.name, "volume_tags": expiry_tags(spec)},
             opts=in_cluster,
         )
-        _autoscaler(
+        api_extensions = _autoscaler(
             name,
             args["cluster"],
             subnets=[s for zone in sorted(subnets_by_zone) for s in subnets_by_zone[zone]],
@@ -268,6 +269,7 @@ class EksCluster(pulumi.ComponentResource):
             kubeconfig=kubeconfig,
             kubernetes=kubernetes,
             system_ready=system_pools,
+            api_extensions=api_extensions,
             storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
             "default)",
             # For gpukit:storage.shared (the storage add-on's EKS variant, shared_storage/variant.py): file
@@ -359,9 +361,10 @@ def _autoscaler(
     account: tuple[str, str],
     gpu_groups: list[tuple[pulumi.Output[str], bool]],
     opts: pulumi.ResourceOptions,
-) -> None:
+) -> list[pulumi.Resource]:
     """What scales the GPU pools: Karpenter (its NodePools are the GPU pools) or the Cluster Autoscaler
-    (over the pools' managed node groups)."""
+    (over the pools' managed node groups). Returns what installs the ProvisioningRequest API, where a
+    queued pool needs it (ClusterHandle.api_extensions)."""
     spec = resolved.spec
     if uses_karpenter(spec):
         Karpenter(
@@ -378,18 +381,21 @@ def _autoscaler(
             },
             opts=opts,
         )
-    else:
-        ClusterAutoscaler(
-            f"{name}-autoscaler",
-            {
-                "cluster_name": spec["name"],
-                "region": spec["region"],
-                "kubernetes_version": spec["kubernetes_version"],
-                "spot_gpu_groups": [group for group, spot in gpu_groups if spot],
-                "other_gpu_groups": sum(1 for _, spot in gpu_groups if not spot),
-            },
-            opts=opts,
-        )
+        return []
+    queued = takes_provisioning_requests(resolved.pools)
+    autoscaler = ClusterAutoscaler(
+        f"{name}-autoscaler",
+        {
+            "cluster_name": spec["name"],
+            "region": spec["region"],
+            "kubernetes_version": spec["kubernetes_version"],
+            "spot_gpu_groups": [group for group, spot in gpu_groups if spot],
+            "other_gpu_groups": sum(1 for _, spot in gpu_groups if not spot),
+            "provisioning_requests": queued,
+        },
+        opts=opts,
+    )
+    return [autoscaler] if queued else []
 
 
 def _private_api_access(

@@ -1,6 +1,6 @@
 """ClusterAutoscaler: the Kubernetes Cluster Autoscaler for EKS with its own Pod Identity role."""
 
-from typing import Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -27,6 +27,8 @@ class ClusterAutoscalerArgs(TypedDict):
     """The Auto Scaling groups of spot GPU pools' node groups, by name (preferred by the expander)."""
     other_gpu_groups: int
     """How many node groups of GPU pools are not spot (what a spot pool falls back to)."""
+    provisioning_requests: NotRequired[bool]
+    """Serve ProvisioningRequests (a pool is queued: components/autoscaler/provisioning.py)."""
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -60,6 +62,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                 args["other_gpu_groups"],
             ),
             pulumi.ResourceOptions(parent=self, depends_on=[association]),
+            args.get("provisioning_requests", False),
         )
         self.release_name = release.name
         self.register_outputs({"release_name": self.release_name})

@@ -9,6 +9,12 @@ from gpukit.components.pools import PoolFacts
 from gpukit.components.sharing import PoolSharing
 from gpukit.components.spec import Capacity, DriverMode, GkeDriverVersion, SharingMode
 from gpukit.providers.gcp.catalog import requires_gvnic
+from gpukit.providers.gcp.gke.queued_provisioning import (
+    is_queued,
+    management,
+    queued_node_config,
+    queued_provisioning,
+)
 
 TYPE_TOKEN = "gpukit:index:GkeNodePool"
 
@@ -133,6 +139,7 @@ class GkeNodePool(pulumi.ComponentResource):
                 "enable_secure_boot": secure_boot(pool, args["driver"]),
                 "enable_integrity_monitoring": True,
             },
+            **queued_node_config(pool),  # type: ignore[typeddict-item]
         }
         # gVNIC set explicitly where the machine series attaches through it only
         # (catalog.GVNIC_REQUIRED_SERIES), never left to what GKE picks.
@@ -148,13 +155,15 @@ class GkeNodePool(pulumi.ComponentResource):
             autoscaling={
                 "total_min_node_count": pool.min_nodes,
                 "total_max_node_count": pool.max_nodes,
-                # Spot: take capacity in whichever zone has it (lower preemption risk, GKE docs).
-                "location_policy": "ANY" if spot else "BALANCED",
+                # Spot: take capacity in whichever zone has it (lower preemption risk, GKE docs);
+                # queued: GKE's guide asks for ANY (a gang's nodes come from wherever they are).
+                "location_policy": "ANY" if spot or is_queued(pool) else "BALANCED",
             },
             initial_node_count=1 if pool.min_nodes > 0 else 0,
-            management={"auto_repair": True, "auto_upgrade": True},
             placement_policy={"type": "COMPACT"} if args["compact_placement"] else None,
             node_config=node_config,
+            management=management(pool),
+            queued_provisioning=queued_provisioning(pool),
             opts=pulumi.ResourceOptions(
                 parent=self,
                 # The cluster autoscaler owns the node count after creation.
