@@ -443,6 +443,8 @@ class BatchSpec(TypedDict):
     priority_classes: NotRequired[list[PriorityClassSpec]]
     gang_scheduling: NotRequired[GangSchedulingSpec]
     training_operator: NotRequired[TrainingOperatorSpec]
+    topology_aware: NotRequired[bool]
+    """Kueue topology-aware scheduling on every GPU pool (default false)."""
 
 
 class ClusterConfig(TypedDict):

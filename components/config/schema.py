@@ -1083,6 +1083,19 @@ BATCH_FIELDS = (
         fields=TRAINING_OPERATOR_FIELDS,
         doc="The training operator.",
     ),
+    Field(
+        "topologyAware",
+        "bool",
+        "Kueue topology-aware scheduling over the GPU pools' nodes",
+        default_doc="`false`",
+        doc="`true`: a Kueue Topology (zone, then node, on EKS and GKE; node only on k3s, whose nodes "
+        "carry no zone label) referenced by every GPU pool's ResourceFlavor, so a job can ask for its "
+        "pods in one zone or on one node (`kueue.x-k8s.io/podset-required-topology`) and every other job "
+        "is placed by Kueue too. Kueue counts only nodes that exist, so every GPU pool must have them "
+        "before a gang is admitted: `provisioning: queued` (its ProvisioningRequest brings them) or "
+        "`minNodes` equal to `maxNodes` (existing hosts always are); not with Karpenter, whose GPU pools "
+        "start at 0. docs/batch.md.",
+    ),
 )
 
 EPHEMERAL_FIELDS = (

@@ -226,3 +226,35 @@ def test_a_gke_queued_pool_is_verified_through_kueue_not_by_a_plain_pod() -> Non
     assert queued_toleration in flavors["pool-h100"]["tolerations"]
     assert queued_toleration not in flavors["pool-l4"]["tolerations"]
     assert recording.of_type(CRD) == []  # GKE serves the ProvisioningRequest API itself
+
+
+TOPOLOGY_KIND = "kubernetes:kueue.x-k8s.io/v1beta2:Topology"
+
+
+def test_topology_aware_scheduling_on_own_hosts_and_on_gke() -> None:
+    """Every GPU flavor names the one Topology, whose levels are labels every node of the substrate has
+    (node only on k3s; zone, then node, on GKE), and the queues reference the flavors by their names."""
+    hosts = example_config("k3s-ssh")
+    hosts["gpukit:batch"] = {"enabled": True, "topologyAware": True}
+    hosts["gpukit:sshPrivateKey"] = "not-a-real-key"
+    gke = _queued("gke-train", "h100")
+    gke["gpukit:batch"]["topologyAware"] = True
+    l4 = next(p for p in gke["gpukit:nodePools"] if p["name"] == "l4")
+    l4.update(minNodes=2, maxNodes=2)
+    for config, secrets, levels in (
+        (hosts, ["gpukit:sshPrivateKey"], ["kubernetes.io/hostname"]),
+        (gke, [], ["topology.kubernetes.io/zone", "kubernetes.io/hostname"]),
+    ):
+        recording = record(lambda c=config, k=secrets: build(c, k), region="us-central1")
+        (topology,) = recording.of_type(TOPOLOGY_KIND)
+        assert [level["nodeLabel"] for level in topology.inputs["spec"]["levels"]] == levels
+        validate_crd(_object(topology.inputs))
+        flavors = {f.inputs["metadata"]["name"]: f.inputs["spec"] for f in recording.of_type(FLAVOR)}
+        assert flavors and all(spec["topologyName"] == "gpukit-nodes" for spec in flavors.values())
+        referenced = {
+            flavor["name"]
+            for queue in recording.of_type(CLUSTER_QUEUE)
+            for group in queue.inputs["spec"]["resourceGroups"]
+            for flavor in group["flavors"]
+        }
+        assert referenced == set(flavors)

@@ -160,6 +160,12 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "got 'queue'",
     ),
     (
+        "topology-aware-on-pending-pod-pools",
+        batch(topologyAware=True),
+        f"{KEY}.topologyAware",
+        "pool 'l4' (gpukit:nodePools[1]) scales on pending pods (0..8 nodes)",
+    ),
+    (
         "misspelt-key",
         batch(queue=[queue()]),
         f"{KEY}.queue",

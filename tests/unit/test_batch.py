@@ -1,6 +1,7 @@
 """The batch add-on's pure parts: queues resolved in pod-request units, Kueue's objects against the
 vendored CRDs, and the Helm values against the pinned charts' values.yaml."""
 
+from dataclasses import replace
 from typing import Any
 
 import jsonschema
@@ -14,13 +15,16 @@ from crd_schemas import chart_values, validate
 from gpukit.components.addons.batch import gang_check, names
 from gpukit.components.addons.batch.charts import JOBSET, KUEUE, TRAINER
 from gpukit.components.addons.batch.objects import (
+    TOPOLOGY,
     cluster_queue,
     local_queue,
+    pool_flavor_name,
     priority_class,
     provisioning_objects,
     resource_flavor,
     resource_groups,
     team_namespaces,
+    topology_object,
 )
 from gpukit.components.addons.batch.queues import Quota, planned_queues, split
 from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
@@ -28,6 +32,7 @@ from gpukit.components.addons.batch.values import kueue_configuration, kueue_val
 from gpukit.components.addons.gpu_operator.values import NAMESPACE as GPU_OPERATOR_NAMESPACE
 from gpukit.components.addons.verification import jobs
 from gpukit.components.addons.verification.checks import SAMPLE_IMAGE
+from gpukit.components.pools import Taint
 from gpukit.components.resolve.config import resolve_config
 from harness import eks_config, unknown_values
 
@@ -281,3 +286,21 @@ def test_constants_shared_with_other_addons_agree() -> None:
         jobs.NAMESPACE,
         jobs.HOST_IPC_NAMESPACE,
     }
+
+
+def test_topology_aware_flavors_validate_and_are_renamed_when_they_change() -> None:
+    """A TAS flavor's labels, tolerations and topology are immutable in Kueue's API (the CRD's rules),
+    so its name carries a hash of them: a change is a new flavor, never an update the API refuses."""
+    cluster = resolved({})
+    pool = cluster.gpu_pools[0]
+    validate(topology_object(("topology.kubernetes.io/zone", "kubernetes.io/hostname")))
+    flavor = resource_flavor(pool, TOPOLOGY)
+    validate(flavor)
+    assert flavor["spec"]["topologyName"] == TOPOLOGY
+    assert pool_flavor_name(pool) == "pool-l4" == resource_flavor(pool)["metadata"]["name"]
+    assert flavor["metadata"]["name"].startswith("pool-l4-") and flavor["metadata"]["name"] != "pool-l4"
+    tainted = replace(pool, taints=(*pool.taints, Taint("example.com/x", "y", "NoSchedule")))
+    assert pool_flavor_name(tainted, TOPOLOGY) != pool_flavor_name(pool, TOPOLOGY)
+    assert pool_flavor_name(replace(pool, max_nodes=pool.max_nodes + 1), TOPOLOGY) == pool_flavor_name(
+        pool, TOPOLOGY
+    )  # the quota lives in the queues, not in the flavor

@@ -13,12 +13,15 @@ from gpukit.components.addons.batch.charts import KUEUE, TRAINER, Chart
 from gpukit.components.addons.batch.gang_check import gang_job, gang_pools, gang_queue_objects, gang_service
 from gpukit.components.addons.batch.names import KUEUE_NAMESPACE, TRAINER_NAMESPACE
 from gpukit.components.addons.batch.objects import (
+    TOPOLOGY,
     cluster_queue,
+    flavor_names,
     local_queue,
     priority_class,
     provisioning_objects,
     resource_flavor,
     team_namespaces,
+    topology_object,
 )
 from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
 from gpukit.components.addons.batch.settings import batch_settings
@@ -54,14 +57,17 @@ def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
     settings = batch_settings(cluster)
     system = tolerations_for([p for p in cluster.pools if not p.is_gpu])
     capacity = settings.capacity
-    objects = [resource_flavor(p) for p in cluster.gpu_pools]
+    topology = TOPOLOGY if settings.topology_levels else None
+    flavors = flavor_names(cluster.gpu_pools, topology)
+    objects = [topology_object(settings.topology_levels)] if topology else []
+    objects += [resource_flavor(p, topology) for p in cluster.gpu_pools]
     objects += [priority_class(c) for c in settings.priority_classes]
     if capacity.provisioning_class and capacity.queued_pools:
         queued = [p for p in cluster.gpu_pools if p.name in capacity.queued_pools]
         managed = sorted({r for p in queued for r in p.advertised_resources})
         objects += provisioning_objects(capacity.provisioning_class, managed)
     objects += [
-        cluster_queue(q, capacity.queued_pools, preempt=bool(settings.priority_classes))
+        cluster_queue(q, capacity.queued_pools, preempt=bool(settings.priority_classes), flavors=flavors)
         for q in settings.queues
     ]
     args: BatchSchedulingArgs = {
@@ -83,7 +89,7 @@ def batch_args(cluster: ResolvedCluster) -> BatchSchedulingArgs:
     pools = gang_pools(cluster.pools)
     if verification.get("enabled", False) and pools:
         timeout = verification.get("timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT)
-        args["gang_check"] = [*gang_queue_objects(pools), gang_service()]
+        args["gang_check"] = [*gang_queue_objects(pools, flavors), gang_service()]
         args["gang_jobs"] = [gang_job(p, timeout) for p in pools]
         args["gang_timeout_minutes"] = timeout
     return args

@@ -10,7 +10,7 @@ every capability dropped, seccomp RuntimeDefault; the namespace enforces Pod Sec
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpukit.components.addons.batch.names import GANG_CHECK_NAMESPACE, QUEUE_NAME_LABEL, flavor_name
@@ -68,9 +68,13 @@ def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
     return meta
 
 
-def gang_queue_objects(pools: Sequence[PoolFacts]) -> list[dict[str, Any]]:
+def gang_queue_objects(
+    pools: Sequence[PoolFacts], flavors: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """Its namespace, ClusterQueue (one gang's quota on each pool; a queued pool's flavor waits for its
-    ProvisioningRequest, as a team queue's does) and LocalQueue."""
+    ProvisioningRequest, as a team queue's does) and LocalQueue. `flavors`: each pool's flavor name
+    (objects.flavor_names; default `pool-<pool>`)."""
+    names = {p.name: (flavors or {}).get(p.name, flavor_name(p.name)) for p in pools}
     namespace = {
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -98,7 +102,7 @@ def gang_queue_objects(pools: Sequence[PoolFacts]) -> list[dict[str, Any]]:
                     "coveredResources": [GPU_RESOURCE],
                     "flavors": [
                         {
-                            "name": flavor_name(pool.name),
+                            "name": names[pool.name],
                             "resources": [{"name": GPU_RESOURCE, "nominalQuota": PODS}],
                         }
                         for pool in pools
@@ -107,7 +111,7 @@ def gang_queue_objects(pools: Sequence[PoolFacts]) -> list[dict[str, Any]]:
             ],
         },
     }
-    checked = [flavor_name(p.name) for p in pools if p.provisioning is Provisioning.QUEUED]
+    checked = [names[p.name] for p in pools if p.provisioning is Provisioning.QUEUED]
     if checked:
         cluster_queue["spec"]["admissionChecksStrategy"] = {
             "admissionChecks": [{"name": PROVISIONING_CHECK, "onFlavors": checked}]

@@ -10,11 +10,14 @@ validate them against the vendored CRDs (tests/reference/kueue-v0.19.2).
   namespaces. Resources that any one pool offers together share a resource group (Kueue wants every
   flavor of a group to list the group's resources, so a pool lists 0 of those it lacks).
 - A LocalQueue of the queue's name in each of its namespaces; the namespaces themselves.
+- With `topologyAware`, one Topology (the substrate's levels) that every flavor names.
 - WorkloadPriorityClasses; and where a pool's nodes come from a ProvisioningRequest, its AdmissionCheck
   and ProvisioningRequestConfig (variant.py says which class).
 """
 
-from collections.abc import Sequence
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpukit.components.addons.batch.names import (
@@ -31,6 +34,7 @@ MANAGED_LABEL = "app.kubernetes.io/managed-by"
 MANAGED_BY = "gpukit"
 PROVISIONING_CHECK = "gpukit-provisioning"
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+TOPOLOGY = "gpukit-nodes"
 
 
 def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
@@ -40,17 +44,49 @@ def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
     return meta
 
 
-def resource_flavor(pool: PoolFacts) -> dict[str, Any]:
+def _flavor_spec(pool: PoolFacts, topology: str | None) -> dict[str, Any]:
     labels = {k: v for k, v in pool.labels.items() if k in (POOL_LABEL, GPU_MODEL_LABEL)}
     spec: dict[str, Any] = {"nodeLabels": labels}
     if pool.taints:
         spec["nodeTaints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool.taints]
         spec["tolerations"] = [t.toleration() for t in pool.taints]
+    if topology is not None:
+        spec["topologyName"] = topology
+    return spec
+
+
+def pool_flavor_name(pool: PoolFacts, topology: str | None = None) -> str:
+    """`pool-<pool>`; with a Topology, also a hash of the flavor's spec: Kueue's API refuses any change
+    to a TAS flavor's node labels, tolerations or topology (the CRD's validation rules), so a changed one
+    is a new flavor, which the queues switch to before the old one goes (its in-use finalizer would hold
+    a flavor deleted first)."""
+    if topology is None:
+        return flavor_name(pool.name)
+    spec = json.dumps(_flavor_spec(pool, topology), sort_keys=True)
+    return f"{flavor_name(pool.name)}-{hashlib.sha256(spec.encode()).hexdigest()[:8]}"
+
+
+def flavor_names(pools: Sequence[PoolFacts], topology: str | None = None) -> dict[str, str]:
+    """Each GPU pool's flavor name, by pool name: what the queues reference."""
+    return {p.name: pool_flavor_name(p, topology) for p in pools if p.is_gpu}
+
+
+def resource_flavor(pool: PoolFacts, topology: str | None = None) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "ResourceFlavor",
-        "metadata": _meta(flavor_name(pool.name)),
-        "spec": spec,
+        "metadata": _meta(pool_flavor_name(pool, topology)),
+        "spec": _flavor_spec(pool, topology),
+    }
+
+
+def topology_object(levels: Sequence[str]) -> dict[str, Any]:
+    """The Kueue Topology the flavors reference: `levels` node labels, coarse to fine."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Topology",
+        "metadata": _meta(TOPOLOGY),
+        "spec": {"levels": [{"nodeLabel": label} for label in levels]},
     }
 
 
@@ -82,9 +118,20 @@ def _flavor_resources(pool: str, group: Sequence[str], quotas: Sequence[Quota]) 
     return out
 
 
-def cluster_queue(queue: Queue, checked_pools: Sequence[str] = (), preempt: bool = False) -> dict[str, Any]:
+def cluster_queue(
+    queue: Queue,
+    checked_pools: Sequence[str] = (),
+    preempt: bool = False,
+    flavors: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The queue's ClusterQueue. `checked_pools`: pools whose flavors wait for a ProvisioningRequest;
-    `preempt`: priority classes exist, so higher ones may preempt lower within the queue."""
+    `preempt`: priority classes exist, so higher ones may preempt lower within the queue; `flavors`:
+    each pool's flavor name (flavor_names; default `pool-<pool>`)."""
+    names = flavors or {}
+
+    def flavor(pool: str) -> str:
+        return names.get(pool, flavor_name(pool))
+
     groups = []
     for group in resource_groups(queue.quotas):
         pools = list(dict.fromkeys(q.pool for q in queue.quotas if q.resource in group))
@@ -92,8 +139,7 @@ def cluster_queue(queue: Queue, checked_pools: Sequence[str] = (), preempt: bool
             {
                 "coveredResources": group,
                 "flavors": [
-                    {"name": flavor_name(p), "resources": _flavor_resources(p, group, queue.quotas)}
-                    for p in pools
+                    {"name": flavor(p), "resources": _flavor_resources(p, group, queue.quotas)} for p in pools
                 ],
             }
         )
@@ -118,7 +164,7 @@ def cluster_queue(queue: Queue, checked_pools: Sequence[str] = (), preempt: bool
         preemption["withinClusterQueue"] = "LowerPriority"
     if preemption:
         spec["preemption"] = preemption
-    checked = [flavor_name(p) for p in dict.fromkeys(checked_pools) if any(q.pool == p for q in queue.quotas)]
+    checked = [flavor(p) for p in dict.fromkeys(checked_pools) if any(q.pool == p for q in queue.quotas)]
     if checked:
         spec["admissionChecksStrategy"] = {
             "admissionChecks": [{"name": PROVISIONING_CHECK, "onFlavors": checked}]

@@ -5,8 +5,11 @@ from typing import Any
 
 from gpukit.components.addons.batch.charts import JOBSET, KUEUE, TRAINER
 from gpukit.components.addons.batch.names import QUEUE_NAME_LABEL
+from gpukit.components.addons.batch.objects import TOPOLOGY
 from gpukit.components.addons.batch.queues import Queue
 from gpukit.components.addons.batch.settings import BatchSettings
+
+REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 
 
 def report_lines(settings: BatchSettings) -> list[str]:
@@ -36,6 +39,12 @@ def report_lines(settings: BatchSettings) -> list[str]:
         lines.append(f"  how gangs get nodes on the other pools: {capacity.how}")
     else:
         lines.append(f"  how gangs get nodes: {capacity.how}")
+    if settings.topology_levels:
+        lines.append(
+            f"  topology-aware scheduling: Topology {TOPOLOGY} ({' > '.join(settings.topology_levels)}) on "
+            "every GPU pool; a job asks for one domain with the pod-template annotation "
+            f"{REQUIRED_TOPOLOGY}: <level>"
+        )
     for queue in settings.queues:
         lines += _queue_lines(queue)
     return lines
@@ -79,6 +88,9 @@ def document(settings: BatchSettings) -> dict[str, Any]:
                 "provisioningClass": settings.capacity.provisioning_class,
                 "how": settings.capacity.queued_how or None,
             },
+            "topology": {"name": TOPOLOGY, "levels": list(settings.topology_levels)}
+            if settings.topology_levels
+            else None,
             "queues": [
                 {
                     "name": q.name,

@@ -24,6 +24,8 @@ class BatchSettings:
     """The ClusterTrainingRuntimes gpukit creates (runtimes.py)."""
     configured_queues: bool
     """Whether the stack lists its queues (else the one default queue)."""
+    topology_levels: tuple[str, ...] = ()
+    """The Kueue Topology's node labels, coarse to fine, with `topologyAware` (empty: no TAS)."""
 
 
 def batch_settings(cluster: ResolvedCluster) -> BatchSettings:
@@ -39,4 +41,5 @@ def batch_settings(cluster: ResolvedCluster) -> BatchSettings:
         capacity=variant.capacity(cluster),
         runtimes=tuple(runtime_name(p) for p in runtime_pools(cluster.pools)),
         configured_queues="queues" in spec,
+        topology_levels=variant.topology_levels if spec.get("topology_aware", False) else (),
     )

@@ -41,6 +41,8 @@ def batch_problems(scope: ValidationScope) -> list[Problem]:
     if pools is not None and not any(p.is_gpu for p in pools):
         problems.append(Problem(f"{KEY}.enabled", "needs a GPU pool: its queues hold GPU quotas; got none"))
         return problems
+    if spec.get("topology_aware", False) and pools is not None:
+        problems += _topology_problems(pools)
     queues = spec.get("queues")
     if queues is not None and not queues:
         problems.append(
@@ -96,6 +98,28 @@ def _queued_pool_problems(scope: ValidationScope, enabled: bool) -> list[Problem
                     "ProvisioningRequest admission check; set it, or use `standard`",
                 )
             )
+    return problems
+
+
+def _topology_problems(pools: Sequence[PoolFacts]) -> list[Problem]:
+    """Kueue's TAS counts only nodes that exist (Ready, schedulable: topology_aware_scheduling.md,
+    "Capacity calculation"), and every flavor of a queue is a TAS one: a pool that scales on pending pods
+    would admit nothing beyond the nodes it has (none, at 0). Only pools whose nodes exist before a gang
+    is admitted qualify: queued ones (the ProvisioningRequest brings them first) and fixed ones."""
+    problems = []
+    for i, pool in enumerate(pools):
+        if not pool.is_gpu or pool.provisioning is Provisioning.QUEUED or pool.min_nodes == pool.max_nodes:
+            continue
+        problems.append(
+            Problem(
+                f"{KEY}.topologyAware",
+                f"pool {pool.name!r} ({POOLS_KEY}[{i}]) scales on pending pods "
+                f"({pool.min_nodes}..{pool.max_nodes} nodes), and Kueue's topology-aware scheduling counts "
+                "only nodes that exist, so nothing would be admitted there beyond the nodes it has; give it "
+                "`provisioning: queued` or minNodes equal to "
+                "maxNodes, or set topologyAware to false",
+            )
+        )
     return problems
 
 

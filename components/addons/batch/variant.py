@@ -27,6 +27,13 @@ from gpukit.components.spec import ClusterConfig, Provisioning
 from gpukit.components.substrate import ResolvedCluster
 
 BATCH = "batch"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+HOST_LEVELS = (HOSTNAME_LABEL,)
+"""Topology levels every node has: its own hostname label (kubelet sets it). Kueue's TAS docs ask for
+the node as the lowest level so node taints are respected (site/.../topology_aware_scheduling.md)."""
+ZONE_HOST_LEVELS = (ZONE_LABEL, HOSTNAME_LABEL)
+"""Where the cloud's node controller labels each node with its zone (EKS, GKE: the well-known label)."""
 GKE_QUEUED_CLASS = "queued-provisioning.gke.io"
 BEST_EFFORT_ATOMIC_CLASS = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 
@@ -70,6 +77,10 @@ PENDING_PODS = (
 class BatchVariant:
     """A substrate's batch fact; this default is machines that do not scale."""
 
+    topology_levels: tuple[str, ...] = HOST_LEVELS
+    """The node labels, coarse to fine, a Kueue Topology over this substrate's nodes uses: only labels
+    every node carries (TAS counts a node only if it has every level's label)."""
+
     def pending_how(self, args: ClusterConfig) -> str:
         """What happens while a gang waits on a pool without queued provisioning."""
         return FIXED_CAPACITY
@@ -91,10 +102,17 @@ class PendingPodScaling(BatchVariant):
     """An autoscaler that starts nodes for pending pods, and what it does for queued pools (None: it
     implements no ProvisioningRequest, for the reason given)."""
 
-    def __init__(self, scaler: str, queued: QueuedProvisioning | None, why_not: str = "") -> None:
+    def __init__(
+        self,
+        scaler: str,
+        queued: QueuedProvisioning | None,
+        why_not: str = "",
+        levels: tuple[str, ...] = HOST_LEVELS,
+    ) -> None:
         self.scaler = scaler
         self.queued_provisioning = queued
         self.why_not = why_not
+        self.topology_levels = levels
 
     def pending_how(self, args: ClusterConfig) -> str:
         why = f" ({self.why_not})" if self.queued_provisioning is None else ""
@@ -112,9 +130,10 @@ CLUSTER_AUTOSCALER_QUEUED = QueuedProvisioning(
     "and requeued by gang admission",
 )
 CLUSTER_AUTOSCALER_BATCH = PendingPodScaling("the Cluster Autoscaler", CLUSTER_AUTOSCALER_QUEUED)
-"""EKS without Karpenter, k3s on EC2 and on Compute Engine: gpukit's Cluster Autoscaler runs with
-`--enable-provisioning-requests` and the ProvisioningRequest CRD where a pool is queued
-(components/autoscaler/provisioning.py)."""
+"""k3s on EC2 and on Compute Engine (EKS without Karpenter: providers/aws/eks/batch_variant.py): gpukit's
+Cluster Autoscaler runs with `--enable-provisioning-requests` and the ProvisioningRequest CRD where a
+pool is queued (components/autoscaler/provisioning.py). k3s runs no cloud node controller, so its nodes
+carry no zone label: topology by node only."""
 GKE_BATCH = PendingPodScaling(
     "GKE's cluster autoscaler",
     QueuedProvisioning(
@@ -123,6 +142,7 @@ GKE_BATCH = PendingPodScaling(
         "or none (flex-start, nodes kept up to 7 days) and Kueue admits the gang once they are there: "
         "no node runs, and none is paid for, while the gang waits",
     ),
+    levels=ZONE_HOST_LEVELS,
 )
 """GKE: pools marked `provisioning: queued` are flex-start node pools with queued provisioning
 (providers/gcp/gke/node_pool.py); the others scale on pending pods."""

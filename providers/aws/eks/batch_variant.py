@@ -4,7 +4,8 @@ ProvisioningRequests (`provisioning: queued` pools): Karpenter implements none (
 """
 
 from gpukit.components.addons.batch.variant import (
-    CLUSTER_AUTOSCALER_BATCH,
+    CLUSTER_AUTOSCALER_QUEUED,
+    ZONE_HOST_LEVELS,
     BatchVariant,
     PendingPodScaling,
     QueuedProvisioning,
@@ -17,12 +18,20 @@ KARPENTER_BATCH = PendingPodScaling(
     None,
     "Karpenter implements no ProvisioningRequest, so no gang gets its nodes all at once; "
     "`gpukit:cluster.autoscaler: cluster-autoscaler` takes queued pools",
+    levels=ZONE_HOST_LEVELS,
+)
+EKS_CLUSTER_AUTOSCALER_BATCH = PendingPodScaling(
+    "the Cluster Autoscaler", CLUSTER_AUTOSCALER_QUEUED, levels=ZONE_HOST_LEVELS
 )
 
 
 class EksBatch(BatchVariant):
+    """EKS nodes carry the zone label (topology.kubernetes.io/zone) whatever scales them."""
+
+    topology_levels = ZONE_HOST_LEVELS
+
     def _scaler(self, args: ClusterConfig) -> PendingPodScaling:
-        return KARPENTER_BATCH if uses_karpenter(args["cluster"]) else CLUSTER_AUTOSCALER_BATCH
+        return KARPENTER_BATCH if uses_karpenter(args["cluster"]) else EKS_CLUSTER_AUTOSCALER_BATCH
 
     def pending_how(self, args: ClusterConfig) -> str:
         return self._scaler(args).pending_how(args)
