@@ -30,7 +30,8 @@ def autoscaler_release(
             f"{name}-provisioningrequest-crd",
             metadata=crd["metadata"],
             spec=crd["spec"],
-            opts=opts,
+            # Kept when the last queued pool goes (provisioning.py): deleting it deletes every request.
+            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(retain_on_delete=True)),
         )
         values = pulumi.Output.from_input(values).apply(with_provisioning_requests)
         waits = list(opts.depends_on) if isinstance(opts.depends_on, list) else []

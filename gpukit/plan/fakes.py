@@ -46,6 +46,8 @@ class Recorded:
     """The resource option: a replacement deletes the old resource before creating the new one."""
     ignore_changes: list[str] = field(default_factory=list)
     """The resource option: input properties whose changes an update leaves alone."""
+    retain_on_delete: bool = False
+    """The resource option: deleting it from the stack leaves the cloud or cluster object in place."""
     dependencies: list[str] = field(default_factory=list)
     """URNs the resource waits for (depends_on and the resources its inputs came from)."""
 
@@ -142,6 +144,7 @@ class RecordingMonitor(MockMonitor):
             id=response.id,
             delete_before_replace=bool(request.deleteBeforeReplace),
             ignore_changes=list(request.ignoreChanges),
+            retain_on_delete=bool(request.retainOnDelete),
             dependencies=list(request.dependencies),
         )
         with self._lock:

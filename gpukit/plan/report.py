@@ -253,18 +253,24 @@ def cluster_sections(plan: PlanResult) -> list[str]:
         _pool_rows(plan.costs.pools, gpu=False, region=plan.costs.basis.region, zones=zones),
     )
     gpu_pools = [pc.pool for pc in plan.costs.pools if pc.pool.is_gpu]
-    by_taints: dict[tuple[str, ...], list[str]] = {}
+    by_taints: dict[tuple[tuple[str, ...], bool], list[str]] = {}
     for pool in gpu_pools:
-        by_taints.setdefault(tuple(sorted(t.spec() for t in pool.taints)), []).append(pool.name)
-    if len(by_taints) == 1:
-        taints = next(iter(by_taints))
+        key = (tuple(sorted(t.spec() for t in pool.taints)), pool.pending_pods_scale)
+        by_taints.setdefault(key, []).append(pool.name)
+    if len(by_taints) == 1 and next(iter(by_taints))[1]:
+        taints = next(iter(by_taints))[0]
         out += ["", f"GPU nodes are tainted {', '.join(taints)}; GPU pods need the matching toleration."]
     elif by_taints:  # pools differ (a queued pool's extra taint): say which carries which
         out += [""]
         out += [
             f"GPU nodes of {', '.join(names)} are tainted {', '.join(taints)}; GPU pods need the matching "
-            "toleration."
-            for taints, names in by_taints.items()
+            + (
+                "toleration."
+                if scales
+                else "toleration, and come only through a ProvisioningRequest: only jobs submitted to a "
+                "Kueue queue get them."
+            )
+            for (taints, scales), names in by_taints.items()
         ]
     for pool in (pc.pool for pc in plan.costs.pools if not pc.pool.is_gpu and pc.pool.taints):
         specs = ", ".join(t.spec() for t in pool.taints)

@@ -89,8 +89,13 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
         suite for addon in addons.ADDONS if (suite := addon.checks(cluster, args.timeout_minutes)) is not None
     ]
     if not suites:
-        # Today the checks are the GPU pools' (components/addons/verification/): none without GPU pools.
-        return report_error(f"stack {stack.name} has nothing to verify (no GPU pools)", as_json=False)
+        # Today the checks are the GPU pools' (components/addons/verification/): none without GPU pools,
+        # nor on pools whose nodes only ProvisioningRequests start (GKE's queued pools: the batch gang
+        # check at `pulumi up` is theirs).
+        return report_error(
+            f"stack {stack.name} has nothing to verify (no GPU pool a plain pod can start a node of)",
+            as_json=False,
+        )
     kubectl = Kubectl(args.kubectl, args.kubeconfig)
     try:
         with _sigterm_interrupts():

@@ -166,6 +166,7 @@ def test_a_queued_pool_under_the_cluster_autoscaler_gets_its_provisioning_reques
     start); the admission check asks for best-effort atomic scale-up on the queued pool's flavor."""
     (crd,) = k3s_queued.of_type(CRD)
     assert crd.inputs["metadata"]["name"] == "provisioningrequests.autoscaling.x-k8s.io"
+    assert crd.retain_on_delete  # removing the last queued pool must not delete every request
     assert [v["name"] for v in crd.inputs["spec"]["versions"]] == ["v1", "v1beta1"]
     autoscaler = next(r for r in k3s_queued.of_type(RELEASE) if r.inputs["name"] == "cluster-autoscaler")
     assert crd.urn in autoscaler.dependencies
@@ -173,6 +174,9 @@ def test_a_queued_pool_under_the_cluster_autoscaler_gets_its_provisioning_reques
     assert args["enable-provisioning-requests"] is True
     assert args["kube-api-content-type"] == "application/json"
     assert args["expander"]  # the shared flags stay
+    assert autoscaler.inputs["values"]["rbac"]["additionalRules"] == [
+        {"apiGroups": ["autoscaling.x-k8s.io"], "resources": ["provisioningrequests"], "verbs": ["delete"]}
+    ]
     kueue = next(r for r in k3s_queued.of_type(RELEASE) if r.inputs["name"] == "kueue")
     assert {crd.urn, autoscaler.urn} <= set(kueue.dependencies)
     (config,) = k3s_queued.of_type(PROVISIONING_CONFIG)
@@ -258,3 +262,22 @@ def test_topology_aware_scheduling_on_own_hosts_and_on_gke() -> None:
             for flavor in group["flavors"]
         }
         assert referenced == set(flavors)
+
+
+def test_eks_on_the_cluster_autoscaler_serves_provisioning_requests_for_a_queued_pool() -> None:
+    config = eks_config(**{"gpukit:batch": {"enabled": True}})
+    next(p for p in config["gpukit:nodePools"] if p["name"] == "l4")["provisioning"] = "queued"
+    recording = record(lambda: build(config))
+    (crd,) = recording.of_type(CRD)
+    autoscaler = next(r for r in recording.of_type(RELEASE) if r.inputs["name"] == "cluster-autoscaler")
+    assert crd.urn in autoscaler.dependencies
+    assert autoscaler.inputs["values"]["extraArgs"]["enable-provisioning-requests"] is True
+    kueue = next(r for r in recording.of_type(RELEASE) if r.inputs["name"] == "kueue")
+    assert {crd.urn, autoscaler.urn} <= set(kueue.dependencies)
+    assert kueue.inputs["values"]["controllerManager"]["manager"]["podAnnotations"] == {
+        "gpukit.dev/provisioning-requests": "true"
+    }
+    (config_object,) = recording.of_type(PROVISIONING_CONFIG)
+    assert config_object.inputs["spec"]["provisioningClassName"] == (
+        "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
+    )

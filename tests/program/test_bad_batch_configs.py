@@ -136,6 +136,12 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "takes effect only with `gpukit:batch.enabled: true`",
     ),
     (
+        "topology-aware-without-enabled",
+        lambda config: config.update({KEY: {"topologyAware": True}}),
+        f"{KEY}.topologyAware",
+        "takes effect only with `gpukit:batch.enabled: true`",
+    ),
+    (
         "no-queues",
         batch(queues=[]),
         f"{KEY}.queues",

@@ -5,13 +5,14 @@ its nodes is the substrate's fact (variant.py)."""
 from typing import Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, ValidationScope
-from gpukit.components.addons.batch.findings import gang_findings, quota_findings
+from gpukit.components.addons.batch.findings import gang_findings, queued_gang_findings, quota_findings
 from gpukit.components.addons.batch.gang_check import PODS, gang_pools
 from gpukit.components.addons.batch.queues import batch_enabled
 from gpukit.components.addons.batch.report import document, report_lines
 from gpukit.components.addons.batch.settings import batch_settings
 from gpukit.components.addons.batch.validate import batch_problems
 from gpukit.components.addons.batch.variant import BATCH
+from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.handle import ClusterHandle
@@ -33,9 +34,14 @@ class BatchAddon(Addon):
         settings = batch_settings(cluster)
         found = quota_findings(settings.queues, cluster.pools, settings.configured_queues)
         verifies = cluster.args.get("verification", {}).get("enabled", False)
-        return found + gang_findings(
-            cluster.pools, verifies, [p.name for p in gang_pools(cluster.pools)], PODS
-        )
+        gang = [p.name for p in gang_pools(cluster.pools)]
+        found += gang_findings(cluster.pools, verifies, gang, PODS)
+        if verifies:
+            timeout = cluster.args.get("verification", {}).get(
+                "timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT
+            )
+            found += queued_gang_findings(cluster, gang, PODS, timeout)
+        return found
 
     def report(self, cluster: ResolvedCluster, handle: ClusterHandle) -> list[str]:
         return report_lines(batch_settings(cluster)) if self.wanted(cluster) else []

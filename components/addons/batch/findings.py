@@ -1,9 +1,15 @@
 """What the plan flags about a stack's queues although Kueue would take them: a quota no pool can ever
 fill, and a gang that no pool could run."""
 
+import math
+
 from gpukit.components.addons.batch.queues import Queue
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
+from gpukit.components.pricing import pool_quote
+from gpukit.components.sharing import GPU_RESOURCE
+from gpukit.components.spec import Provisioning
+from gpukit.components.substrate import ResolvedCluster
 
 KEY = "gpukit:batch.queues"
 
@@ -75,4 +81,39 @@ def gang_findings(
         for i, pool in enumerate(pools)
         if pool.is_gpu and not pool.pending_pods_scale and pool.name not in gang_pools
     ]
+    return found
+
+
+def queued_gang_findings(
+    cluster: ResolvedCluster, gang_pools: list[str], gang_pods: int, timeout_minutes: int
+) -> list[Finding]:
+    """Per queued pool the gang check runs on: the nodes it asks for each time, how long `pulumi up`
+    waits for them, and what happens if they never come (Kueue retries a failed ProvisioningRequest
+    `retryStrategy.backoffLimitCount` times, 3 by default in the vendored ProvisioningRequestConfig CRD,
+    then rejects the check and deactivates the workload: pkg/controller/admissionchecks/provisioning/
+    controller.go @v0.19.2)."""
+    found = []
+    region = cluster.spec.get("region", "")
+    for i, pool in enumerate(cluster.pools):
+        if pool.name not in gang_pools or pool.provisioning is not Provisioning.QUEUED:
+            continue
+        nodes = math.ceil(gang_pods / max(pool.advertised_resources.get(GPU_RESOURCE, 1), 1))
+        per_node = pool_quote(cluster.substrate.catalog, pool, region).per_node
+        cost = (
+            f"at most ${per_node * nodes * timeout_minutes / 60:,.2f} per run at on-demand list price"
+            if per_node is not None
+            else f"gpukit has no price for {pool.instance.name} in {region}"
+        )
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"gpukit:nodePools[{i}].provisioning",
+                f"the batch gang check asks for {nodes} node(s) of queued pool {pool.name!r} through a "
+                "ProvisioningRequest each time it runs (the first `pulumi up`, then whenever it changes), "
+                f"and `pulumi up` waits up to {timeout_minutes} min for them: if the capacity does not come, "
+                "Kueue retries the request (3 times) and then deactivates the check, and `pulumi up` fails "
+                f"at the timeout; {cost}",
+                fix="nothing to do; set gpukit:verification.enabled to false to deploy without it",
+            )
+        )
     return found

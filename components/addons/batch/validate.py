@@ -33,7 +33,11 @@ def batch_problems(scope: ValidationScope) -> list[Problem]:
             Problem(
                 f"{KEY}.{camel}", f"takes effect only with `{KEY}.enabled: true`; set it, or remove the key"
             )
-            for attr, camel in (("queues", "queues"), ("priority_classes", "priorityClasses"))
+            for attr, camel in (
+                ("queues", "queues"),
+                ("priority_classes", "priorityClasses"),
+                ("topology_aware", "topologyAware"),
+            )
             if attr in spec
         ]
     problems = queued + _priority_class_problems(spec) + _gang_problems(spec)

@@ -73,9 +73,10 @@ def kueue_values(
 ) -> dict[str, Any]:
     """`tolerations`: for the taints of the machines without GPUs (k3s servers'), so the controller
     runs where system pods do. `provisioning_requests`: a pool is queued. Kueue looks for the
-    ProvisioningRequest API only when it starts, so its pods carry an annotation that says so: a queued
-    pool added to (or removed from) a running cluster changes the pod template, and Kueue restarts after
-    the API is there (the release waits for what installs it)."""
+    ProvisioningRequest API only when it starts, so its pods carry an annotation that says so: the first
+    queued pool added to a running cluster changes the pod template, and Kueue restarts after the API is
+    there (the release waits for what installs it). Removing the last one restarts it too; the API stays
+    (the CRD is retained: components/autoscaler/provisioning.py), so nothing goes from under it."""
     config = kueue_configuration(timeout_minutes, block_admission, trainer)
     manager: dict[str, Any] = {"tolerations": [dict(t) for t in tolerations]}
     if provisioning_requests:

@@ -30,8 +30,9 @@ BATCH = "batch"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 HOST_LEVELS = (HOSTNAME_LABEL,)
-"""Topology levels every node has: its own hostname label (kubelet sets it). Kueue's TAS docs ask for
-the node as the lowest level so node taints are respected (site/.../topology_aware_scheduling.md)."""
+"""Topology levels every node has: its own hostname label (kubelet sets it). With the node as the lowest
+level Kueue pins each pod to the node it chose (pkg/cache/scheduler/tas_flavor_snapshot.go @v0.19.2 sets
+node selectors at the hostname level only)."""
 ZONE_HOST_LEVELS = (ZONE_LABEL, HOSTNAME_LABEL)
 """Where the cloud's node controller labels each node with its zone (EKS, GKE: the well-known label)."""
 GKE_QUEUED_CLASS = "queued-provisioning.gke.io"
