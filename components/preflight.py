@@ -160,13 +160,15 @@ def preflight(cluster: ResolvedCluster) -> list[Finding]:
     """Findings for a validated cluster, errors first."""
     cuda = cluster.cuda_version
     findings: list[Finding] = []
+    # Where the platform partitions the GPUs itself (GKE's driver: gpu_partition_size), no MIG manager runs.
+    mig_manager = cluster.substrate.operator_shares_gpus(cluster.args)
     for i, pool in enumerate(cluster.pools):
         if not pool.is_gpu:
             continue
         branch = driver_branch_for(cluster, pool)
         if branch is not None:
             findings.extend(_pool_findings(i, pool, branch, cuda, newer_driver_fix(cluster, branch)))
-        if pool.sharing.mig_config is not None:
+        if pool.sharing.mig_config is not None and mig_manager:
             findings.append(
                 Finding(
                     Severity.WARNING,

@@ -47,7 +47,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
 )
 from gpukit.providers.gcp.gke.queued_provisioning import queued_pool_facts, queued_pool_findings
 from gpukit.providers.gcp.gke.shared_storage.variant import GkeSharedStorageVariant
-from gpukit.providers.gcp.gke.sharing_rules import validate_gke_sharing
+from gpukit.providers.gcp.gke.sharing_rules import operator_sharing_findings, validate_gke_sharing
 from gpukit.providers.gcp.k3s.autoscaler import gpu_label
 from gpukit.providers.gcp.k3s.images import DLVM_DRIVER_BRANCH
 from gpukit.providers.gcp.k3s.nfs_variant import GceNfs
@@ -136,7 +136,7 @@ class GkeSubstrate(Substrate):
         return gke_charges(cluster)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return queued_pool_findings(cluster.pools)
+        return queued_pool_findings(cluster.pools) + operator_sharing_findings(cluster.pools, cluster.driver)
 
     def next_steps(self, cluster: ResolvedCluster) -> list[str]:
         spec = cluster.spec

@@ -331,3 +331,20 @@ def test_gke_driver_partitions_b200_gpus_with_their_mig_profile() -> None:
     b200 = pools(run(config))["b200"]["nodeConfig"]
     assert b200["guestAccelerators"][0]["gpuPartitionSize"] == "1g.23gb"
     assert "nvidia.com/mig.config" not in b200["labels"]
+
+
+def test_the_critical_pod_quota_is_sized_from_the_pools_max_nodes() -> None:
+    """GKE with `driver: operator` admits the Operator's critical-priority pods only under the quota;
+    a fixed 100 starved GPU nodes past about the twelfth (issue 29, point 4). 40 L4 nodes: each runs the
+    driver, toolkit, device plugin, GFD, DCGM exporter and MIG manager, the validator's three pods and
+    one for a rollout (10), every node NFD's worker (+1 rollout), plus the controllers."""
+    config = copy.deepcopy(GKE_DEV)
+    config["gpukit:gpuOperator"] = {"chartVersion": "v26.7.0", "driver": "operator"}
+    l4 = next(p for p in config["gpukit:nodePools"] if p["name"] == "l4")
+    l4["maxNodes"] = 40
+    rec = record(lambda: build(config))
+    quota = rec.one("kubernetes:core/v1:ResourceQuota")
+    system = next(p for p in config["gpukit:nodePools"] if p["name"] == "system")["maxNodes"]
+    expected = 40 * 10 + (40 + system) * 2 + 4
+    assert quota.inputs["spec"]["hard"] == {"pods": str(expected)}
+    assert expected > 100

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from gpukit.components.addons.verification.findings import SCALE_DOWN_MINUTES
 from gpukit.providers.aws.eks.autoscaler_values import SERVICE_ACCOUNT, asg_pattern, cluster_autoscaler_values
 
 # Key paths of the chart's values, from kubernetes/autoscaler charts/cluster-autoscaler/values.yaml,
@@ -87,6 +88,15 @@ def test_scale_to_zero_flags():
     assert extra["skip-nodes-with-system-pods"] is False
     assert extra["expander"] == "least-waste"
     assert extra["balance-similar-node-groups"] is True
+
+
+def test_unready_gpu_nodes_go_as_soon_as_idle_ones():
+    """A mixed-MIG node advertises no nvidia.com/gpu, so the autoscaler counts it unready and removes it
+    only after scale-down-unready-time (20 min upstream); gpukit sets it to the 10 min the verification's
+    cost finding states (issue 29, point 6)."""
+    extra = cluster_autoscaler_values("c1", "us-west-2", "1.35")["extraArgs"]
+    assert extra["scale-down-unready-time"] == extra["scale-down-unneeded-time"] == "10m"
+    assert f"{SCALE_DOWN_MINUTES}m" == "10m"
 
 
 def test_unsupported_minor_is_rejected():

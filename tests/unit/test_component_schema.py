@@ -30,7 +30,7 @@ from gpukit.components.config.schema import TOP_LEVEL_FIELDS
                 "tolerations",
                 "nodeSoftwareSummary",
                 "toolkitEnv",
-                "priorityClassQuota",
+                "priorityClassPods",
                 "controllerTolerations",
                 "sharing",
             },

@@ -6,6 +6,7 @@ import pytest
 
 from gpukit.components.catalog.gpus import GPU_MODELS
 from gpukit.components.preflight import driver_branch_for
+from gpukit.components.resolve.config import resolve_config
 from gpukit.components.spec import DriverMode, GkeDriverVersion, Platform, Provider
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.catalog import (
@@ -24,7 +25,7 @@ from gpukit.providers.gcp.gke.node_pool import (
 )
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.ranges import overlaps, subnet_ranges
-from harness import pool_facts, substrate
+from harness import example_config, pool_facts, substrate
 
 
 def test_every_gpu_machine_names_a_known_gpu_and_an_accelerator_with_a_zone_table_or_none() -> None:
@@ -166,3 +167,19 @@ def test_driver_branch_per_gke_driver_choice(driver: DriverMode, version: str | 
     )
     cluster = ResolvedCluster(args, substrate("gke"), (l4,))  # type: ignore[arg-type]
     assert driver_branch_for(cluster, l4) == branch
+
+
+def test_operator_shared_gke_pools_at_zero_warn_of_over_scaling() -> None:
+    """GKE's autoscaler sizes a scale-up from zero by the node pool's GPUs, not the GPU Operator's
+    shares (issue 29, point 7): the plan says so for a shared pool at minNodes 0 with driver: operator,
+    and not with GKE's own sharing."""
+
+    def findings(driver: str) -> list[str]:
+        config = example_config("gke-dev")
+        config["gpukit:gpuOperator"] = {"chartVersion": "v26.7.0", "driver": driver}
+        config["gpukit:nodePools"][1]["sharing"] = {"mode": "time-slicing", "replicas": 4}
+        cluster: ResolvedCluster = resolve_config(config)
+        return [f.key for f in cluster.substrate.findings(cluster)]
+
+    assert "gpukit:nodePools[1].sharing" in findings("operator")
+    assert "gpukit:nodePools[1].sharing" not in findings("preinstalled")

@@ -268,3 +268,30 @@ def test_a_driver_fix_names_the_setting_that_gives_a_newer_driver_on_each_substr
     k3s_gcp = resolve_config(_k3s_stack("k3s-gcp"))  # the Deep Learning VM's R580; the Operator's is newer
     assert newer_driver_fix(k3s_gcp, 580).startswith("set gpukit:gpuOperator.driver to operator")
     assert "no driver: operator on EKS" in newer_driver_fix(resolve_config(example_config("eks-dev")), 580)
+
+
+def test_the_mig_manager_warning_only_where_a_mig_manager_runs() -> None:
+    """GKE's own driver partitions the GPUs (gpu_partition_size): no MIG manager drains or reboots its
+    nodes, so the plan must not tell the user to drain and relabel (issue 29, point 11); with the GPU
+    Operator's driver the MIG manager does, and the warning stays."""
+    config = example_config("gke-dev")
+    config["gpukit:nodePools"][1].update(
+        instanceType="a3-highgpu-8g",
+        capacity="on-demand",
+        sharing={"mode": "mig", "mig": {"profile": "1g.10gb"}},
+    )
+    keys = [f.key for f in preflight(resolve_config(config))]
+    assert "gpukit:nodePools[1].sharing.mig" not in keys
+    eks = eks_config()
+    eks["gpukit:nodePools"].append(
+        {
+            "name": "h100",
+            "instanceType": "p5.48xlarge",
+            "minNodes": 0,
+            "maxNodes": 1,
+            "zones": ["usw2-az3"],
+            "sharing": {"mode": "mig", "mig": {"profile": "1g.10gb"}},
+        }
+    )
+    keys = [f.key for f in preflight(resolve_config(eks))]
+    assert f"gpukit:nodePools[{len(eks['gpukit:nodePools']) - 1}].sharing.mig" in keys

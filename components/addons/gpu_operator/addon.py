@@ -6,7 +6,7 @@ device plugin); `gpukit:gpuOperator` picks the chart and who provides the driver
 from typing import Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, ValidationScope
-from gpukit.components.addons.gpu_operator.values import operands
+from gpukit.components.addons.gpu_operator.values import critical_pod_quota, operands
 from gpukit.components.errors import Problem
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import tolerations_for
@@ -70,7 +70,9 @@ class GpuOperatorAddon(Addon):
                 ),
                 "node_software_summary": software.summary,
                 "toolkit_env": [{"name": k, "value": v} for k, v in software.toolkit_env],
-                "priority_class_quota": software.needs_priority_quota,
+                "priority_class_pods": critical_pod_quota(software, cluster.pools)
+                if software.needs_priority_quota
+                else 0,
                 "sharing": [sharing_args(p.sharing) for p in cluster.gpu_pools],
             },
             opts=ctx.in_cluster(ctx.ready()),

@@ -81,8 +81,9 @@ class GpuOperatorArgs(TypedDict):
     """One line saying which image ships what, shown in plans."""
     toolkit_env: NotRequired[list[EnvVarArgs]]
     """Extra environment for the container toolkit (platform fixes)."""
-    priority_class_quota: NotRequired[bool]
-    """Create the ResourceQuota that lets GKE admit the operands' critical priority classes."""
+    priority_class_pods: NotRequired[int]
+    """Create the ResourceQuota that lets GKE admit the operands' critical priority classes, for this
+    many pods (values.critical_pod_quota: sized from the pools' maxNodes)."""
     sharing: NotRequired[list[SharingArgs]]
     """The GPU pools' sharing settings the Operator applies (device-plugin config, MIG strategy)."""
 
@@ -131,7 +132,7 @@ class GpuOperator(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         waits_for: list[pulumi.Resource] = [namespace]
-        if args.get("priority_class_quota", False):
+        if args.get("priority_class_pods", 0) > 0:
             waits_for.append(
                 k8s.core.v1.ResourceQuota(
                     f"{name}-priority-quota",
@@ -139,7 +140,7 @@ class GpuOperator(pulumi.ComponentResource):
                     # GKE admits pods of the system-node-critical and system-cluster-critical priority
                     # classes outside kube-system only under a quota that names them (NVIDIA's GKE guide).
                     spec={
-                        "hard": {"pods": "100"},
+                        "hard": {"pods": str(args["priority_class_pods"])},
                         "scope_selector": {
                             "match_expressions": [
                                 {

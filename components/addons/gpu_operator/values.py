@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpukit.components.node_software import GpuNodeSoftware, Operand
+from gpukit.components.pools import PoolFacts
 from gpukit.components.sharing import (
     MIG_CONFIG_MAP_PREFIX,
     WHOLE_GPU_ENTRY,
@@ -156,3 +157,35 @@ def operands(software: GpuNodeSoftware, has_gpu_pools: bool = True) -> list[Oper
         ),
         Operand("node feature discovery", True, "labels NVIDIA PCI devices so operands find GPU nodes"),
     ]
+
+
+NFD = "node feature discovery"
+VALIDATOR_PODS = 3
+"""The operator-validator daemonset's pod on each GPU node, and the CUDA and device-plugin validation
+pods it starts there (they count against a quota while they run)."""
+ROLLOUT_PODS = 1
+"""A daemonset update replaces a node's pod: the new one is admitted while the old one may still count."""
+CONTROLLER_PODS = 4
+"""The operator and NFD's master and garbage collector, one each, and one for a rollout of either."""
+
+
+def gpu_node_pods(software: GpuNodeSoftware) -> int:
+    """Operand pods the chart runs on each GPU node: the operands() this software runs as pods (a
+    preinstalled driver or toolkit runs none; NFD's worker is on every node, counted apart), the
+    validator's, and one for a rollout."""
+    preinstalled = {
+        "NVIDIA driver": software.driver_preinstalled,
+        "container toolkit": software.toolkit_preinstalled,
+    }
+    pods = [o for o in operands(software) if o.runs and o.name != NFD and not preinstalled.get(o.name, False)]
+    return len(pods) + VALIDATOR_PODS + ROLLOUT_PODS
+
+
+def critical_pod_quota(software: GpuNodeSoftware, pools: Sequence[PoolFacts]) -> int:
+    """The pods the GPU Operator's namespace runs at the critical priority classes with every pool at
+    maxNodes (GKE admits such pods outside kube-system only under a quota that names them): the GPU
+    nodes' operands, NFD's worker on every node, the controllers. Sized from the pools, never a constant:
+    a fixed 100 left GPU nodes past the twelfth without driver or device plugin."""
+    gpu_nodes = sum(p.max_nodes for p in pools if p.is_gpu)
+    all_nodes = sum(p.max_nodes for p in pools)
+    return gpu_nodes * gpu_node_pods(software) + all_nodes * (1 + ROLLOUT_PODS) + CONTROLLER_PODS

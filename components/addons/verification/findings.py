@@ -2,7 +2,8 @@
 
 A verification Job requests a GPU unit of every GPU pool; a pool at `minNodes: 0` has no node, so the
 autoscaler starts one for the Job and removes it once it has been idle for its scale-down delay: 10
-minutes on EKS and k3s (gpukit sets the Cluster Autoscaler's scale-down-unneeded-time and Karpenter's
+minutes on EKS and k3s (gpukit sets the Cluster Autoscaler's scale-down-unneeded-time, and its
+scale-down-unready-time for nodes it counts unready such as mixed-MIG ones, and Karpenter's
 consolidateAfter to 10m, components/autoscaler/chart.py, providers/aws/eks/karpenter_objects.py; GKE's
 own autoscaler decides by itself, and gpukit has no sourced figure for it, so the same 10 minutes are
 used everywhere and the finding says so). The cost of one verification of such a pool is at most one node

@@ -22,6 +22,8 @@
 """
 
 from gpukit.components.errors import Problem
+from gpukit.components.findings import Finding, Severity
+from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import DriverMode, MigStrategy, NodePoolSpec, SharingMode
 from gpukit.components.validate.common import POOLS
 from gpukit.providers.gcp.catalog import GCP_CATALOG
@@ -66,3 +68,26 @@ def validate_gke_sharing(pools: list[NodePoolSpec], driver: DriverMode, problems
                     f"{gpu}; use driver: operator for MIG on it, or another mode",
                 )
             )
+
+
+def operator_sharing_findings(pools: tuple[PoolFacts, ...], driver: DriverMode) -> list[Finding]:
+    """With `driver: operator` GKE's autoscaler sizes a scale-up from zero by the node pool's own fields:
+    one `nvidia.com/gpu` per GPU, not the Operator's shares or MIG instances (the module docstring), so
+    for pending pods of a shared pool at 0 nodes it may start up to one node per pod; the extra ones go
+    once idle. `driver: preinstalled` shares through GKE's own fields, which its autoscaler knows."""
+    if driver != DriverMode.OPERATOR:
+        return []
+    return [
+        Finding(
+            Severity.WARNING,
+            f"{POOLS}[{i}].sharing",
+            f"pool {pool.name!r} shares its GPUs through the GPU Operator ({pool.units_per_node} units per "
+            "node), but GKE's autoscaler counts a node it has not started yet as "
+            f"{pool.gpus_per_node} nvidia.com/gpu: scaling from zero it may start up to one node per pending "
+            "pod, and the extra nodes run (and cost) until they have been idle for the scale-down delay",
+            fix="set the pool's minNodes to at least 1 (with a running node the autoscaler sizes from its "
+            "real allocatable), or use driver: preinstalled (GKE's own sharing)",
+        )
+        for i, pool in enumerate(pools)
+        if pool.is_gpu and pool.sharing.shares and pool.min_nodes == 0
+    ]
