@@ -96,6 +96,11 @@ class PoolFacts:
         return self.instance.has_gpu
 
     @property
+    def queued(self) -> bool:
+        """A GPU pool whose gangs get their nodes through a ProvisioningRequest (`provisioning: queued`)."""
+        return self.is_gpu and self.provisioning is Provisioning.QUEUED
+
+    @property
     def gpu(self) -> GpuModel | None:
         return self.instance.gpu
 

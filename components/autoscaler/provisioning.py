@@ -21,7 +21,6 @@ from typing import Any
 import yaml
 
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import Provisioning
 
 CRD_FILE = Path(__file__).parent / "crds" / "autoscaling.x-k8s.io_provisioningrequests.yaml"
 PROVISIONING_REQUEST_ARGS: dict[str, Any] = {
@@ -32,7 +31,7 @@ PROVISIONING_REQUEST_ARGS: dict[str, Any] = {
 
 def takes_provisioning_requests(pools: Sequence[PoolFacts]) -> bool:
     """Whether the cluster's autoscaler must serve ProvisioningRequests: some GPU pool is queued."""
-    return any(p.is_gpu and p.provisioning is Provisioning.QUEUED for p in pools)
+    return any(p.queued for p in pools)
 
 
 PROVISIONING_REQUEST_RULE: dict[str, Any] = {

@@ -6,6 +6,7 @@ from typing import Any
 import pytest
 
 from gpukit.components.addons.verification.findings import SCALE_DOWN_MINUTES
+from gpukit.components.autoscaler.provisioning import with_provisioning_requests
 from gpukit.providers.aws.eks.autoscaler_values import SERVICE_ACCOUNT, asg_pattern, cluster_autoscaler_values
 
 # Key paths of the chart's values, from kubernetes/autoscaler charts/cluster-autoscaler/values.yaml,
@@ -18,6 +19,7 @@ CHART_KEYS = {
     "rbac.serviceAccount.create",
     "rbac.serviceAccount.name",
     "rbac.serviceAccount.annotations",
+    "rbac.additionalRules",  # chart 9.59.0 values.yaml: "Additional rules for role/clusterrole"
     "image.repository",
     "image.tag",
     "image.pullPolicy",
@@ -71,8 +73,12 @@ def test_service_account_name_is_what_pod_identity_binds():
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_every_key_gpukit_sets_exists_in_the_chart(version):
-    paths = _leaf_paths(cluster_autoscaler_values("c1", "us-west-2", version))
+@pytest.mark.parametrize("queued", [False, True])
+def test_every_key_gpukit_sets_exists_in_the_chart(version, queued):
+    values = cluster_autoscaler_values("c1", "us-west-2", version)
+    if queued:  # a queued pool's ProvisioningRequest flags and RBAC rule
+        values = with_provisioning_requests(values)
+    paths = _leaf_paths(values)
     unknown = [p for p in paths if p not in CHART_KEYS]
     assert unknown == []
 

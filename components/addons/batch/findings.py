@@ -8,7 +8,6 @@ from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
 from gpukit.components.pricing import pool_quote
 from gpukit.components.sharing import GPU_RESOURCE
-from gpukit.components.spec import Provisioning
 from gpukit.components.substrate import ResolvedCluster
 
 KEY = "gpukit:batch.queues"
@@ -95,7 +94,7 @@ def queued_gang_findings(
     found = []
     region = cluster.spec.get("region", "")
     for i, pool in enumerate(cluster.pools):
-        if pool.name not in gang_pools or pool.provisioning is not Provisioning.QUEUED:
+        if pool.name not in gang_pools or not pool.queued:
             continue
         nodes = math.ceil(gang_pods / max(pool.advertised_resources.get(GPU_RESOURCE, 1), 1))
         per_node = pool_quote(cluster.substrate.catalog, pool, region).per_node

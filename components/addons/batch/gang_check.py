@@ -17,7 +17,6 @@ from gpukit.components.addons.batch.names import GANG_CHECK_NAMESPACE, QUEUE_NAM
 from gpukit.components.addons.batch.objects import API_VERSION, MANAGED_BY, MANAGED_LABEL, PROVISIONING_CHECK
 from gpukit.components.pools import POOL_LABEL, PoolFacts
 from gpukit.components.sharing import GPU_RESOURCE
-from gpukit.components.spec import Provisioning
 
 NAMESPACE = GANG_CHECK_NAMESPACE
 QUEUE = "gpukit-verify-gang"
@@ -57,8 +56,8 @@ def gang_pools(pools: Sequence[PoolFacts]) -> list[PoolFacts]:
     """Where the gang check runs: the first pool of standard provisioning that holds it (the path every
     other gang takes), and every queued pool that does (each one's ProvisioningRequest path: on GKE
     the only check such a pool gets, since a plain pod never starts one of its nodes)."""
-    standard = [p for p in pools if holds_gang(p) and p.provisioning is Provisioning.STANDARD][:1]
-    return standard + [p for p in pools if holds_gang(p) and p.provisioning is Provisioning.QUEUED]
+    standard = [p for p in pools if holds_gang(p) and not p.queued][:1]
+    return standard + [p for p in pools if holds_gang(p) and p.queued]
 
 
 def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
@@ -111,7 +110,7 @@ def gang_queue_objects(
             ],
         },
     }
-    checked = [names[p.name] for p in pools if p.provisioning is Provisioning.QUEUED]
+    checked = [names[p.name] for p in pools if p.queued]
     if checked:
         cluster_queue["spec"]["admissionChecksStrategy"] = {
             "admissionChecks": [{"name": PROVISIONING_CHECK, "onFlavors": checked}]

@@ -112,7 +112,7 @@ def _topology_problems(pools: Sequence[PoolFacts]) -> list[Problem]:
     is admitted qualify: queued ones (the ProvisioningRequest brings them first) and fixed ones."""
     problems = []
     for i, pool in enumerate(pools):
-        if not pool.is_gpu or pool.provisioning is Provisioning.QUEUED or pool.min_nodes == pool.max_nodes:
+        if not pool.is_gpu or pool.queued or pool.min_nodes == pool.max_nodes:
             continue
         problems.append(
             Problem(

@@ -23,7 +23,7 @@ sections 1.1 and 1.6, vendored as facts below).
 
 from dataclasses import dataclass
 
-from gpukit.components.spec import ClusterConfig, Provisioning
+from gpukit.components.spec import ClusterConfig
 from gpukit.components.substrate import ResolvedCluster
 
 BATCH = "batch"
@@ -92,7 +92,7 @@ class BatchVariant:
 
     def capacity(self, cluster: ResolvedCluster) -> GangCapacity:
         queued = self.queued(cluster.args)
-        pools = tuple(p.name for p in cluster.gpu_pools if p.provisioning is Provisioning.QUEUED)
+        pools = tuple(p.name for p in cluster.gpu_pools if p.queued)
         how = self.pending_how(cluster.args)
         if not pools or isinstance(queued, str):
             return GangCapacity(how)

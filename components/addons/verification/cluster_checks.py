@@ -4,6 +4,7 @@
 here, so both render the same Jobs for the same stack config."""
 
 from gpukit.components.addons.verification.checks import PoolCheck, pool_check
+from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import VerificationSpec
 from gpukit.components.substrate import ResolvedCluster
 
@@ -13,10 +14,15 @@ def verification_spec(cluster: ResolvedCluster) -> VerificationSpec:
     return cluster.args.get("verification", {})
 
 
+def checkable_pools(cluster: ResolvedCluster) -> list[PoolFacts]:
+    """The GPU pools a verification pod can get a node of: not those whose nodes only ProvisioningRequests
+    start (GKE's queued provisioning), where the check's pod would pend forever."""
+    return [p for p in cluster.gpu_pools if p.pending_pods_scale]
+
+
 def verifies_gpus(cluster: ResolvedCluster) -> bool:
     """Whether `pulumi up` runs a verification Job per GPU pool (and there are pools it can run on)."""
-    checkable = [p for p in cluster.gpu_pools if p.pending_pods_scale]
-    return bool(verification_spec(cluster).get("enabled", False)) and bool(checkable)
+    return bool(verification_spec(cluster).get("enabled", False)) and bool(checkable_pools(cluster))
 
 
 def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
@@ -24,7 +30,7 @@ def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
     only ProvisioningRequests start (GKE's queued provisioning) would leave the check's pod pending
     forever: the batch add-on's gang check runs there instead, through Kueue (batch/gang_check.py)."""
     platform_shares = not cluster.substrate.operator_shares_gpus(cluster.args)
-    return [pool_check(pool, platform_shares) for pool in cluster.gpu_pools if pool.pending_pods_scale]
+    return [pool_check(pool, platform_shares) for pool in checkable_pools(cluster)]
 
 
 def fingerprint(cluster: ResolvedCluster) -> dict[str, str]:

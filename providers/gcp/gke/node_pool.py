@@ -10,7 +10,6 @@ from gpukit.components.sharing import PoolSharing
 from gpukit.components.spec import Capacity, DriverMode, GkeDriverVersion, SharingMode
 from gpukit.providers.gcp.catalog import requires_gvnic
 from gpukit.providers.gcp.gke.queued_provisioning import (
-    is_queued,
     management,
     queued_node_config,
     queued_provisioning,
@@ -157,7 +156,7 @@ class GkeNodePool(pulumi.ComponentResource):
                 "total_max_node_count": pool.max_nodes,
                 # Spot: take capacity in whichever zone has it (lower preemption risk, GKE docs);
                 # queued: GKE's guide asks for ANY (a gang's nodes come from wherever they are).
-                "location_policy": "ANY" if spot or is_queued(pool) else "BALANCED",
+                "location_policy": "ANY" if spot or pool.queued else "BALANCED",
             },
             initial_node_count=1 if pool.min_nodes > 0 else 0,
             placement_policy={"type": "COMPACT"} if args["compact_placement"] else None,

@@ -31,13 +31,9 @@ if TYPE_CHECKING:  # the SDK's argument types only; this module stays importable
 QUEUED_TAINT = Taint("cloud.google.com/gke-queued", "true", "NoSchedule")
 
 
-def is_queued(pool: PoolFacts) -> bool:
-    return pool.is_gpu and pool.provisioning is Provisioning.QUEUED
-
-
 def queued_pool_facts(pool: PoolFacts) -> PoolFacts:
     """A queued GPU pool's facts: its nodes' taint, and that pending pods do not start them."""
-    if not is_queued(pool):
+    if not pool.queued:
         return pool
     return replace(pool, taints=(*pool.taints, QUEUED_TAINT), pending_pods_scale=False)
 
@@ -45,16 +41,16 @@ def queued_pool_facts(pool: PoolFacts) -> PoolFacts:
 def management(pool: PoolFacts) -> "NodePoolManagementArgsDict":
     """Auto-repair off on queued pools (flex-start requires it); auto-upgrade stays on (a release-channel
     cluster's pools cannot turn it off)."""
-    return {"auto_repair": not is_queued(pool), "auto_upgrade": True}
+    return {"auto_repair": not pool.queued, "auto_upgrade": True}
 
 
 def queued_provisioning(pool: PoolFacts) -> "NodePoolQueuedProvisioningArgsDict | None":
-    return {"enabled": True} if is_queued(pool) else None
+    return {"enabled": True} if pool.queued else None
 
 
 def queued_node_config(pool: PoolFacts) -> dict[str, Any]:
     """The node_config fields a queued pool adds: flex-start VMs, never from a reservation."""
-    if not is_queued(pool):
+    if not pool.queued:
         return {}
     return {"flex_start": True, "reservation_affinity": {"consume_reservation_type": "NO_RESERVATION"}}
 
@@ -102,5 +98,5 @@ def queued_pool_findings(pools: tuple[PoolFacts, ...]) -> list[Finding]:
             fix="nothing to do; check flex-start pricing for the machine in your region",
         )
         for i, pool in enumerate(pools)
-        if is_queued(pool)
+        if pool.queued
     ]
