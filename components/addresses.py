@@ -8,13 +8,41 @@ _HOSTNAME_RE = re.compile(
 )
 
 
-def address_ok(address: str) -> bool:
-    """An IP address or a DNS name (a dotted-decimal string that is no IP address is neither)."""
+NOT_AN_ADDRESS = "is not an IP address or DNS name"
+ZONE_ID = (
+    "has an IPv6 zone (scope) id, the part after '%': a zone id is local to one host (it names one of "
+    "that machine's network interfaces), so the other hosts, the API certificate and the NFS exports "
+    "cannot use it; give the address without it"
+)
+
+
+def address_problem(address: str) -> str | None:
+    """Why `address` is no IP address or DNS name another machine reaches a host at, or None.
+
+    The one check every config address goes through (hosts, bastions, apiAddress, nfs.server). A zone
+    id is refused: Python's ipaddress (3.9+) reads `fe80::1%<any text, spaces included>` as an IPv6
+    address with a scope id, and `str()` gives that text back, so it would reach /etc/exports,
+    tls-san and the StorageClass as written."""
     try:
-        ipaddress.ip_address(address)
+        ip = ipaddress.ip_address(address)
     except ValueError:
-        return bool(_HOSTNAME_RE.fullmatch(address)) and not address.replace(".", "").isdigit()
-    return True
+        # A dotted-decimal string that is no IP address (192.0.2.300) is no DNS name either.
+        if _HOSTNAME_RE.fullmatch(address) and not address.replace(".", "").isdigit():
+            return None
+        return NOT_AN_ADDRESS
+    if isinstance(ip, ipaddress.IPv6Address) and ip.scope_id is not None:
+        return ZONE_ID
+    return None
+
+
+def address_refusal(address: str) -> str | None:
+    """A problem message for a config address address_problem refuses (what it must be, what was
+    given, and why where that is not plain), or None."""
+    why = address_problem(address)
+    if why is None:
+        return None
+    detail = "" if why == NOT_AN_ADDRESS else f", which {why}"
+    return f"must be an IP address or DNS name; got {address!r}{detail}"
 
 
 def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

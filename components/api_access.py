@@ -100,3 +100,20 @@ def covers_public_internet(cidrs: Iterable[str]) -> bool:
     """
     merged = list(ipaddress.collapse_addresses([*_networks(cidrs), *NON_PUBLIC_RANGES]))
     return merged == [_EVERYTHING]
+
+
+def unreachable_private_api(cidrs: list[str], new_network_cidr: str | None) -> str | None:
+    """Why `pulumi up` could never reach an API kept private inside a network the stack creates, or
+    None. A private API answers only inside its network (or what routes into it); a network made by
+    the same `pulumi up` has no VPN, peering or route in yet, so the in-cluster half of the stack
+    (the GPU stack, storage classes) would wait on an address the deployer cannot reach. What the
+    message says is the way out: a range the deployer comes from, or a network it routes into."""
+    if new_network_cidr is None or needs_public_endpoint(cidrs):
+        return None
+    given = f"only private ranges ({', '.join(cidrs)})" if cidrs else "[]"
+    return (
+        f"{given} keeps the API inside the network this stack creates ({new_network_cidr}), which nothing "
+        "outside it routes to: `pulumi up` could not reach the API to install the GPU stack. Add the "
+        "public range you deploy from (your office or CI runner, as /32), or reuse a network your "
+        "deployer routes into (network.vpcId/networkId)"
+    )

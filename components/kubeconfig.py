@@ -12,12 +12,17 @@ import yaml
 EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 
-def exec_kubeconfig(name: str, server: str, ca_data: str, exec_config: dict[str, Any]) -> str:
-    """A kubeconfig whose user runs a credential plugin (no static credentials inside)."""
+def exec_kubeconfig(name: str, server: str, ca_data: str | None, exec_config: dict[str, Any]) -> str:
+    """A kubeconfig whose user runs a credential plugin (no static credentials inside). `ca_data` None:
+    the server's certificate is publicly trusted (GKE's DNS-based endpoint), checked against the
+    system's roots."""
+    cluster: dict[str, str] = {"server": server}
+    if ca_data is not None:
+        cluster["certificate-authority-data"] = ca_data
     doc = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": server, "certificate-authority-data": ca_data}}],
+        "clusters": [{"name": name, "cluster": cluster}],
         "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
         "current-context": name,
         "preferences": {},

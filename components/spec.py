@@ -67,7 +67,8 @@ class NodeRole(str, Enum):
 
 
 class PodSecurityLevel(str, Enum):
-    """k3s: the Pod Security Standard enforced in every namespace without its own label."""
+    """The Pod Security Standard enforced by default: on k3s in every namespace without its own label; on
+    EKS and GKE in the `default` namespace (components/addons/pod_security/)."""
 
     BASELINE = "baseline"
     """No host namespaces, host paths, privileged containers or added capabilities (the default)."""

@@ -18,6 +18,7 @@ from gpukit.plan.stack_file import (
     StackFileError,
     find_project_root,
     gpukit_project_defaults,
+    load_program,
     load_project,
     load_stack_file,
     stack_file_path,
@@ -215,7 +216,7 @@ def plan_command(args: argparse.Namespace) -> int:
     where = "the stack"
     try:
         if args.program is not None:
-            project = load_project(args.program.resolve())
+            project = load_program(args.program)
             stack = _stack(args, project, None)
             where = f"the GpuCluster args of {project.main}"
             plan = plan_project(project, stack)

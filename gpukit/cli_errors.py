@@ -7,12 +7,19 @@ to stdout as one JSON object, so a script reads the plan, the listing or the fai
      "exitCode": <the status the command exits with>}
 
 `problems` is empty where the failure is not about particular keys (a stack file that is not there).
+
+Every problem goes out through components/errors.py's problem_line (the one sanitiser, `printable`):
+one line each, control and bidi characters escaped, in text and JSON alike. The error itself keeps
+the line breaks its own text has (a YAML parser's or the Pulumi CLI's multi-line message); each of its
+lines is printable too.
 """
 
 import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from gpukit.components.errors import printable, problem_line
 
 EXIT_PREFLIGHT = 1
 EXIT_INVALID = 2
@@ -25,10 +32,15 @@ class CliProblem:
     message: str
 
 
+def _headline(error: str) -> str:
+    """The error as shown: its own line breaks kept, each line printable."""
+    return "\n".join(printable(line) for line in error.split("\n"))
+
+
 def error_document(error: str, problems: Sequence[CliProblem], exit_code: int) -> dict[str, object]:
     return {
-        "error": error,
-        "problems": [{"key": p.key, "message": p.message} for p in problems],
+        "error": _headline(error),
+        "problems": [{"key": printable(p.key), "message": printable(p.message)} for p in problems],
         "exitCode": exit_code,
     }
 
@@ -40,10 +52,7 @@ def report_error(
     if as_json:
         print(json.dumps(error_document(error, problems, exit_code), indent=2))
     else:
-        print(f"gpukit: {error}", file=sys.stderr)
+        print(f"gpukit: {_headline(error)}", file=sys.stderr)
         for problem in problems:
-            print(
-                f"  {problem.key}: {problem.message}" if problem.key else f"  {problem.message}",
-                file=sys.stderr,
-            )
+            print(f"  {problem_line(problem.key, problem.message)}", file=sys.stderr)
     return exit_code

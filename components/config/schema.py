@@ -207,7 +207,9 @@ HOST_FIELDS = (
         doc="How gpukit reaches the host (IP address or DNS name); also its node address unless NATed. "
         "Each host joins once: DNS names that differ only in case, and one IP address in two spellings "
         "(`2001:db8::1`, `2001:DB8:0::1`), are the same host. Loopback, unspecified and `localhost` "
-        "addresses are refused: the other nodes could not reach the host there.",
+        "addresses are refused: the other nodes could not reach the host there. So is an IPv6 zone id "
+        "(`fe80::1%eth0`), here and in every other address (`apiAddress`, `bastion.address`, "
+        "`nfs.server`): it names an interface of one machine.",
     ),
     Field(
         "user",
@@ -403,13 +405,16 @@ CLUSTER_FIELDS = (
     Field(
         "podSecurity",
         "str",
-        "k3s: Pod Security Standard enforced by default (baseline)",
+        "Pod Security Standard enforced by default (baseline)",
         choices=PodSecurityLevel,
         specific=True,
         default_doc="`baseline`",
-        doc="The Pod Security Standard the API server enforces in every namespace without its own "
+        doc="k3s: the Pod Security Standard the API server enforces in every namespace without its own "
         "`pod-security.kubernetes.io/enforce` label; it warns and audits against `restricted` either "
-        "way. `kube-system` is exempt, and gpukit labels the GPU Operator's namespace `privileged`.",
+        "way. `kube-system` is exempt, and gpukit labels the GPU Operator's namespace `privileged`. "
+        "EKS and GKE, whose API servers take no cluster-wide default: gpukit labels the `default` "
+        "namespace with it (enforce; audit and warn `restricted`); namespaces gpukit creates carry their "
+        "own level, and namespaces you create need the label.",
     ),
     Field(
         "k3sSha256",
@@ -672,10 +677,13 @@ POOL_FIELDS = (
         "them to your account's zone names), the same in every account. A GPU pool becomes one node "
         "group per zone (balanced by the autoscaler); its `minNodes` and `maxNodes` stay the pool's "
         "totals, split as evenly as possible over the zones, so `maxNodes` must be at least the number "
-        "of zones. gpukit has no sourced list of the zones that offer each GPU type, so EKS GPU pools "
-        "name theirs (`aws ec2 describe-instance-type-offerings --location-type availability-zone-id`). "
-        "A new VPC always has a subnet in every pinned zone; a reused VPC's subnets are checked at "
-        "`pulumi up`. A CPU pool with zones keeps one group over those zones.",
+        "of zones. Left out on an EKS GPU pool: under Karpenter, the zones of the cluster's subnets that "
+        "offer the type (Karpenter picks); with managed node groups, the VPC's zones that EC2 says offer "
+        "every type of the pool (`DescribeInstanceTypeOfferings`, asked when `pulumi up` runs: the plan "
+        "says so), one group each, as many as `maxNodes` allows. Never `use1-az3`, `usw1-az2` or "
+        "`cac1-az3`, where EKS refuses subnets. A new VPC always has a subnet in every pinned zone; a "
+        "reused VPC's subnets are checked at `pulumi up`. A CPU pool with zones keeps one group over those "
+        "zones.",
     ),
     Field(
         "compactPlacement",

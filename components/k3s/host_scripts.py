@@ -311,6 +311,18 @@ CLOUD_REAP_AFTER_SECONDS = 1800
 # An agent node not Ready for this long is looked up in the cloud (MachineCheck): if its machine is
 # gone, its Node goes at once. Longer than the kubelet's grace before a node counts as not Ready.
 MACHINE_CHECK_AFTER_SECONDS = 120
+# The label and taint keys (or prefixes, ending in "/") the node sync may take off a node once a pool
+# no longer has them: every key a k3s pool's labels or taints can hold (gpukit's own, the GPU
+# Operator's sharing labels, nvidia.com/gpu, the servers' taint, the clouds' accelerator labels the
+# Cluster Autoscaler reads), never others' (node-restriction.kubernetes.io/, a quarantine taint).
+# tests/scripts/test_host_scripts.py checks every pool key of the k3s example stacks is here.
+NODE_SYNC_MANAGED_KEYS = (
+    "gpukit.dev/",
+    "nvidia.com/",
+    SERVER_TAINT.key,
+    "k8s.amazonaws.com/accelerator",
+    "cloud.google.com/gke-accelerator",
+)
 
 
 @dataclass(frozen=True)
@@ -333,6 +345,7 @@ def node_sync_script(reap_after_seconds: int, machine_check: MachineCheck | None
         REAP_AFTER_SECONDS=reap_after_seconds,
         MACHINE_CHECK_AFTER_SECONDS=MACHINE_CHECK_AFTER_SECONDS,
         POOL_LABEL=POOL_LABEL,
+        MANAGED_KEYS=",".join(NODE_SYNC_MANAGED_KEYS),
         **dict(check.inputs),
     )
 
@@ -413,6 +426,32 @@ def agent_join(urls: list[str]) -> Join:
     return Join(urls=tuple(urls))
 
 
+ETCD_DIR = "/var/lib/rancher/k3s/server/db/etcd"
+"""k3s's embedded etcd data (its snapshots are beside it, in db/snapshots, and stay)."""
+REJOIN_MARKER = "/var/lib/gpukit/rejoined-at"
+# etcd's ErrMemberRemoved (go.etcd.io/etcd server/etcdserver/errors.go), which k3s logs when its
+# member was removed (k3s-io/k3s#13498).
+MEMBER_REMOVED_MESSAGE = "the member has been permanently removed from the cluster"
+REJOIN_DROP_IN = """[Service]
+ExecStartPre=-/usr/local/lib/gpukit/server-rejoin.sh"""
+"""A drop-in for k3s.service on servers: the rejoin check before every start ("-": k3s starts even
+when the check itself fails)."""
+
+
+def server_rejoin_script(join: Join) -> str:
+    """server-rejoin.sh for a server that joins through `join.urls` when its etcd member was removed."""
+    return render_script(
+        "server-ping.sh",
+        "server-rejoin.sh",
+        JOIN_URLS=" ".join(join.urls),
+        TLS_DIR=TLS_DIR,
+        JOIN_FILE=JOIN_FILE,
+        ETCD_DIR=ETCD_DIR,
+        REJOIN_MARKER=REJOIN_MARKER,
+        REMOVED_MESSAGE=MEMBER_REMOVED_MESSAGE,
+    )
+
+
 def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sites name them in order
     role: NodeRole,
     download: K3sDownload,
@@ -429,6 +468,7 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
     cloud says their machine is gone."""
     server = role == NodeRole.SERVER
     return render_script(
+        "server-ping.sh",
         "install.sh",
         ROLE=role.value,
         K3S_VERSION=download.version,
@@ -453,6 +493,8 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
         NODE_SYNC_SCRIPT=node_sync_script(reap_after_seconds, machine_check) if server else "",
         NODE_SYNC_SERVICE=NODE_SYNC_SERVICE if server else "",
         NODE_SYNC_TIMER=NODE_SYNC_TIMER if server else "",
+        REJOIN_SCRIPT=server_rejoin_script(join) if server else "",
+        REJOIN_DROP_IN=REJOIN_DROP_IN if server else "",
     )
 
 

@@ -6,6 +6,7 @@ the server pool, the networks k3s keeps for itself, and who may reach the API. T
 import ipaddress
 import re
 
+from gpukit.components.api_access import unreachable_private_api
 from gpukit.components.catalog.instances import CpuArch, MachineCatalog
 from gpukit.components.catalog.k3s import (
     ARCHES,
@@ -121,6 +122,10 @@ def validate_k3s_cloud(
                 "must reach the API (private ranges such as 10.0.0.0/8 keep it internal)",
             )
         )
+    elif unreachable := unreachable_private_api(
+        cluster["api_access_cidrs"], cluster.get("network", {}).get("cidr")
+    ):
+        problems.append(Problem(f"{CLUSTER}.apiAccessCidrs", unreachable))
     if pools is not None:
         _validate_servers(pools, catalog, problems)
         validate_schedulable(pools, problems)
@@ -139,7 +144,7 @@ def validate_schedulable(pools: list[NodePoolSpec], problems: list[Problem]) -> 
 
 
 def _validate_against_k3s_networks(cluster: ClusterSpec, problems: list[Problem]) -> None:
-    cidr = cluster["network"].get("cidr")
+    cidr = cluster.get("network", {}).get("cidr")
     if cidr is None:
         return
     try:

@@ -13,7 +13,7 @@ from types import FrameType
 from gpukit.cli_errors import CliProblem, report_error
 from gpukit.ephemeral.guard import DEFAULT_MAX_HOURLY, MAX_HOURLY_ENV, GuardError, max_hourly_limit
 from gpukit.ephemeral.ttl import TtlError, parse_ttl
-from gpukit.ephemeral.workspace import STATE_DIR_ENV, EphemeralHome, default_state_dir
+from gpukit.ephemeral.workspace import STATE_DIR_ENV, EphemeralHome, default_state_dir, shown_url
 
 EXIT_OK = 0
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
@@ -42,6 +42,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
             help="a Pulumi backend (s3://..., gs://..., https://api.pulumi.com) "
             "instead of the local file backend in the state dir",
         )
+        p.add_argument(
+            "--program",
+            type=Path,
+            metavar="DIR",
+            help="run your own Pulumi program in DIR (its Pulumi.yaml and __main__.py) that uses gpukit "
+            "components, as `gpukit plan --program`, instead of gpukit's; DIR is the work dir Pulumi "
+            "runs in, and its stacks are listed and destroyed with the same --program",
+        )
 
     up = commands.add_parser(
         "up",
@@ -55,7 +63,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         dest="source",
         required=True,
         metavar="STACK",
-        help="an example stack name (stacks/Pulumi.<STACK>.yaml) or a path to a stack file",
+        help="an example stack name (stacks/Pulumi.<STACK>.yaml; with --program, one of the program's "
+        "stacks) or a path to a stack file",
     )
     up.add_argument("--ttl", required=True, help="how long it lives: 90m, 4h, 2d (30m to 7d)")
     up.add_argument(
@@ -126,18 +135,19 @@ def sigterm_interrupts() -> Iterator[None]:
 
 
 def ephemeral_command(args: argparse.Namespace) -> int:
-    from gpukit.components.errors import ConfigError
+    from gpukit.components.errors import ConfigError, MissingExtraError
     from gpukit.components.name_rules import ResourceNameError
     from gpukit.config_errors import report_invalid_config
     from gpukit.ephemeral.lifecycle import EphemeralError
+    from gpukit.plan.program import ProgramError
     from gpukit.plan.stack_file import StackFileError
 
-    home = EphemeralHome((args.state_dir or default_state_dir()).expanduser().resolve(), args.backend)
     as_json = getattr(args, "json", False)
     try:
+        home = _home(args)
         with sigterm_interrupts():
             return _dispatch(args, home)
-    except (TtlError, GuardError, StackFileError, ResourceNameError) as err:
+    except (TtlError, GuardError, StackFileError, ResourceNameError, MissingExtraError, ProgramError) as err:
         return report_error(str(err), as_json=as_json)
     except ConfigError as err:
         return report_invalid_config(f"the ephemeral copy of {args.source}", err, as_json)
@@ -158,9 +168,35 @@ def ephemeral_command(args: argparse.Namespace) -> int:
             raise
         from gpukit.ephemeral.lifecycle import EXIT_FAILED, command_error_text
 
-        return report_error(
-            f"pulumi failed: {command_error_text(err)}", as_json=as_json, exit_code=EXIT_FAILED
-        )
+        text = command_error_text(err)
+        backend = getattr(args, "backend", None)
+        if backend:  # the CLI may name the backend it could not reach, credentials and all
+            text = text.replace(backend, shown_url(backend))
+        return report_error(f"pulumi failed: {text}", as_json=as_json, exit_code=EXIT_FAILED)
+
+
+def _home(args: argparse.Namespace) -> EphemeralHome:
+    """Where the command's stacks live, once `--program` is a program and the Pulumi CLI is there:
+    both are checked before anything is written (the state dir, its passphrase), and reported together."""
+    from gpukit.ephemeral.lifecycle import EXIT_REFUSED, EphemeralError
+    from gpukit.ephemeral.workspace import pulumi_cli_problem
+    from gpukit.plan.stack_file import Project, StackFileError, load_program
+
+    problems: list[str] = []
+    program: Project | None = None
+    if args.program is not None:
+        try:
+            program = load_program(args.program)
+        except StackFileError as err:
+            problems.append(str(err))
+    if (missing := pulumi_cli_problem()) is not None:
+        problems.append(missing)
+    if len(problems) == 1:
+        raise EphemeralError(problems[0], EXIT_REFUSED)
+    if problems:
+        raise EphemeralError(f"{len(problems)} problems, nothing written", EXIT_REFUSED, problems)
+    root = (args.state_dir or default_state_dir()).expanduser().resolve()
+    return EphemeralHome(root, args.backend, program)
 
 
 def _dispatch(args: argparse.Namespace, home: EphemeralHome) -> int:

@@ -10,6 +10,7 @@ on the stack (tag and config) and on every cloud resource (tag / label), for `re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from math import inf
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +18,14 @@ import yaml
 
 from gpukit.components.ephemeral import format_expiry, parse_expiry
 from gpukit.components.resolve.config import resolve_config
-from gpukit.ephemeral.guard import PlannedCost, plan_copy
+from gpukit.ephemeral.guard import PlannedCost, Verdict, plan_copy, plan_program_copy
 from gpukit.ephemeral.names import ephemeral_name, is_ephemeral, random_suffix
-from gpukit.ephemeral.source import EPHEMERAL_KEY, ephemeral_config, load_source
+from gpukit.ephemeral.source import EPHEMERAL_KEY, Source, ephemeral_config, load_source, program_config
 from gpukit.ephemeral.ttl import expires
 from gpukit.ephemeral.workspace import (
     PASSPHRASE_ENVS,
     EphemeralHome,
+    pulumi_cli_problem,
     pulumi_version_problem,
     shared_backend_without_passphrase,
     write_private,
@@ -78,17 +80,25 @@ def check_backend(home: EphemeralHome) -> None:
     if shared_backend_without_passphrase(home):
         envs = " or ".join(PASSPHRASE_ENVS)
         raise EphemeralError(
-            f"--backend {home.backend_url}: a shared backend needs the same passphrase on every machine "
+            f"--backend {home.backend_shown}: a shared backend needs the same passphrase on every machine "
             f"that uses it (or `reap` elsewhere cannot decrypt the stacks); set {envs} in the "
             "environment (a CI secret), or use a Pulumi Cloud backend (https://api.pulumi.com)",
             EXIT_REFUSED,
         )
 
 
+def check_pulumi_cli() -> None:
+    """Refuse, before anything is written, where there is no Pulumi CLI to run."""
+    problem = pulumi_cli_problem()
+    if problem is not None:
+        raise EphemeralError(problem, EXIT_REFUSED)
+
+
 def open_workspace(home: EphemeralHome) -> Any:
     """The workspace, once the backend's secrets are known to be readable by every machine using it
     and the Pulumi CLI is one that keeps stack tags there."""
     check_backend(home)
+    check_pulumi_cli()  # opening the workspace writes the state dir and the passphrase
     workspace = _open_workspace(home)
     problem = pulumi_version_problem(str(workspace.pulumi_version), home)
     if problem is not None:
@@ -113,25 +123,22 @@ def command_error_text(err: BaseException) -> str:
     return text.strip() or type(err).__name__
 
 
-def up(
-    home: EphemeralHome,
-    request: UpRequest,
-    now: datetime,
-    log: Log,
-    created: Callable[[str], None] | None = None,
-) -> UpResult:
-    """`created(name)` is called once the stack exists in the backend, before anything is deployed:
-    from then on `gpukit ephemeral down NAME` (or `reap`) can remove it, should this process be killed."""
-    check_backend(home)
-    source = load_source(request.source)
-    name = request.name or ephemeral_name(source.name, now, random_suffix())
-    if not is_ephemeral(name):
-        raise EphemeralError(
-            f"--name {name!r}: an ephemeral stack's name starts with 'eph-' and is a cluster name "
-            "(lowercase letters, digits and '-', at most 32 characters)",
-            EXIT_REFUSED,
+def _planned_copy(
+    home: EphemeralHome, request: UpRequest, source: Source, name: str, expires_at: datetime
+) -> tuple[dict[str, Any], Verdict]:
+    """The copy's config and the guard's verdict on it, from the offline plan of the program the
+    stack runs: gpukit's own, or the user's (`--program`), whose GpuCluster args are its own."""
+    if home.program is not None:
+        config = program_config(source, expires_at=expires_at)
+        verdict = plan_program_copy(
+            home.program,
+            name,
+            source.stack.path,
+            config,
+            max_hourly_cost=request.max_hourly_cost,
+            allow_unpriced=request.allow_unpriced,
         )
-    expires_at = expires(now, request.ttl)
+        return config, verdict
     # The source's substrate, which says what the copy may set (a source that is invalid stops here).
     accepts = resolve_config(source.stack.config, source.stack.secret_keys).substrate.accepts
     config = ephemeral_config(
@@ -142,7 +149,30 @@ def up(
         allow_unpriced=request.allow_unpriced,
         accepts=accepts,
     )
-    verdict = plan_copy(name, source.stack.path, config)
+    return config, plan_copy(name, source.stack.path, config)
+
+
+def up(
+    home: EphemeralHome,
+    request: UpRequest,
+    now: datetime,
+    log: Log,
+    created: Callable[[str], None] | None = None,
+) -> UpResult:
+    """`created(name)` is called once the stack exists in the backend, before anything is deployed:
+    from then on `gpukit ephemeral down NAME` (or `reap`) can remove it, should this process be killed."""
+    check_backend(home)
+    check_pulumi_cli()  # before the offline plan, which takes seconds, and before anything is written
+    source = load_source(request.source, home.program)
+    name = request.name or ephemeral_name(source.name, now, random_suffix())
+    if not is_ephemeral(name):
+        raise EphemeralError(
+            f"--name {name!r}: an ephemeral stack's name starts with 'eph-' and is a cluster name "
+            "(lowercase letters, digits and '-', at most 32 characters)",
+            EXIT_REFUSED,
+        )
+    expires_at = expires(now, request.ttl)
+    config, verdict = _planned_copy(home, request, source, name, expires_at)
     if verdict.refusals:
         raise EphemeralError(
             f"refused by the max $/h guard before any Pulumi call: {name} (from {source.name})",
@@ -199,14 +229,18 @@ def lock_recovery(home: EphemeralHome, name: str) -> str:
     removes the lock (the DIY backend's own lock error says "delete the lock file with `pulumi
     cancel`", pkg/backend/diy/lock.go); `refresh --clear-pending-creates` drops the creates the killed
     run left pending, so the destroy sees what the cloud holds; then gpukit's own destroy."""
-    env = " ".join(f"{k}={v}" for k, v in home.env().items() if k != "PULUMI_SKIP_UPDATE_CHECK")
+    # The backend as messages show it (credentials hidden): this text is printed and may be logged.
+    shown = {**home.env(), "PULUMI_BACKEND_URL": home.backend_shown}
+    env = " ".join(f"{k}={v}" for k, v in shown.items() if k != "PULUMI_SKIP_UPDATE_CHECK")
     where = f"cd {home.project_dir} && {env}"
     return (
         f"{name}: the stack is locked, by a Pulumi run on it that is still going or by one that was "
         "killed before it finished. Wait for a running one; if none is running:\n"
         f"  {where} pulumi cancel --stack {name} --yes\n"
         f"  {where} pulumi refresh --clear-pending-creates --stack {name} --yes\n"
-        f"  gpukit ephemeral down {name}" + (f" --backend {home.backend_url}" if home.backend_url else "")
+        f"  gpukit ephemeral down {name}"
+        + (f" --backend {home.backend_shown}" if home.backend_url else "")
+        + (f" --program {home.program.root}" if home.program is not None else "")
     )
 
 
@@ -266,9 +300,13 @@ def down(home: EphemeralHome, name: str, log: Log, if_exists: bool = False, forc
     workspace = open_workspace(home)
     if name not in {s.name for s in workspace.list_stacks()}:
         if if_exists:
-            log(f"gpukit: no ephemeral stack {name!r} in {home.backend}; nothing to destroy")
+            log(f"gpukit: no ephemeral stack {name!r} in {home.backend_shown}; nothing to destroy")
             return
-        raise EphemeralError(f"no ephemeral stack {name!r} in {home.backend}", EXIT_REFUSED)
+        # A backend keeps stacks per project: a copy of one's own program is found with its --program.
+        elsewhere = (
+            "" if home.program is not None else "; one of your own program is found with --program DIR"
+        )
+        raise EphemeralError(f"no ephemeral stack {name!r} in {home.backend_shown}{elsewhere}", EXIT_REFUSED)
     if not force and not made_by_gpukit(workspace.list_tags(name)):
         raise EphemeralError(
             f"{name}: the stack has neither the {EXPIRES_TAG} nor the {SOURCE_TAG} tag that "
@@ -312,8 +350,14 @@ def _stack_cost(home: EphemeralHome, name: str, config: dict[str, Any] | None) -
     if config is None:
         return None
     try:
+        if home.program is not None:
+            # No limit to judge here: only the cost is shown.
+            verdict = plan_program_copy(
+                home.program, name, home.stack_file(name), config, max_hourly_cost=inf, allow_unpriced=True
+            )
+            return verdict.cost
         return plan_copy(name, home.stack_file(name), config).cost
-    except Exception:  # a config this gpukit no longer plans: the list still shows the stack
+    except Exception:  # a config this gpukit (or the program) no longer plans: the list still shows it
         return None
 
 

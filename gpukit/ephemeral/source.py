@@ -10,6 +10,7 @@ from gpukit.components.config.schema import NAMESPACE
 from gpukit.components.ephemeral import format_expiry
 from gpukit.plan.stack_file import (
     LoadedStack,
+    Project,
     StackFileError,
     find_project_root,
     gpukit_project_defaults,
@@ -47,14 +48,25 @@ def _example_folders() -> list[Path]:
     return folders
 
 
-def load_source(spec: str) -> Source:
-    """`--from`: a path to a stack file, or a stack name in the gpukit project's stacks folder."""
+def load_source(spec: str, program: Project | None = None) -> Source:
+    """`--from`: a path to a stack file, or a stack name in the gpukit project's stacks folder. With
+    `program` (`--program DIR`), a name is one of the program's stacks and a stack file gets the
+    program's Pulumi.yaml defaults, as `gpukit plan --program DIR --stack/--config` reads them."""
     path = Path(spec).expanduser()
     if spec.endswith((".yaml", ".yml")) or "/" in spec or path.is_file():
         if not path.is_file():
             raise StackFileError(f"--from {spec}: stack file not found: {path}")
         stem = path.name.removeprefix("Pulumi.").rsplit(".", 1)[0]
-        return Source(stem, load_stack_file(path, gpukit_project_defaults(path.resolve().parent), stem))
+        base = program or gpukit_project_defaults(path.resolve().parent)
+        return Source(stem, load_stack_file(path, base, stem))
+    if program is not None:
+        candidate = stack_file_path(program, spec)
+        if not candidate.is_file():
+            raise StackFileError(
+                f"--from {spec}: no stack file Pulumi.{spec}.yaml in {program.stack_config_dir} (the "
+                f"program {program.name}'s stacks); pass a path instead"
+            )
+        return Source(spec, load_stack_file(candidate, program, spec))
     folders = _example_folders()
     for folder in folders:
         candidate = folder / f"Pulumi.{spec}.yaml"
@@ -64,6 +76,30 @@ def load_source(spec: str) -> Source:
             return Source(spec, load_stack_file(stack_file_path(base, spec), base, spec))
     where = ", ".join(str(f) for f in folders) or "no gpukit project found from here"
     raise StackFileError(f"--from {spec}: no stack file Pulumi.{spec}.yaml in {where}; pass a path instead")
+
+
+def _refuse_secrets(source: Source) -> None:
+    if source.stack.secret_keys:
+        keys = ", ".join(source.stack.secret_keys)
+        raise StackFileError(
+            f"{source.stack.path}: {keys} hold encrypted values, which only the source stack's secrets "
+            "provider can read; gpukit ephemeral copies plain config only (issue: not built yet)"
+        )
+
+
+def program_config(source: Source, *, expires_at: datetime) -> dict[str, Any]:
+    """The copy's config for the user's own program (`--program`): the source's, plus the expiry as
+    `gpukit:ephemeral.expiresAt`. The program builds its GpuCluster from its own args, so gpukit
+    cannot rename its cluster or set its budget from here; the program reads the expiry (and
+    `pulumi.get_stack()`, the copy's unique name) where it wants them (docs/ephemeral.md)."""
+    _refuse_secrets(source)
+    config = copy.deepcopy(source.stack.config)
+    ephemeral = config.get(EPHEMERAL_KEY)
+    config[EPHEMERAL_KEY] = {
+        **(ephemeral if isinstance(ephemeral, dict) else {}),
+        "expiresAt": format_expiry(expires_at),
+    }
+    return config
 
 
 def ephemeral_config(
@@ -81,12 +117,7 @@ def ephemeral_config(
     stack over it too. `accepts` (the source's substrate's keys, Substrate.accepts) says which of the
     expiry, the budget and GKE's deletion protection the substrate takes: machines you own (k3s over
     SSH) have no cloud resources to tag and no price."""
-    if source.stack.secret_keys:
-        keys = ", ".join(source.stack.secret_keys)
-        raise StackFileError(
-            f"{source.stack.path}: {keys} hold encrypted values, which only the source stack's secrets "
-            "provider can read; gpukit ephemeral copies plain config only (issue: not built yet)"
-        )
+    _refuse_secrets(source)
     config = copy.deepcopy(source.stack.config)
     cluster = config.get(CLUSTER_KEY)
     if not isinstance(cluster, dict):

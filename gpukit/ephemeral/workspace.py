@@ -11,10 +11,16 @@
   gpukit's program and this Python environment, and one `Pulumi.<stack>.yaml` per stack), so that
   nothing is written into the user's own project folder;
 - `kubeconfigs/<stack>.yaml`: each stack's kubeconfig (mode 0600).
+
+With `--program DIR` the stacks run the user's own program instead: DIR is the work dir (what Pulumi
+deploys, with its own Pulumi.yaml, project name and Python environment), each stack's
+`Pulumi.<stack>.yaml` is in its stack config folder while the stack exists (Pulumi reads it from
+there; `down` removes it), and `project/` is not written.
 """
 
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from gpukit.plan.stack_file import Project
 
 STATE_DIR_ENV = "GPUKIT_EPHEMERAL_STATE_DIR"
 DEFAULT_STATE_DIR = Path("~/.gpukit/ephemeral")
@@ -59,6 +67,22 @@ MAIN_PY = (
 )
 
 
+PULUMI_INSTALL_URL = "https://www.pulumi.com/docs/install/"
+
+
+def pulumi_cli_problem() -> str | None:
+    """Why the Pulumi CLI cannot be run (it is not on PATH), or None. Asked before anything is written:
+    the Automation API finds it only when it first runs `pulumi version`, by which time the state dir
+    and its passphrase would exist, and says so with a FileNotFoundError."""
+    if shutil.which("pulumi") is not None:
+        return None
+    minimum = ".".join(map(str, MIN_PULUMI_VERSION))
+    return (
+        "the Pulumi CLI (`pulumi`) is not on PATH, and gpukit ephemeral deploys through it: install "
+        f"v{minimum} or later ({PULUMI_INSTALL_URL}) and check it with `pulumi version`"
+    )
+
+
 def default_state_dir() -> Path:
     return Path(os.environ.get(STATE_DIR_ENV) or DEFAULT_STATE_DIR).expanduser()
 
@@ -72,19 +96,49 @@ def write_private(path: Path, text: str) -> None:
         f.write(text)
 
 
+HIDDEN = "***"
+
+
+def shown_url(url: str) -> str:
+    """A backend URL as messages show it: its user-info (`user:password@`) and its query (`?...`, where
+    a blob store's parameters may carry an access key or a SAS token) written as HIDDEN, any fragment
+    dropped; scheme, host and path stay, so the user can tell which backend is meant.
+
+    Everything up to the last `@` counts as user-info, wherever it is: a password with an unencoded
+    `/`, `?` or `#` (`https://ci:pa/ss@host`) then stays hidden too, at the cost of hiding a little
+    more of a URL whose path or query holds an `@`. By hand, not urllib.parse: urlsplit raises on
+    some malformed hosts (`[::1`), and this is whatever --backend said."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    _userinfo, at, rest = rest.rpartition("@")
+    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    query = f"?{HIDDEN}" if rest[cut:].startswith("?") else ""
+    return f"{scheme}{sep}{HIDDEN if at else ''}{at}{rest[:cut]}{query}"
+
+
 @dataclass(frozen=True)
 class EphemeralHome:
     root: Path
     backend_url: str | None = None
     """None: the local file backend under `root`."""
+    program: Project | None = None
+    """`--program DIR`: the user's own Pulumi program the stacks run; None: gpukit's own."""
 
     @property
     def project_dir(self) -> Path:
-        return self.root / "project"
+        """The work dir every Pulumi call runs in: the user's program, else gpukit's under `root`."""
+        return self.program.root if self.program is not None else self.root / "project"
 
     @property
     def backend(self) -> str:
+        """The backend the CLI is handed (PULUMI_BACKEND_URL): never put it in a message as it is."""
         return self.backend_url or f"file://{self.root / 'backend'}"
+
+    @property
+    def backend_shown(self) -> str:
+        """The backend as messages name it: shown_url, no credentials."""
+        return shown_url(self.backend)
 
     @property
     def passphrase_file(self) -> Path:
@@ -94,16 +148,20 @@ class EphemeralHome:
         return self.root / "kubeconfigs" / f"{stack}.yaml"
 
     def stack_file(self, stack: str) -> Path:
-        return self.project_dir / f"Pulumi.{stack}.yaml"
+        """Where Pulumi reads the stack's config: a program's Pulumi.yaml may move it (stackConfigDir)."""
+        folder = self.program.stack_config_dir if self.program is not None else self.project_dir
+        return folder / f"Pulumi.{stack}.yaml"
 
     def prepare(self) -> None:
-        """The folders, the project and (unless the environment brings one) the passphrase."""
+        """The folders, gpukit's project (the user's program brings its own) and (unless the
+        environment brings one) the passphrase."""
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         if self.backend_url is None:
             (self.root / "backend").mkdir(exist_ok=True, mode=0o700)
-        self.project_dir.mkdir(exist_ok=True)
-        (self.project_dir / "Pulumi.yaml").write_text(project_yaml())
-        (self.project_dir / "__main__.py").write_text(MAIN_PY)
+        if self.program is None:
+            self.project_dir.mkdir(exist_ok=True)
+            (self.project_dir / "Pulumi.yaml").write_text(project_yaml())
+            (self.project_dir / "__main__.py").write_text(MAIN_PY)
         if not _passphrase_in_env() and not self.passphrase_file.exists():
             write_private(self.passphrase_file, secrets.token_urlsafe(32))
 
@@ -142,7 +200,7 @@ def pulumi_version_problem(version: str, home: "EphemeralHome") -> str | None:
     minimum = ".".join(map(str, MIN_PULUMI_VERSION))
     return (
         f"the Pulumi CLI is {version}: gpukit ephemeral needs {minimum} or later with a "
-        f"{home.backend.split('://', 1)[0]}:// backend (older CLIs drop stack tags there, "
+        f"{home.backend_shown.split('://', 1)[0]}:// backend (older CLIs drop stack tags there, "
         "pulumi/pulumi#19882, and gpukit finds each stack's expiry by them); upgrade it "
         "(https://www.pulumi.com/docs/install/)"
     )

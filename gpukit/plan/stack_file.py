@@ -173,6 +173,26 @@ def load_project(root: Path) -> Project:
     )
 
 
+def load_program(folder: Path, option: str = "--program") -> Project:
+    """One's own Pulumi program (`--program DIR` of `gpukit plan` and `gpukit ephemeral`): the project
+    in `folder` and the entry file its Pulumi.yaml names. Every command that takes a program decides
+    here, so they accept and refuse the same folders; StackFileError names `option` and the folder (or
+    the Pulumi.yaml at fault)."""
+    root = folder.expanduser().resolve()
+    what = "the folder of your Pulumi program, with its Pulumi.yaml and __main__.py"
+    if not root.is_dir():
+        raise StackFileError(f"{option} {folder}: no such folder; pass {what}")
+    if not (root / "Pulumi.yaml").is_file():
+        raise StackFileError(f"{option} {folder}: no Pulumi.yaml in {root}; pass {what}")
+    project = load_project(root)  # its errors name the Pulumi.yaml at fault
+    if not project.main.is_file():
+        raise StackFileError(
+            f"{option} {folder}: no program to run: {project.main} is not a file (Pulumi.yaml `main`, "
+            "or __main__.py)"
+        )
+    return project
+
+
 def gpukit_project_defaults(folder: Path) -> Project:
     """gpukit's own project as its Pulumi.yaml declares it, for a stack file planned outside the
     repository: the defaults come from the same schema `make docs` writes Pulumi.yaml from."""

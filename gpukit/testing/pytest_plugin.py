@@ -7,6 +7,7 @@ for the fixture: nothing is imported, planned or deployed otherwise. Options (or
     --gpukit-ttl 2h             (gpukit_ttl)        the expiry, should the teardown itself be lost
     --gpukit-state-dir DIR      (gpukit_state_dir)  as `gpukit ephemeral --state-dir`
     --gpukit-backend URL        (gpukit_backend)    as `gpukit ephemeral --backend`
+    --gpukit-program DIR        (gpukit_program)    as `gpukit ephemeral --program`: your own program
     --gpukit-max-hourly-cost N  (gpukit_max_hourly_cost)
     --gpukit-allow-unpriced     (gpukit_allow_unpriced) as `gpukit ephemeral up --allow-unpriced`
     --gpukit-name eph-...       (gpukit_name)       the stack's name, known before the session starts
@@ -18,6 +19,9 @@ Ctrl-C (pytest still runs session finalizers after a KeyboardInterrupt, from its
 While the cluster exists, SIGTERM (what CI runners and `timeout` send) is turned into
 KeyboardInterrupt so it unwinds the same way. A SIGKILL or a lost machine skips all of that: the
 stack's expiry and `gpukit ephemeral reap` are for that (docs/ephemeral.md).
+
+Without the Pulumi CLI on PATH the fixture skips, saying so, and writes nothing: a real-cloud test is
+opt-in, and one that cannot deploy must not pass or pretend.
 """
 
 import os
@@ -36,6 +40,11 @@ OPTIONS = (
     ("ttl", "2h", "how long the cluster lives if the teardown is lost (default 2h)"),
     ("state-dir", None, "gpukit ephemeral --state-dir"),
     ("backend", None, "gpukit ephemeral --backend"),
+    (
+        "program",
+        None,
+        "gpukit ephemeral --program: the folder of your own Pulumi program to deploy (default gpukit's)",
+    ),
     ("max-hourly-cost", None, "gpukit ephemeral --max-hourly-cost (USD)"),
     ("name", None, "the stack's name (eph-...), so a later CI step can `gpukit ephemeral down` it"),
     (
@@ -83,6 +92,14 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--gpukit-max-hourly-cost / gpukit_max_hourly_cost must be a positive number of USD per "
                 f"hour; got {limit!r}"
             )
+    program = _option(config, "program")
+    if program is not None:
+        from gpukit.plan.stack_file import StackFileError, load_program  # yaml only
+
+        try:
+            load_program(Path(program), "--gpukit-program / gpukit_program")
+        except StackFileError as err:
+            raise pytest.UsageError(str(err)) from None
 
 
 def _option(config: pytest.Config, name: str) -> str | None:
@@ -142,12 +159,19 @@ def gpukit_cluster(request: pytest.FixtureRequest) -> Iterator[GpukitCluster]:
     from gpukit.ephemeral import lifecycle
     from gpukit.ephemeral.guard import max_hourly_limit
     from gpukit.ephemeral.ttl import parse_ttl
-    from gpukit.ephemeral.workspace import EphemeralHome, default_state_dir
+    from gpukit.ephemeral.workspace import EphemeralHome, default_state_dir, pulumi_cli_problem
+    from gpukit.plan.stack_file import load_program
 
+    missing = pulumi_cli_problem()
+    if missing is not None:  # before anything is written: no state dir, no passphrase
+        pytest.skip(f"gpukit_cluster: {missing}")
     state_dir = _option(config, "state-dir")
+    program = _option(config, "program")
     home = EphemeralHome(
         Path(state_dir).expanduser().resolve() if state_dir else default_state_dir(),
         _option(config, "backend"),
+        # Already checked by pytest_configure, which stops the session on a folder that is not one.
+        load_program(Path(program), "--gpukit-program / gpukit_program") if program else None,
     )
     ttl = parse_ttl(_option(config, "ttl") or "2h")  # both checked by pytest_configure
     limit = _option(config, "max-hourly-cost")

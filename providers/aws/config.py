@@ -42,6 +42,7 @@ EKS_KEYS = (
         "cluster.supportType",
         "cluster.logRetentionDays",
         "cluster.autoscaler",
+        "cluster.podSecurity",
         "nodePools.nodeImage",
         "nodePools.sharing",
         "nodePools.zones",

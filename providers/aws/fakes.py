@@ -14,7 +14,13 @@ from gpukit.components.name_rules import ResourceNameError, planned_name
 from gpukit.components.plan_fakes import FAKE_CA
 from gpukit.components.plan_fakes import stable_hex as _hex  # short: the fakes below are full of ids
 from gpukit.providers.aws.names import AWS_NAME_RULES
-from gpukit.providers.aws.offerings import AZ_ID_RE, REGION_AZ_IDS, az_id_prefix, offered_zone_ids
+from gpukit.providers.aws.offerings import (
+    AZ_ID_RE,
+    EKS_UNSUPPORTED_AZ_IDS,
+    REGION_AZ_IDS,
+    az_id_prefix,
+    offered_zone_ids,
+)
 
 ACCOUNT_ID = "123456789012"
 DEFAULT_REGION = "us-east-1"
@@ -44,6 +50,7 @@ _EC2_PREFIXES = {
 }
 # CreateVolume: "gp2 and gp3: 1 - 16,384 GiB" (EC2 API reference, as providers/aws/k3s/nfs_vm_facts.py
 # cites); the volume types EBS has.
+PLAN_VCPU_QUOTA = 1_000_000
 _EBS_SIZES = {"gp2": (1, 16384), "gp3": (1, 16384), "io1": (4, 16384), "io2": (4, 65536)}
 
 
@@ -144,8 +151,11 @@ class AwsFakes:
                     "availabilityZoneId": zone_id,
                     "cidrBlock": made.get("cidrBlock"),
                 }
-            # A reused subnet: its zone in this fake account and a range, stable per subnet id.
-            name, zone_id = zones[int(_hex(subnet_id, length=4), 16) % len(zones)]
+            # A reused subnet: its zone in this fake account and a range, stable per subnet id; never
+            # a zone EKS refuses (the plan cannot know a reused subnet's zone, and must not invent one
+            # that fails the stack: `pulumi up` asks EC2 and refuses those, offerings.py).
+            usable = [z for z in zones if z[1] not in EKS_UNSUPPORTED_AZ_IDS] or zones
+            name, zone_id = usable[int(_hex(subnet_id, length=4), 16) % len(usable)]
             third = int(_hex(subnet_id, "cidr", length=2), 16)
             return {
                 "id": subnet_id,
@@ -153,6 +163,11 @@ class AwsFakes:
                 "availabilityZoneId": zone_id,
                 "cidrBlock": f"10.99.{third}.0/24",
             }
+        if token == "aws:servicequotas/getServiceQuota:getServiceQuota":
+            # The plan has no account to ask: a quota that admits any plan (the plan's findings say
+            # `pulumi up` reads the real ones, providers/aws/quotas.py).
+            code = args.get("quotaCode")
+            return {"id": code, "quotaCode": code, "serviceCode": "ec2", "value": PLAN_VCPU_QUOTA}
         if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
             return self._offerings(args)
         if token == "aws:eks/getClusters:getClusters":

@@ -9,14 +9,22 @@ MANAGED = "arn:aws:iam::aws:policy"
 # IAM role").
 CLUSTER_ROLE_POLICIES = (f"{MANAGED}/AmazonEKSClusterPolicy",)
 
-# Node role (EKS user guide, "Amazon EKS node IAM role"): join the cluster, pull images (the
-# pull-only policy, not the older read-only one that can also list repositories), and let the VPC CNI
-# that EKS bootstraps on every node assign pod addresses.
+# Node role (EKS user guide, "Amazon EKS node IAM role"): join the cluster (AmazonEKSWorkerNodePolicy,
+# which also lets the Pod Identity agent fetch pods' credentials) and pull images (the pull-only
+# policy, not the older read-only one that can also list repositories). Not the VPC CNI's
+# AmazonEKS_CNI_Policy, which that page lists as optional: on the node role, every hostNetwork pod
+# could attach, detach and re-address any network interface in the region through the instance's
+# credentials. The CNI gets it through its own Pod Identity role (VPC_CNI_POLICIES).
 NODE_ROLE_POLICIES = (
     f"{MANAGED}/AmazonEKSWorkerNodePolicy",
     f"{MANAGED}/AmazonEC2ContainerRegistryPullOnly",
-    f"{MANAGED}/AmazonEKS_CNI_Policy",
 )
+
+# The VPC CNI's own role, for its `aws-node` service account (EKS user guide, "Configure Amazon VPC
+# CNI plugin to use IRSA": "also supports Amazon EKS Pod Identities"; "We recommend that you assign it
+# to a separate role"). IPv4 clusters, which gpukit makes.
+VPC_CNI_POLICIES = (f"{MANAGED}/AmazonEKS_CNI_Policy",)
+VPC_CNI_SERVICE_ACCOUNT = "aws-node"
 
 # EBS CSI controller (EKS user guide, "Store Kubernetes volumes with Amazon EBS").
 EBS_CSI_POLICIES = (f"{MANAGED}/service-role/AmazonEBSCSIDriverPolicy",)

@@ -20,6 +20,10 @@ class AwsNetworkArgs(TypedDict):
     nat_gateways: NotRequired[NatGateways]
     pinned_zone_ids: NotRequired[list[str]]
     """AZ IDs the pools pin: the VPC gets a subnet in each (then zones by name up to zone_count)."""
+    excluded_zone_ids: NotRequired[list[str]]
+    """AZ IDs never to fill with (EKS_UNSUPPORTED_AZ_IDS for an EKS cluster's VPC)."""
+    region: NotRequired[str]
+    """The provider's region, for the S3 gateway endpoint's service name (asked of AWS when left out)."""
 
 
 class AwsNetwork(pulumi.ComponentResource):
@@ -47,6 +51,7 @@ class AwsNetwork(pulumi.ComponentResource):
             list(zip(available.names, available.zone_ids, strict=True)),
             args["zone_count"],
             args.get("pinned_zone_ids", []),
+            frozenset(args.get("excluded_zone_ids", [])),
         )
         zones = [name for name, _ in picked]
         if len(zones) < 2:
@@ -117,6 +122,7 @@ class AwsNetwork(pulumi.ComponentResource):
 
         per_zone = args.get("nat_gateways", NatGateways.SINGLE) == NatGateways.PER_ZONE
         nat_ids: list[pulumi.Output[str]] = []
+        private_route_tables: list[aws.ec2.RouteTable] = []
         for i in range(len(layout) if per_zone else 1):
             suffix = layout[i].zone[-1:]
             eip = aws.ec2.Eip(
@@ -145,6 +151,19 @@ class AwsNetwork(pulumi.ComponentResource):
             aws.ec2.RouteTableAssociation(
                 f"{name}-private-{suffix}-rta", subnet_id=private.id, route_table_id=rt.id, opts=child
             )
+            private_route_tables.append(rt)
+        # S3 through a gateway endpoint on the private route tables: free, where the NAT gateway bills
+        # every GB it processes (S3 mounts, checkpoints, and ECR image layers, which ECR serves from S3).
+        region = args.get("region") or aws.get_region(opts=pulumi.InvokeOptions(parent=self)).region
+        aws.ec2.VpcEndpoint(
+            f"{name}-s3",
+            vpc_id=vpc.id,
+            service_name=f"com.amazonaws.{region}.s3",
+            vpc_endpoint_type="Gateway",
+            route_table_ids=[rt.id for rt in private_route_tables],
+            tags={"Name": f"{cluster}-s3"},
+            opts=child,
+        )
 
         self.vpc_id = vpc.id
         self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private_subnets])

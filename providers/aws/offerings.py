@@ -63,6 +63,30 @@ REGION_AZ_IDS: dict[str, tuple[str, ...]] = {
     "us-west-2": tuple(f"usw2-az{i}" for i in range(1, 5)),
 }
 
+# AZ IDs where EKS refuses a cluster's subnets (UnsupportedAvailabilityZoneException): the Amazon EKS
+# User Guide, "View Amazon EKS networking requirements for VPC and subnets" (network-reqs.html), lists
+# use1-az3 (us-east-1), usw1-az2 (us-west-1) and cac1-az3 (ca-central-1). A new VPC for EKS skips
+# them, pools may not pin them, and reused subnets there fail `pulumi up` before the cluster is made.
+EKS_UNSUPPORTED_AZ_IDS = frozenset({"use1-az3", "usw1-az2", "cac1-az3"})
+
+
+def unsupported_subnets(subnets_by_zone_id: dict[str, list[str]]) -> str:
+    """Why EKS would refuse these reused subnets (AZ ID -> subnet ids, as EC2 answers), or "" if not."""
+    refused = [
+        f"{subnet} ({zone_id})"
+        for zone_id, subnets in sorted(subnets_by_zone_id.items())
+        if zone_id in EKS_UNSUPPORTED_AZ_IDS
+        for subnet in subnets
+    ]
+    if not refused:
+        return ""
+    return (
+        f"gpukit:cluster.network.subnetIds: EKS does not support the zones of {', '.join(refused)} "
+        f"(its networking requirements list {', '.join(sorted(EKS_UNSUPPORTED_AZ_IDS))}): "
+        "name subnets in other zones"
+    )
+
+
 # (region, instance type) -> the AZ IDs that offer it. Every row needs a source (see the module doc).
 OFFERINGS: dict[tuple[str, str], tuple[str, ...]] = {}
 
@@ -99,15 +123,20 @@ def split_evenly(total: int, parts: int) -> list[int]:
 
 
 def pick_vpc_zones(
-    available: list[tuple[str, str]], zone_count: int, pinned: list[str]
+    available: list[tuple[str, str]],
+    zone_count: int,
+    pinned: list[str],
+    excluded: frozenset[str] = frozenset(),
 ) -> list[tuple[str, str]]:
     """The zones (name, AZ ID) of a new VPC, in name order: every pinned AZ ID first, then the
-    region's zones in name order up to `zone_count`.
+    region's zones in name order up to `zone_count`, never one of `excluded` (EKS_UNSUPPORTED_AZ_IDS
+    for an EKS cluster's VPC; validation refuses pinning them).
 
     Without pins this is the first `zone_count` zones by name, as before pools could pin zones, so a
     stack that pins nothing keeps its subnets. Pinned AZ IDs the account does not have are left out
     (the caller reports them).
     """
+    available = [(name, zone_id) for name, zone_id in available if zone_id not in excluded]
     by_id = {zone_id: name for name, zone_id in available}
     chosen: list[tuple[str, str]] = []
     for zone_id in pinned:

@@ -10,7 +10,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH
+from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.addons.storage.variant import STORAGE
+from gpukit.components.autoscaler.fallback import spot_fallback_findings
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.k3s_substrates import K3sCloudSubstrate
@@ -40,11 +42,14 @@ from gpukit.providers.aws.fakes import AwsFakes
 from gpukit.providers.aws.k3s.images import DLAMI_DRIVER_BRANCH
 from gpukit.providers.aws.k3s.nfs_variant import Ec2Nfs
 from gpukit.providers.aws.k3s.spot_drain_values import spot_drain_findings
-from gpukit.providers.aws.karpenter_validation import validate_karpenter_pools
+from gpukit.providers.aws.karpenter_validation import uses_karpenter, validate_karpenter_pools
 from gpukit.providers.aws.limits import EKS_LIMITS
 from gpukit.providers.aws.offerings import offered_zone_ids
+from gpukit.providers.aws.quotas import quota_findings
 from gpukit.providers.aws.tags import tag_problems
 from gpukit.providers.aws.validation import (
+    CONTROL_PLANE_LOGS,
+    DEFAULT_LOG_RETENTION_DAYS,
     K3S_VPC_PREFIXES,
     validate_alternatives,
     validate_aws_network,
@@ -87,7 +92,9 @@ class EksSubstrate(Substrate):
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
     limits = EKS_LIMITS
-    addon_variants = MappingProxyType({STORAGE: EksSharedStorage(), BATCH: EksBatch()})
+    addon_variants = MappingProxyType(
+        {STORAGE: EksSharedStorage(), BATCH: EksBatch(), POD_SECURITY: LabelledNamespaces("EKS")}
+    )
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         return aws_pool_facts(super().pool_facts(pool), pool)
@@ -121,10 +128,11 @@ class EksSubstrate(Substrate):
         return eks_charges(cluster)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        """The pools Karpenter owns, and zones no sourced table vouches for (the plan cannot ask EC2,
+        """The pools Karpenter owns, spot pools without an on-demand fallback (Cluster Autoscaler), the
+        GPU quotas `pulumi up` reads, and zones no sourced table vouches for (the plan cannot ask EC2,
         `pulumi up` does)."""
         region = cluster.spec["region"]
-        return karpenter_findings(cluster) + [
+        zones = [
             Finding(
                 Severity.INFO,
                 f"gpukit:nodePools[{i}].zones",
@@ -137,6 +145,27 @@ class EksSubstrate(Substrate):
             for types in [pool.instance_type_names]
             if any(offered_zone_ids(region, t) is None for t in types)
         ]
+        karpenter = uses_karpenter(cluster.spec)
+        unpinned = [
+            Finding(
+                Severity.INFO,
+                f"gpukit:nodePools[{i}].zones",
+                f"left out: the VPC's zones that offer {', '.join(pool.instance_type_names)}, one node group "
+                "each (as many as maxNodes allows), asked of EC2 when `pulumi up` runs; pin AZ IDs to choose",
+            )
+            for i, pool in enumerate(cluster.pools)
+            if pool.is_gpu and not pool.zones and not karpenter
+        ]
+        fallback = [] if karpenter else spot_fallback_findings(cluster.pools)
+        days = cluster.spec.get("log_retention_days", DEFAULT_LOG_RETENTION_DAYS)
+        logs = Finding(
+            Severity.INFO,
+            "gpukit:cluster.logRetentionDays",
+            f"CloudWatch Logs ingests the control plane's {len(CONTROL_PLANE_LOGS)} log types "
+            f"({', '.join(CONTROL_PLANE_LOGS)}) and keeps them {days} days, billed per GB ingested and "
+            "stored (not in the plan's totals): the audit log grows with every API request",
+        )
+        return [*karpenter_findings(cluster), *fallback, *quota_findings(cluster), *zones, *unpinned, logs]
 
     def next_steps(self, cluster: ResolvedCluster) -> list[str]:
         return [f"# or: aws eks update-kubeconfig --name {cluster.name} --region {cluster.spec['region']}"]
@@ -184,7 +213,12 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         return DLAMI_DRIVER_BRANCH
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return [*super().findings(cluster), *spot_drain_findings(cluster.pools)]
+        return [
+            *super().findings(cluster),
+            *spot_drain_findings(cluster.pools),
+            *spot_fallback_findings(cluster.pools),
+            *quota_findings(cluster),
+        ]
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_ec2_charges(cluster)

@@ -4,7 +4,12 @@ principals and driver mode, and k3s on EC2's public subnets and alternative inst
 import ipaddress
 import re
 
-from gpukit.components.api_access import INTERNAL_RANGES, NON_PUBLIC_RANGES, public_cidrs
+from gpukit.components.api_access import (
+    INTERNAL_RANGES,
+    NON_PUBLIC_RANGES,
+    public_cidrs,
+    unreachable_private_api,
+)
 from gpukit.components.catalog.instances import CpuArch, UnknownInstanceTypeError
 from gpukit.components.errors import Problem
 from gpukit.components.spec import (
@@ -19,7 +24,12 @@ from gpukit.components.spec import (
 )
 from gpukit.components.validate.common import CLUSTER, POOLS, check_cidr
 from gpukit.providers.aws.catalog import AWS_CATALOG
-from gpukit.providers.aws.offerings import AZ_ID_RE, az_id_prefix, offered_zone_ids
+from gpukit.providers.aws.offerings import (
+    AZ_ID_RE,
+    EKS_UNSUPPORTED_AZ_IDS,
+    az_id_prefix,
+    offered_zone_ids,
+)
 
 # Kubernetes minors EKS can create: those in standard support in 2026-11 (1.34 released 2025-10,
 # 1.35 in 2026-01, 1.36 in 2026-06; EKS gives each 14 months of standard support, EKS user guide
@@ -50,6 +60,9 @@ _ANY_ARN_RE = re.compile(r"arn:aws[a-z-]*:(?P<service>[a-z]+)::(?P<account>\d{12
 # values are: 1, 3, 5, 7, 14, 30, ... 3653", as quoted in aws-cdk logs.generated.ts).
 LOG_RETENTION_DAYS: tuple[int, ...] = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731)
 LOG_RETENTION_DAYS += (1096, 1827, 2192, 2557, 2922, 3288, 3653)
+CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
+"""The EKS control-plane log types gpukit turns on: all five (EKS user guide, "Send control plane logs
+to CloudWatch Logs")."""
 DEFAULT_LOG_RETENTION_DAYS = 30
 
 
@@ -64,6 +77,11 @@ def validate_eks_cluster(cluster: ClusterSpec, problems: list[Problem]) -> None:
         )
     validate_aws_network(cluster, problems)
     validate_public_access_ranges(cluster.get("api_access_cidrs", []), problems)
+    unreachable = unreachable_private_api(
+        cluster.get("api_access_cidrs", []), cluster.get("network", {}).get("cidr")
+    )
+    if unreachable:
+        problems.append(Problem(f"{CLUSTER}.apiAccessCidrs", unreachable))
     validate_admin_principals(cluster.get("admin_principal_arns", []), problems)
     days = cluster.get("log_retention_days", DEFAULT_LOG_RETENTION_DAYS)
     if days not in LOG_RETENTION_DAYS:
@@ -235,16 +253,8 @@ def _validate_eks_zones(i: int, pool: NodePoolSpec, region: str, problems: list[
         machine = None  # reported by the common pool checks
     offered = offered_zone_ids(region, machine.name) if machine else None
     if zones is None:
-        if machine is not None and machine.has_gpu and offered is None:
-            problems.append(
-                Problem(
-                    f"{key}.zones",
-                    f"required for GPU pools on EKS: gpukit has no sourced list of the zones that offer "
-                    f"{machine.name} in {region or 'this region'}; name the AZ IDs to use (aws ec2 "
-                    f"describe-instance-type-offerings --location-type availability-zone-id --filters "
-                    f"Name=instance-type,Values={machine.name})",
-                )
-            )
+        # Left out: Karpenter picks zones that offer the type among the cluster's subnets; managed
+        # node groups get the VPC's zones that EC2 says offer it, asked at `pulumi up` (the plan says so).
         return
     if not zones:
         problems.append(Problem(f"{key}.zones", "must name one zone at least, or be left out"))
@@ -265,6 +275,15 @@ def _validate_eks_zones(i: int, pool: NodePoolSpec, region: str, problems: list[
                 Problem(
                     f"{key}.zones[{j}]",
                     f"must be an AZ ID of the cluster's region {region} ({prefix}-az<N>); got {zone!r}",
+                )
+            )
+        elif zone in EKS_UNSUPPORTED_AZ_IDS:
+            problems.append(
+                Problem(
+                    f"{key}.zones[{j}]",
+                    f"EKS does not support {zone} (its networking requirements list "
+                    f"{', '.join(sorted(EKS_UNSUPPORTED_AZ_IDS))}): pin another zone of {region}; "
+                    f"got {zone!r}",
                 )
             )
         elif offered is not None and machine is not None and zone not in offered:

@@ -35,7 +35,11 @@ def reused_subnet_zones(subnet_ids: list[str], opts: pulumi.InvokeOptions) -> di
 
 
 def cluster_vpc(
-    name: str, spec: ClusterSpec, opts: pulumi.ResourceOptions, pinned_zone_ids: Optional[list[str]] = None
+    name: str,
+    spec: ClusterSpec,
+    opts: pulumi.ResourceOptions,
+    pinned_zone_ids: Optional[list[str]] = None,
+    excluded_zone_ids: frozenset[str] = frozenset(),
 ) -> ClusterVpc:
     network = spec["network"]
     if "vpc_id" in network:
@@ -48,6 +52,8 @@ def cluster_vpc(
             "zone_count": network.get("zone_count", DEFAULT_ZONE_COUNT),
             "nat_gateways": network.get("nat_gateways", NatGateways.SINGLE),
             "pinned_zone_ids": pinned_zone_ids or [],
+            "excluded_zone_ids": sorted(excluded_zone_ids),
+            "region": spec.get("region", ""),
         },
         opts=opts,
     )

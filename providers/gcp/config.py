@@ -39,6 +39,7 @@ GKE_KEYS = (
         "cluster.zone",
         "cluster.releaseChannel",
         "cluster.deletionProtection",
+        "cluster.podSecurity",
         "cluster.network.podsCidr",
         "cluster.network.servicesCidr",
         "cluster.network.podsRangeName",

@@ -125,11 +125,20 @@ class GcpFakes:
             }
         if token == "gcp:container/cluster:Cluster":
             octet = int(_hex(name, length=2), 16) % 250 + 1
-            return {
+            outputs: dict[str, Any] = {
                 "endpoint": f"34.118.{octet}.{(octet * 7) % 250 + 1}",
                 "masterAuth": {"clusterCaCertificate": FAKE_CA.decode()},
                 "selfLink": f"https://container.googleapis.com/v1/{rid}",
             }
+            endpoints = state.get("controlPlaneEndpointsConfig") or {}
+            if "dnsEndpointConfig" in endpoints:
+                # GKE names the DNS endpoint after the cluster's id and location.
+                dns = {
+                    **endpoints["dnsEndpointConfig"],
+                    "endpoint": f"gke-{_hex(name, length=32)}.{state.get('location')}.gke.goog",
+                }
+                outputs["controlPlaneEndpointsConfig"] = {**endpoints, "dnsEndpointConfig": dns}
+            return outputs
         if token == "gcp:compute/address:Address":
             octet = int(_hex(name, length=2), 16) % 200 + 10
             internal = state.get("addressType") == "INTERNAL"

@@ -10,7 +10,9 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH, GKE_BATCH
+from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.addons.storage.variant import STORAGE
+from gpukit.components.autoscaler.fallback import spot_fallback_findings
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.k3s_substrates import K3sCloudSubstrate
@@ -90,7 +92,9 @@ class GkeSubstrate(Substrate):
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
     limits = GKE_LIMITS
-    addon_variants = MappingProxyType({STORAGE: GkeSharedStorageVariant(), BATCH: GKE_BATCH})
+    addon_variants = MappingProxyType(
+        {STORAGE: GkeSharedStorageVariant(), BATCH: GKE_BATCH, POD_SECURITY: LabelledNamespaces("GKE")}
+    )
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         return queued_pool_facts(super().pool_facts(pool))
@@ -195,7 +199,11 @@ class K3sGceSubstrate(K3sCloudSubstrate):
         return DLVM_DRIVER_BRANCH
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return [*super().findings(cluster), *preemption_findings(cluster.pools)]
+        return [
+            *super().findings(cluster),
+            *preemption_findings(cluster.pools),
+            *spot_fallback_findings(cluster.pools),
+        ]
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return k3s_gce_charges(cluster)

@@ -3,7 +3,7 @@ their host keys."""
 
 import re
 
-from gpukit.components.addresses import address_ok, same_host, unusable
+from gpukit.components.addresses import address_refusal, same_host, unusable
 from gpukit.components.config.schema import SSH_KEY
 from gpukit.components.errors import Problem
 from gpukit.components.k3s.names import node_name
@@ -41,8 +41,8 @@ def _check_endpoint(
     """An SSH host or bastion: its address, user, port and host key. `behind` is the bastion a host is
     reached through (None for a bastion, or a host reached directly)."""
     address = endpoint["address"]
-    if not address_ok(address):
-        problems.append(Problem(f"{key}.address", f"must be an IP address or DNS name; got {address!r}"))
+    if (refused := address_refusal(address)) is not None:
+        problems.append(Problem(f"{key}.address", refused))
     if not _USER_RE.fullmatch(endpoint["user"]):
         problems.append(Problem(f"{key}.user", f"must be a Unix user name; got {endpoint['user']!r}"))
     port = endpoint.get("port", 22)
@@ -76,10 +76,8 @@ def validate_ssh_cluster(args: ClusterConfig, pools_ok: bool) -> list[Problem]:
     cluster: ClusterSpec = args["cluster"]
     validate_k3s_versions(cluster, problems)
     api_address = cluster.get("api_address")
-    if api_address is not None and not address_ok(api_address):
-        problems.append(
-            Problem(f"{CLUSTER}.apiAddress", f"must be an IP address or DNS name; got {api_address!r}")
-        )
+    if api_address is not None and (refused := address_refusal(api_address)) is not None:
+        problems.append(Problem(f"{CLUSTER}.apiAddress", refused))
     elif api_address is not None and (reason := unusable(api_address)) is not None:
         problems.append(
             Problem(

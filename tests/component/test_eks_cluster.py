@@ -160,6 +160,9 @@ def test_control_plane_is_private_with_limited_public_access_logs_and_kms(dev: R
 def test_empty_api_access_list_makes_the_endpoint_private_only() -> None:
     config = eks_config()
     config["gpukit:cluster"]["apiAccessCidrs"] = []
+    # A reused VPC the deployer routes into: in a new one, nothing could reach a private API.
+    config["gpukit:cluster"]["network"] = {"vpcId": "vpc-0123456789abcdef0", "subnetIds": REUSED}
+    config["gpukit:nodePools"][1]["zones"] = [reused_subnet_zone(REUSED[0])]
     cluster = run(config).one("aws:eks/cluster:Cluster").inputs
     assert cluster["vpcConfig"]["endpointPublicAccess"] is False
     assert "publicAccessCidrs" not in cluster["vpcConfig"]
@@ -181,7 +184,84 @@ def test_nodes_sit_in_private_subnets_routed_through_nat(dev: Recording) -> None
     assert private_routes == [[{"cidrBlock": "0.0.0.0/0", "natGatewayId": nat.id}]] * 3
 
 
+def test_the_vpc_cni_has_its_own_pod_identity_role_and_the_nodes_do_not_hold_its_rights(
+    dev: Recording,
+) -> None:
+    """On the node role, the CNI's EC2 rights would reach every hostNetwork pod through the instance's
+    credentials: any of them could re-address any network interface in the region."""
+    attachments = dev.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    node_policies = [a.inputs["policyArn"] for a in attachments if a.name.startswith("unit-node-")]
+    assert node_policies and not [p for p in node_policies if p.endswith("/AmazonEKS_CNI_Policy")]
+    cni = dev.one("aws:eks/addon:Addon", "unit-vpc-cni")
+    (association,) = cni.inputs["podIdentityAssociations"]
+    assert association["serviceAccount"] == "aws-node"
+    role = dev.one("aws:iam/role:Role", "unit-vpc-cni-role")
+    assert role.urn in cni.dependencies
+    assert json.loads(role.inputs["assumeRolePolicy"])["Statement"][0]["Principal"] == {
+        "Service": "pods.eks.amazonaws.com"
+    }
+    cni_grants = [a for a in attachments if role.urn in a.dependencies]
+    assert [a.inputs["policyArn"].rsplit("/", 1)[1] for a in cni_grants] == ["AmazonEKS_CNI_Policy"]
+    assert all(a.urn in cni.dependencies for a in cni_grants)
+    # The agent that hands aws-node its credentials is there before any node, so nodes become Ready.
+    agent = dev.one("aws:eks/addon:Addon", "unit-pod-identity-agent")
+    assert agent.urn in cni.dependencies
+    assert not [g for g in dev.of_type("aws:eks/nodeGroup:NodeGroup") if g.urn in agent.dependencies]
+
+
+def test_s3_goes_through_a_free_gateway_endpoint_on_the_private_route_tables(dev: Recording) -> None:
+    """S3 traffic (mounts, checkpoints, ECR's image layers) would otherwise pay NAT processing per GB."""
+    endpoint = dev.one("aws:ec2/vpcEndpoint:VpcEndpoint").inputs
+    private = [rt.id for rt in dev.of_type("aws:ec2/routeTable:RouteTable") if "private" in rt.name]
+    assert endpoint["serviceName"] == "com.amazonaws.us-west-2.s3"
+    assert endpoint["vpcEndpointType"] == "Gateway"
+    assert sorted(endpoint["routeTableIds"]) == sorted(private) and len(private) == 3
+
+
+def test_a_new_vpc_in_us_east_1_skips_the_zone_eks_refuses() -> None:
+    """EKS refuses a cluster's subnets in use1-az3; the fake account names it us-east-1c (rotated)."""
+    config = eks_config()
+    config["aws:region"] = "us-east-1"
+    config["gpukit:nodePools"][1]["zones"] = ["use1-az1", "use1-az2"]
+    rec = record(lambda: build(config), region="us-east-1")
+    zones = {s.inputs["availabilityZone"] for s in rec.of_type("aws:ec2/subnet:Subnet")}
+    fake_zones = dict(AwsFakes({"aws:region": "us-east-1"}).zones())
+    assert {fake_zones[z] for z in zones} == {"use1-az1", "use1-az2", "use1-az4"}
+
+
+def test_reused_subnets_in_a_zone_eks_refuses_fail_before_the_cluster_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    original = AwsFakes.invoke
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        answer = original(self, token, args)
+        if token == "aws:ec2/getSubnet:getSubnet" and args.get("id") == REUSED[0] and answer is not None:
+            return {**answer, "availabilityZone": "us-east-1x", "availabilityZoneId": "use1-az3"}
+        return answer
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+    config = eks_config()
+    config["aws:region"] = "us-east-1"
+    config["gpukit:cluster"]["network"] = {"vpcId": "vpc-0123456789abcdef0", "subnetIds": REUSED}
+    config["gpukit:nodePools"][1]["zones"] = ["use1-az1"]
+    refused = (
+        rf"gpukit:cluster\.network\.subnetIds: EKS does not support the zones of {REUSED[0]} \(use1-az3\)"
+    )
+    with pytest.raises(Exception, match=refused):
+        record(lambda: build(config), region="us-east-1")
+
+
 REUSED = ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"]
+
+
+def private_api_config(cidrs: list[str]) -> dict[str, Any]:
+    """A private API in a reused VPC the deployer routes into (in a new one nothing could reach it)."""
+    config = eks_config()
+    config["gpukit:cluster"]["apiAccessCidrs"] = cidrs
+    config["gpukit:cluster"]["network"] = {"vpcId": "vpc-0123456789abcdef0", "subnetIds": REUSED}
+    config["gpukit:nodePools"][1]["zones"] = [reused_subnet_zone(REUSED[0])]
+    return config
 
 
 def reused_subnet_zone(subnet: str) -> str:
@@ -250,6 +330,69 @@ def test_a_pinned_zone_that_does_not_offer_the_type_fails_before_anything_is_cre
             "filters": [{"name": "instance-type", "values": ["g6.xlarge"]}],
         }
     ]
+
+
+def test_a_gpu_quota_too_low_for_what_starts_fails_before_anything_is_created(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new account's G and VT quota is often 0: `pulumi up` would create everything, then wait for
+    GPU nodes that never come. It reads the quotas first (with the deployer's credentials)."""
+    original = AwsFakes.invoke
+    asked: list[str] = []
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if token == "aws:servicequotas/getServiceQuota:getServiceQuota":
+            asked.append(f"{args['serviceCode']}/{args['quotaCode']}")
+            return {
+                "id": args["quotaCode"],
+                "quotaCode": args["quotaCode"],
+                "serviceCode": "ec2",
+                "value": 0.0,
+            }
+        return original(self, token, args)
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+    config = eks_config()
+    config["gpukit:nodePools"][1]["minNodes"] = 1  # the spot L4 pool starts a node right away
+    with pytest.raises(Exception, match=r"EC2 quota All G and VT Spot Instance Requests \(L-3819A6DF\) is 0"):
+        run(config)
+    assert asked == ["ec2/L-3819A6DF"]
+
+
+def test_a_gpu_pool_without_zones_gets_a_group_in_each_vpc_zone_ec2_says_offers_its_type(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Zones may be left out: `pulumi up` asks EC2 which of the VPC's zones offer the type, instead of
+    the stack naming them; as many groups as maxNodes allows, one node each at least."""
+    original = AwsFakes.invoke
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        if token == "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings":
+            return {
+                "id": self.region,
+                "instanceTypes": ["g6.xlarge", "g6.xlarge", "g6.xlarge"],
+                "locations": ["usw2-az2", "usw2-az3", "usw2-az4"],  # not usw2-az1
+                "locationTypes": ["availability-zone-id"] * 3,
+            }
+        return original(self, token, args)
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+    config = eks_config()
+    del config["gpukit:nodePools"][1]["zones"]
+    rec = run(config)
+    vpc_zones = {fake_zone_id(s) for s in rec.of_type("aws:ec2/subnet:Subnet")}
+    l4 = sorted(g.name for g in rec.of_type("aws:eks/nodeGroup:NodeGroup") if g.name.startswith("unit-l4-"))
+    expected = sorted(z for z in vpc_zones if z != "usw2-az1")
+    assert l4 == [f"unit-l4-{zone}-ng" for zone in expected]
+    config["gpukit:nodePools"][1]["maxNodes"] = 1
+    one = [
+        g.name for g in run(config).of_type("aws:eks/nodeGroup:NodeGroup") if g.name.startswith("unit-l4-")
+    ]
+    assert one == [f"unit-l4-{expected[0]}-ng"]
+
+
+def fake_zone_id(subnet: Any) -> str:
+    return dict(AwsFakes({"aws:region": "us-west-2"}).zones())[subnet.inputs["availabilityZone"]]
 
 
 def test_iam_roles_are_least_privilege(dev: Recording) -> None:
@@ -388,6 +531,7 @@ def test_every_resource_but_the_root_has_a_parent_in_the_tree(dev: Recording) ->
         "gpukit:index:EksStorage",
         "gpukit:index:ClusterAutoscaler",
         "gpukit:index:GpuOperator",
+        "gpukit:index:NamespacePodSecurity",
     }
 
 
@@ -489,8 +633,7 @@ def test_core_addons_are_managed_network_ones_before_nodes_and_coredns_after_sys
 
 
 def test_private_ranges_only_keep_the_endpoint_private_and_reach_it_over_the_vpc() -> None:
-    config = eks_config()
-    config["gpukit:cluster"]["apiAccessCidrs"] = ["10.0.0.0/8", "192.168.0.0/16"]
+    config = private_api_config(["10.0.0.0/8", "192.168.0.0/16"])
     rec = run(config)
     vpc = rec.one("aws:eks/cluster:Cluster").inputs["vpcConfig"]
     assert vpc["endpointPublicAccess"] is False
@@ -506,8 +649,7 @@ def test_private_range_rules_are_named_by_range_so_removing_one_leaves_the_other
     # Named by position, dropping the first range would rewrite rule 0 into a copy of rule 1 while
     # rule 1 still exists, which EC2 refuses as a duplicate.
     def rule_names(cidrs: list[str]) -> dict[str, str]:
-        config = eks_config()
-        config["gpukit:cluster"]["apiAccessCidrs"] = cidrs
+        config = private_api_config(cidrs)
         rules = run(config).of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
         return {r.name: r.inputs["cidrIpv4"] for r in rules}
 
@@ -710,7 +852,7 @@ def test_node_groups_wait_for_the_node_roles_grants(dev: Recording) -> None:
     grants = {
         a.urn for a in dev.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment") if "-node-" in a.name
     }
-    assert len(grants) == 3
+    assert len(grants) == 2
     for group in dev.of_type("aws:eks/nodeGroup:NodeGroup"):
         assert grants <= set(group.dependencies), group.name
 

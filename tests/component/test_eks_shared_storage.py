@@ -239,10 +239,32 @@ def test_a_pinned_lustre_zone_does_not_follow_the_biggest_gpu_pool() -> None:
     assert lustre_zone_of(pinned) == "usw2-az3"
 
 
-def test_lustre_takes_a_tagged_final_backup_when_deleted(rec: Recording) -> None:
+def test_lustre_takes_a_final_backup_tagged_with_its_cluster_when_deleted(rec: Recording) -> None:
     (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
     assert fs.inputs["skipFinalBackup"] is False
-    assert fs.inputs["finalBackupTags"] == {"Name": "unit-ckpt-final"}
+    # The provider's default tags do not reach a final backup: without the cluster's own, an operator
+    # cannot tell whose it is.
+    assert fs.inputs["finalBackupTags"] == {
+        "gpukit:cluster": "unit",
+        "managed-by": "gpukit",
+        "Name": "unit-ckpt-final",
+    }
+
+
+def test_an_ephemeral_stacks_lustre_leaves_no_backup_behind() -> None:
+    """Each teardown of an ephemeral copy would otherwise leave one backup, billed until deleted."""
+    config = lustre_config(8)
+    config["gpukit:ephemeral"] = {"expiresAt": "2026-12-03T12:00:00Z"}
+    (fs,) = record(lambda: build(config)).of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fs.inputs["skipFinalBackup"] is True
+    assert "finalBackupTags" not in fs.inputs
+
+
+def test_new_lustre_file_systems_run_2_15_and_existing_ones_are_not_upgraded(rec: Recording) -> None:
+    """The FSx API creates Lustre 2.12 unless told; raising an existing one's version upgrades it in place."""
+    (fs,) = rec.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fs.inputs["fileSystemTypeVersion"] == "2.15"
+    assert "fileSystemTypeVersion" in fs.ignore_changes
 
 
 def test_efs_refuses_clients_without_tls(rec: Recording) -> None:

@@ -2,6 +2,7 @@
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -107,9 +108,26 @@ def test_existing_network_is_reused_without_creating_one() -> None:
     }
 
 
-def test_no_api_cidrs_makes_the_endpoint_private() -> None:
-    cluster = run(gke_config(apiAccessCidrs=[])).one("gcp:container/cluster:Cluster").inputs
+def test_no_api_cidrs_makes_the_endpoint_private_and_pulumi_reaches_it_over_dns() -> None:
+    """Nothing routes into a network the stack makes: Pulumi's Kubernetes provider talks to GKE's
+    DNS-based endpoint (IAM-checked) instead of the private address."""
+    rec = run(gke_config(apiAccessCidrs=[]))
+    cluster = rec.one("gcp:container/cluster:Cluster").inputs
     assert cluster["privateClusterConfig"]["enablePrivateEndpoint"] is True
+    assert cluster["controlPlaneEndpointsConfig"] == {"dnsEndpointConfig": {"allowExternalTraffic": True}}
+    kubeconfig = yaml.safe_load(unsecret(rec.one("pulumi:providers:kubernetes").inputs["kubeconfig"]))
+    (entry,) = kubeconfig["clusters"]
+    assert re.fullmatch(
+        r"https://gke-[0-9a-f]{32}\.us-central1(-[a-z])?\.gke\.goog", entry["cluster"]["server"]
+    )
+    assert "certificate-authority-data" not in entry["cluster"]  # a publicly trusted certificate
+
+
+def test_a_public_api_keeps_its_address_and_no_dns_endpoint() -> None:
+    rec = run(gke_config())
+    assert "controlPlaneEndpointsConfig" not in rec.one("gcp:container/cluster:Cluster").inputs
+    kubeconfig = yaml.safe_load(unsecret(rec.one("pulumi:providers:kubernetes").inputs["kubeconfig"]))
+    assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://34.118.")
 
 
 def test_deletion_protection_is_on_unless_the_stack_turns_it_off() -> None:

@@ -69,8 +69,9 @@ def stack() -> Run:
 
 @pytest.fixture(scope="module")
 def ha() -> Run:
-    """3 servers over 3 zones, driver preinstalled, an on-demand CPU pool, private API access."""
-    config = stack_config(apiAccessCidrs=["10.20.0.0/16"], network={"cidr": "10.50.0.0/16", "zoneCount": 3})
+    """3 servers over 3 zones, driver preinstalled, an on-demand CPU pool, private API access (in a
+    reused VPC the deployer routes into: nothing could reach a private API in a new one)."""
+    config = stack_config(apiAccessCidrs=["10.20.0.0/16"], network=ROUTED_VPC)
     config["gpukit:nodePools"][0].update(minNodes=3, maxNodes=3)
     config["gpukit:nodePools"].append(
         {"name": "cpu", "instanceType": "m7i.large", "minNodes": 0, "maxNodes": 3}
@@ -100,13 +101,22 @@ def all_user_data(rec: Recording) -> dict[str, str]:
     return found
 
 
+# A reused VPC the deployer routes into, with a subnet in each of three zones (of the fake account).
+ROUTED_VPC = {
+    "vpcId": "vpc-0123456789abcdef0",
+    "subnetIds": ["subnet-00000000000000000", "subnet-00000000000000001", "subnet-00000000000000002"],
+}
+
+
 def subnet_ids(rec: Recording, kind: str) -> list[str]:
-    """In zone order, as AwsNetwork hands them out (the engine records resources in any order)."""
-    return [
+    """In zone order, as AwsNetwork hands them out (the engine records resources in any order); a
+    reused VPC's private subnets where the stack made none."""
+    made = [
         r.id
         for r in sorted(rec.of_type("aws:ec2/subnet:Subnet"), key=lambda r: r.name)
         if f"-{kind}-" in r.name
     ]
+    return made or (list(ROUTED_VPC["subnetIds"]) if kind == "private" else [])
 
 
 # --- agent pools
@@ -332,7 +342,7 @@ def test_public_access_ranges_make_the_api_load_balancer_internet_facing(stack: 
 
 @pytest.mark.parametrize("cidrs", [["10.0.0.0/8"], ["10.0.0.0/8", "192.168.10.0/24"]])
 def test_private_access_ranges_make_it_internal(cidrs: list[str]) -> None:
-    rec = run(stack_config(apiAccessCidrs=cidrs)).rec
+    rec = run(stack_config(apiAccessCidrs=cidrs, network=ROUTED_VPC)).rec
     nlb = rec.one(LB).inputs
     assert nlb["internal"] is True
     assert nlb["subnets"] == subnet_ids(rec, "private")

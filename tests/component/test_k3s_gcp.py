@@ -179,19 +179,22 @@ def test_firewall_rules_are_exactly_k3s_ports_and_none_from_anywhere(stack: Reco
             rule["allows"][0]["protocol"],
             tuple(rule["allows"][0]["ports"]),
             tuple(rule.get("sourceRanges") or ()),
-            tuple(rule.get("sourceTags") or ()),
-            tuple(rule["targetTags"]),
+            tuple(rule.get("sourceServiceAccounts") or ()),
+            tuple(rule["targetServiceAccounts"]),
         )
         for name, rule in rules.items()
     }
-    node, server = "k3s-gcp-k3s-node", "k3s-gcp-k3s-server"
+    server = ("k3s-gcp-k3s-server@acme-ml-dev.iam.gserviceaccount.com",)
+    nodes = (*server, "k3s-gcp-k3s-agent@acme-ml-dev.iam.gserviceaccount.com")
     assert summary == {
-        "k3s-gcp-k3s-api-clients": ("tcp", ("6443",), ("203.0.113.0/24",), (), (server,)),
-        "k3s-gcp-k3s-api-nodes": ("tcp", ("6443",), (), (node,), (server,)),
-        "k3s-gcp-k3s-flannel": ("udp", ("8472",), (), (node,), (node,)),
-        "k3s-gcp-k3s-kubelet": ("tcp", ("10250",), (), (node,), (node,)),
-        "k3s-gcp-k3s-etcd": ("tcp", ("2379-2380",), (), (server,), (server,)),
+        "k3s-gcp-k3s-api-clients": ("tcp", ("6443",), ("203.0.113.0/24",), (), server),
+        "k3s-gcp-k3s-api-nodes": ("tcp", ("6443",), (), nodes, server),
+        "k3s-gcp-k3s-flannel": ("udp", ("8472",), (), nodes, nodes),
+        "k3s-gcp-k3s-kubelet": ("tcp", ("10250",), (), nodes, nodes),
+        "k3s-gcp-k3s-etcd": ("tcp", ("2379-2380",), (), server, server),
     }
+    # Never by network tag: anyone who may tag a VM of the network could take the cluster's.
+    assert not [r for r in rules.values() if r.get("sourceTags") or r.get("targetTags")]
     for rule in rules.values():
         assert rule["network"] == "projects/acme-ml-dev/global/networks/k3s-gcp-vpc"
         assert rule["direction"] == "INGRESS"
@@ -285,9 +288,16 @@ def test_kubeconfig_names_the_first_servers_external_address(stack: Recording) -
     assert yaml.safe_load(plain(kubeconfig))["clusters"][0]["cluster"]["server"] == f"https://{nat_ip}:6443"
 
 
+ROUTED_NETWORK = {
+    "networkId": "projects/acme-ml-dev/global/networks/shared",
+    "subnetworkId": "projects/acme-ml-dev/regions/us-central1/subnetworks/gpu",
+}
+
+
 @pytest.mark.parametrize("cidrs", [["10.0.0.0/8"], ["172.16.0.0/12", "100.64.0.0/10"]])
 def test_private_api_clients_get_no_external_addresses(cidrs: list[str]) -> None:
-    rec = run(k3s_gcp_config(apiAccessCidrs=cidrs))
+    # In a reused network the deployer routes into (in a new one, a private API is refused).
+    rec = run(k3s_gcp_config(apiAccessCidrs=cidrs, network=ROUTED_NETWORK))
     assert {a.inputs["addressType"] for a in rec.of_type(ADDRESS)} == {"INTERNAL"}
     for inputs in servers(rec).values():
         assert not inputs["networkInterfaces"][0].get("accessConfigs")

@@ -70,17 +70,27 @@ def test_data_sits_on_its_own_pd_balanced_disk_in_the_vms_zone(rec: Recording) -
 
 
 def test_only_the_cluster_nodes_reach_nfs(rec: Recording) -> None:
+    """Both ends by service account, never by network tag (anyone who may tag a VM could take the
+    nodes' tag)."""
     vm = rec.one(INSTANCE, f"{PREFIX}-vm")
-    rules = [
-        r for r in rec.of_type(FIREWALL) if set(r.inputs.get("targetTags") or ()) & set(vm.inputs["tags"])
+    account = vm.inputs["serviceAccount"]["email"]
+    rules = [r for r in rec.of_type(FIREWALL) if account in (r.inputs.get("targetServiceAccounts") or ())]
+    nodes = [
+        "k3s-gcp-k3s-server@acme-ml-dev.iam.gserviceaccount.com",
+        "k3s-gcp-k3s-agent@acme-ml-dev.iam.gserviceaccount.com",
     ]
     assert [
-        (r.inputs["direction"], r.inputs["allows"], r.inputs.get("sourceTags"), r.inputs.get("sourceRanges"))
+        (
+            r.inputs["direction"],
+            r.inputs["allows"],
+            r.inputs.get("sourceServiceAccounts"),
+            r.inputs.get("sourceTags"),
+        )
         for r in rules
-    ] == [("INGRESS", [{"protocol": "tcp", "ports": [str(NFS_PORT)]}], ["k3s-gcp-k3s-node"], None)]
-    # Every node carries that tag; the NFS VM carries only its own.
-    assert all("k3s-gcp-k3s-node" in i.inputs["tags"] for i in rec.of_type(INSTANCE) if i is not vm)
-    assert vm.inputs["tags"] == ["k3s-gcp-nfs-checkpoints"]
+    ] == [("INGRESS", [{"protocol": "tcp", "ports": [str(NFS_PORT)]}], nodes, None)]
+    # Every machine runs as one of those accounts; the NFS VM as its own.
+    assert all(i.inputs["serviceAccount"]["email"] in nodes for i in rec.of_type(INSTANCE) if i is not vm)
+    assert account not in nodes
     # No rule anywhere opens the NFS VM to an address range.
     assert not any(r.inputs.get("sourceRanges") for r in rules)
 
@@ -98,7 +108,15 @@ def test_no_external_address_no_identity_never_spot_shielded_os_login(rec: Recor
     assert vm["machineType"] == "e2-standard-2"
     (interface,) = vm["networkInterfaces"]
     assert "accessConfigs" not in interface and "ipv6AccessConfigs" not in interface
-    assert "serviceAccount" not in vm  # no token on its metadata server
+    # An account of its own with no role, and no scope but identity: its tokens open no API.
+    assert vm["serviceAccount"]["scopes"] == ["https://www.googleapis.com/auth/userinfo.email"]
+    account = rec.one("gcp:serviceaccount/account:Account", f"{PREFIX}-account")
+    assert vm["serviceAccount"]["email"].startswith(account.inputs["accountId"] + "@")
+    assert not [
+        m
+        for m in rec.of_type("gcp:projects/iAMMember:IAMMember")
+        if account.inputs["accountId"] in str(m.inputs)
+    ]
     assert vm["scheduling"] == {
         "provisioningModel": "STANDARD",
         "automaticRestart": True,
@@ -142,7 +160,7 @@ def test_every_nfs_resource_is_a_child_of_the_vm_component(rec: Recording) -> No
     component = rec.one("gpukit:index:K3sGceNfsServer", PREFIX)
     children = [r for r in rec.resources if r.parent == component.urn]
     assert sorted(r.name for r in children) == sorted(
-        f"{PREFIX}{suffix}" for suffix in ("-nfs-from-nodes", "-address", "-data", "-vm")
+        f"{PREFIX}{suffix}" for suffix in ("-account", "-nfs-from-nodes", "-address", "-data", "-vm")
     )
     assert rec.parent_of(component).type == "gpukit:index:K3sGceCluster"  # type: ignore[union-attr]
 

@@ -626,18 +626,6 @@ def pool_add(**pool: Any) -> Mutation:
 # Issue 11, EKS: zones, spot alternatives, support policy, log retention, admin principals.
 EKS_CASES: list[tuple[str, Mutation, str, str]] = [
     (
-        "eks-gpu-pool-without-zones",
-        pool_drop(L4_POOL, "zones"),
-        f"{POOLS}[1].zones",
-        "required for GPU pools on EKS: gpukit has no sourced list of the zones that offer g6.xlarge",
-    ),
-    (
-        "eks-new-gpu-pool-without-zones",
-        pool_add(name="h100", instanceType="p5.48xlarge", minNodes=0, maxNodes=2),
-        f"{POOLS}[2].zones",
-        "required for GPU pools on EKS",
-    ),
-    (
         "eks-zone-name-instead-of-az-id",
         pool_set(L4_POOL, zones=["us-west-2a"]),
         f"{POOLS}[1].zones[0]",
@@ -660,6 +648,23 @@ EKS_CASES: list[tuple[str, Mutation, str, str]] = [
         pool_set(L4_POOL, zones=["usw2-az1\n"]),
         f"{POOLS}[1].zones[0]",
         "must be an AZ ID",
+    ),
+    (
+        "eks-private-api-in-a-new-vpc",
+        cluster_set(apiAccessCidrs=[]),
+        f"{CLUSTER}.apiAccessCidrs",
+        "[] keeps the API inside the network this stack creates (10.40.0.0/16), which nothing outside it "
+        "routes to",
+    ),
+    (
+        "eks-zone-eks-does-not-support",
+        steps(
+            lambda config: config.update({"aws:region": "us-east-1"}),
+            pool_set(L4_POOL, zones=["use1-az1", "use1-az3"]),
+        ),
+        f"{POOLS}[1].zones[1]",
+        "EKS does not support use1-az3 (its networking requirements list cac1-az3, use1-az3, usw1-az2): "
+        "pin another zone of us-east-1; got 'use1-az3'",
     ),
     (
         "eks-zone-listed-twice",

@@ -216,6 +216,20 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "k3s on cloud VMs needs at least one range",
     ),
     (
+        "api-private-ranges-in-a-new-network-aws",
+        aws_config,
+        cluster_set(apiAccessCidrs=["10.0.0.0/8"]),
+        f"{CLUSTER}.apiAccessCidrs",
+        "only private ranges (10.0.0.0/8) keeps the API inside the network this stack creates",
+    ),
+    (
+        "api-private-ranges-in-a-new-network-gcp",
+        gcp_config,
+        cluster_set(apiAccessCidrs=["192.168.0.0/16"]),
+        f"{CLUSTER}.apiAccessCidrs",
+        "`pulumi up` could not reach the API to install the GPU stack",
+    ),
+    (
         "instance-type-missing",
         gcp_config,
         pool_drop(1, "instanceType"),

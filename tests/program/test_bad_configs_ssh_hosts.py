@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from gpukit.cli import main
+from gpukit.components.errors import ConfigError
+from gpukit.components.resolve.config import resolve_config
 from tests.program.test_bad_configs import (
     CLUSTER,
     POOLS,
@@ -37,6 +39,8 @@ from tests.program.test_bad_configs_k3s import (
 from tests.ssh_host_keys import ED25519_11, ED25519_OTHER, HASHED_11, HASHED_198_51_100_5, RSA_3072
 
 BASTION = {"address": "198.51.100.5", "user": "jump", "hostKey": ED25519_OTHER}
+ZONED = "fe80::1%x *(rw,no_root_squash,insecure) y"
+"""An IPv6 address with a zone id that, written into /etc/exports as it is, adds a world-writable export."""
 INSECURE = f"{CLUSTER}.insecureIgnoreHostKeys"
 
 
@@ -211,6 +215,38 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
             ("localhost", "localhost", "names the local machine (localhost)"),
         ]
     ),
+    # an IPv6 zone id: Python reads any text after the `%` as one, spaces and parentheses included
+    *(
+        (
+            f"{case}-with-an-ipv6-zone-id",
+            k3s_config,
+            mutation,
+            key,
+            f"must be an IP address or DNS name; got {address!r}, which has an IPv6 zone (scope) id, the "
+            "part after '%': a zone id is local to one host",
+        )
+        for case, address, mutation, key in [
+            (
+                "host-address",
+                ZONED,
+                host_set(1, 1, address=ZONED, hostKey=ED25519_OTHER),
+                f"{POOLS}[1].hosts[1].address",
+            ),
+            (
+                "server-address",
+                "fe80::10%eth0",
+                host_set(0, 0, address="fe80::10%eth0"),
+                f"{POOLS}[0].hosts[0].address",
+            ),
+            (
+                "bastion-address",
+                ZONED,
+                host_set(1, 0, bastion={**BASTION, "address": ZONED}),
+                f"{HOST}.bastion.address",
+            ),
+            ("api-address", ZONED, cluster_set(apiAddress=ZONED), f"{CLUSTER}.apiAddress"),
+        ]
+    ),
     # one host in two spellings
     (
         "same-ipv6-host-in-two-spellings",
@@ -354,3 +390,43 @@ def test_rsa_host_key_plans_with_a_warning_that_modern_openssh_refuses_it(
         "8.8 and newer refuse by default",
     ), report
     assert "fix: set gpukit:nodePools[1].hosts[0].hostKey to the host's ed25519 key" in report
+
+
+# --- config text never drives the terminal ----------------------------------------------------------
+
+OSC52 = "\x1b]52;c;SGVsbG8=\x07"
+"""OSC 52: a terminal that honours it puts `Hello` on the clipboard of whoever reads the text."""
+UNSAFE = "\x1b\x07\x9b\u202e\u2066\u2069"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [OSC52, "\n  gpukit:cluster.name: forged line", "\u202e\u2066evil\u2069\x9b31m"],
+    ids=["osc52", "newline", "bidi-and-c1"],
+)
+def test_escapes_in_a_stack_reach_the_terminal_as_visible_text(
+    payload: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = k3s_config()
+    # The third host keeps its known_hosts line for 192.0.2.12: its message names the address given.
+    config[POOLS][1]["hosts"][1]["address"] = f"192.0.2.12{payload}"
+    config[POOLS][1]["name"] = f"l40s{payload}"
+    path = tmp_path / "Pulumi.bad.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    shown = []
+    for argv in (["plan", "--config", str(path)], ["plan", "--json", "--config", str(path)]):
+        assert main(argv) == 2
+        shown.append("".join(capsys.readouterr()))
+    for text in shown:
+        assert not set(text) & set(UNSAFE), text
+        assert not any(line.lstrip().startswith("gpukit:cluster.name") for line in text.splitlines()), text
+    assert (
+        f"{POOLS}[1].hosts[1].hostKey: is a known_hosts line for '192.0.2.12', not for 192.0.2.12" in shown[0]
+    )
+    # Under `pulumi up` the same problems are the ConfigError's text.
+    program_config, secret_keys = for_program(config)
+    with pytest.raises(ConfigError) as raised:
+        resolve_config(program_config, secret_keys)
+    text = str(raised.value)
+    assert len(text.splitlines()) == len(raised.value.problems)
+    assert not set(text) & set(UNSAFE), text

@@ -69,6 +69,14 @@ CASES = [
         "not an IP address or DNS name",
     ),
     (
+        # A zone id is local to one host, and would land in the StorageClass as written.
+        "server-with-an-ipv6-zone-id",
+        k3s_config,
+        nfs_volume(server="fd00::5%x *(rw,no_root_squash,insecure) y", path="/srv/nfs"),
+        f"{VOLUME}.nfs.server",
+        "'fd00::5%x *(rw,no_root_squash,insecure) y' has an IPv6 zone (scope) id",
+    ),
+    (
         "server-loopback",
         aws_config,
         nfs_volume(server="127.0.0.1", path="/srv/nfs"),

@@ -4,6 +4,7 @@ Pulumi, in what order, and what is left afterwards."""
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -648,6 +649,23 @@ def test_a_shared_backend_without_a_passphrase_in_the_environment_is_refused(
     assert used <= {backend}
 
 
+def test_a_backend_url_with_credentials_is_never_echoed_with_them(
+    stub: Stub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before any Pulumi call (no shared passphrase): the message names the backend.
+    backend = "s3://ci:s3cr3t@my-pulumi-state/ephemeral?region=eu-west-1&secret_key=s3cr3t"
+    for command in (["reap"], ["list", "--json"]):
+        assert main(stub.ephemeral(*command, "--backend", backend)) == 2
+        out, err = capsys.readouterr()
+        assert "s3cr3t" not in out + err
+        assert "--backend s3://***@my-pulumi-state/ephemeral?***: a shared backend needs" in out + err
+    # A stack that is not in a Pulumi Cloud backend given with a user and password.
+    cloud = "https://ci:s3cr3t@pulumi.example.com"
+    assert main(stub.ephemeral("down", "eph-gone-2612011130-x7k2", "--backend", cloud)) == 2
+    err = capsys.readouterr().err
+    assert "s3cr3t" not in err and "in https://***@pulumi.example.com" in err, err
+
+
 def test_a_pulumi_error_is_reported_by_what_the_cli_said_on_stderr() -> None:
     from pulumi.automation import CommandResult
     from pulumi.automation.errors import create_command_error
@@ -715,3 +733,165 @@ def test_a_pulumi_cli_too_old_to_keep_stack_tags_is_refused_naming_the_minimum(
     assert code == 2 and "the Pulumi CLI is 3.210.0" in err and "3.211.0 or later" in err, err
     assert main(stub.ephemeral("list")) == 2 and main(stub.ephemeral("reap")) == 2
     assert "up" not in stub.commands() and stub.stacks() == {}
+
+
+# --- without the Pulumi CLI, and one's own program (--program DIR) -----------------------------------
+
+EXAMPLE_PROGRAM = ROOT / "examples" / "infra-repo"
+
+
+def _path_without_pulumi() -> str:
+    """PATH less every folder that holds a `pulumi` (the stub's included): as on a machine without it."""
+    return os.pathsep.join(
+        folder
+        for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if folder and not (Path(folder) / "pulumi").exists()
+    )
+
+
+def test_up_without_the_pulumi_cli_is_one_line_exit_2_and_writes_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "GPUKIT_"))}
+    result = subprocess.run(
+        [sys.executable, "-m", "gpukit.cli", "ephemeral", "up", "--from", "eks-dev", "--ttl", "4h"],
+        env={**env, "PATH": _path_without_pulumi(), "GPUKIT_EPHEMERAL_STATE_DIR": str(home)},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert "Pulumi CLI" in line and "not on PATH" in line and "https://www.pulumi.com/docs/install/" in line
+    assert not home.exists()  # no state dir, no passphrase, no project
+
+
+@pytest.mark.parametrize("command", [["list"], ["reap"], ["down", "eph-x-2612011530-x7k2"]])
+def test_every_ephemeral_command_without_the_pulumi_cli_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    monkeypatch.setenv("PATH", _path_without_pulumi())
+    home = tmp_path / "home"
+    assert main(["ephemeral", *command, "--state-dir", str(home)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "Pulumi CLI" in line and "not on PATH" in line
+    assert not home.exists() and not (home / "passphrase").exists()
+
+
+def test_the_fixture_skips_without_the_pulumi_cli_and_writes_nothing(stub: Stub, tmp_path: Path) -> None:
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "-rs",
+        "--gpukit-stack",
+        "eks-dev",
+        "--gpukit-state-dir",
+        str(stub.home),
+        test=QUICK_TEST,
+        PATH=_path_without_pulumi(),
+    )
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 0, output
+    assert "1 skipped" in output and "Pulumi CLI" in output and "not on PATH" in output, output
+    assert "Traceback" not in output and not stub.home.exists() and stub.calls() == []
+
+
+def test_program_must_be_a_pulumi_project(
+    stub: Stub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "no-project"
+    empty.mkdir()
+    assert main(stub.ephemeral("up", "--program", str(empty), "--from", "dev", "--ttl", "4h")) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert f"--program {empty}" in line and "Pulumi.yaml" in line, line
+    assert main(stub.ephemeral("list", "--program", str(tmp_path / "not-there"))) == 2
+    assert "--program" in capsys.readouterr().err
+    assert stub.calls() == [] and not stub.home.exists()
+    # `plan --program` decides the same way (one function).
+    assert main(["plan", "--program", str(empty), "--stack", "dev"]) == 2
+    assert f"--program {empty}" in capsys.readouterr().err
+
+
+def test_a_bad_program_and_no_pulumi_cli_are_reported_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", _path_without_pulumi())
+    home = tmp_path / "home"
+    assert main(["ephemeral", "list", "--program", str(tmp_path), "--state-dir", str(home)]) == 2
+    err = capsys.readouterr().err
+    assert "--program" in err and "Pulumi CLI" in err and not home.exists()
+
+
+def _own_program(tmp_path: Path) -> Path:
+    program = tmp_path / "ml-platform"
+    shutil.copytree(EXAMPLE_PROGRAM, program)
+    return program
+
+
+def test_up_list_and_down_run_ones_own_program_in_its_folder(
+    stub: Stub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = _own_program(tmp_path)
+    code, out, err = _up(stub, capsys, "--program", str(program), source="dev")
+    assert code == 0, err
+    (name,) = stub.stacks()
+    assert name.startswith("eph-dev-")
+    assert stub.stacks()[name]["project"] == "ml-platform"  # the program's project, not gpukit's
+    assert stub.stacks()[name]["tags"]["gpukit:ephemeral-from"] == "dev"
+    # Every CLI call runs in the program's folder: that is what Pulumi deploys.
+    assert {c["cwd"] for c in stub.raw_calls() if c["argv"][-1] != "version"} == {str(program)}
+    config = yaml.safe_load((program / f"Pulumi.{name}.yaml").read_text())["config"]
+    assert config["ml-platform:team"] == "vision" and config["aws:region"] == "us-west-2"
+    assert config["gpukit:ephemeral"]["expiresAt"] == stub.stacks()[name]["tags"]["gpukit:expires-at"]
+    assert not (stub.home / "project").exists()  # gpukit's own program is not written
+    assert Path(out.strip()) == stub.home / "kubeconfigs" / f"{name}.yaml"
+
+    assert main(stub.ephemeral("list", "--json", "--program", str(program))) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["name"] == name and row["hourlyCostMax"] > 0  # priced from the program's offline plan
+
+    assert main(stub.ephemeral("down", name, "--program", str(program))) == 0
+    assert stub.stacks() == {} and stub.destroyed_then_removed()
+    assert not (program / f"Pulumi.{name}.yaml").exists()
+    assert {c["cwd"] for c in stub.raw_calls() if c["argv"][-1] != "version"} == {str(program)}
+
+
+def test_the_guard_refuses_ones_own_program_over_the_limit_before_any_pulumi_call(
+    stub: Stub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = _own_program(tmp_path)
+    code, _, err = _up(stub, capsys, "--program", str(program), "--max-hourly-cost", "1", source="dev")
+    assert code == 2, err
+    assert "max $/h guard" in err and "$1.00/h" in err
+    assert stub.calls() == [] and not list(program.glob("Pulumi.eph-*.yaml"))
+
+
+def test_the_fixture_deploys_ones_own_program(stub: Stub, tmp_path: Path) -> None:
+    program = _own_program(tmp_path)
+    process = _pytest_session(
+        stub,
+        tmp_path,
+        "--gpukit-stack",
+        "dev",
+        "--gpukit-program",
+        str(program),
+        "--gpukit-state-dir",
+        str(stub.home),
+        test=QUICK_TEST,
+    )
+    output = process.communicate(timeout=180)[0]
+    assert process.returncode == 0 and "1 passed" in output, output
+    assert stub.destroyed_then_removed() and stub.stacks() == {}
+    assert {c["cwd"] for c in stub.raw_calls() if c["argv"][-1] != "version"} == {str(program)}
+
+
+def test_a_bad_fixture_program_is_a_usage_error(stub: Stub, tmp_path: Path) -> None:
+    process = _pytest_session(
+        stub, tmp_path, "--gpukit-stack", "dev", "--gpukit-program", str(tmp_path), test=QUICK_TEST
+    )
+    output = process.communicate(timeout=120)[0]
+    assert process.returncode == 4, output
+    assert "ERROR: --gpukit-program / gpukit_program" in output and "Pulumi.yaml" in output, output
+    assert "Traceback" not in output and stub.calls() == []

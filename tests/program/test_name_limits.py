@@ -34,6 +34,7 @@ UNNAMED = {
             "routeTableAssociation:RouteTableAssociation",
             "eip:Eip",
             "natGateway:NatGateway",
+            "vpcEndpoint:VpcEndpoint",  # CreateVpcEndpoint takes no name (a Name tag only)
             "networkInterface:NetworkInterface",
             "instance:Instance",
             # An EBS volume and its attachment carry ids only (CreateVolume and AttachVolume take no name).

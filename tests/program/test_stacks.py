@@ -53,7 +53,8 @@ def planned(request: pytest.FixtureRequest, planned_stack: Callable[[str], Plann
 
 # The required fields of the objects plans patch (GKE's standard-rwo StorageClass).
 PATCHED_OBJECT_REQUIRED: dict[str, dict[str, str]] = {
-    "StorageClass": {"provisioner": "pd.csi.storage.gke.io"}
+    "StorageClass": {"provisioner": "pd.csi.storage.gke.io"},
+    "Namespace": {},  # nothing beyond metadata (the pod-security add-on's labels on `default`)
 }
 
 

@@ -12,11 +12,15 @@ from scripts.stubs import FAKE_BINARY, FAKE_INSTALLER, FakeHost, Result
 from gpukit.components.catalog.k3s import binary_url, installer_url
 from gpukit.components.k3s.host_scripts import (
     AGENT_TOKEN_FILE,
+    ETCD_DIR,
     JOIN_FILE,
     KUBELET_DROP_IN,
+    REJOIN_DROP_IN,
+    REJOIN_MARKER,
     TOKEN_FILE,
     Join,
     K3sDownload,
+    MachineCheck,
     drain_script,
     install_script,
     k3s_config,
@@ -25,9 +29,15 @@ from gpukit.components.k3s.host_scripts import (
     node_sync_script,
     preflight_script,
     secrets_bundle,
+    server_join,
+    server_rejoin_script,
     uninstall_script,
 )
+from gpukit.components.pools import GPU_MODEL_LABEL, GPU_PRESENT_LABEL, SERVER_TAINT
+from gpukit.components.sharing import DEVICE_PLUGIN_CONFIG_LABEL, MIG_CONFIG_LABEL
 from gpukit.components.spec import DriverMode, NodeRole
+from gpukit.providers.aws.autoscaling import ACCELERATOR_LABEL
+from gpukit.providers.gcp.k3s.autoscaler import GPU_LABEL as GCE_GPU_LABEL
 from tools import shellcheck_problems
 
 L40S = "NVIDIA L40S, 46068, 580.95.05, [N/A]"
@@ -487,6 +497,7 @@ RENDERED = {
     "install-agent": lambda: _install(NodeRole.AGENT, join=Join(SERVER_URLS)),
     "metadata-guard": metadata_guard_script,
     "node-sync": lambda: node_sync_script(1800),
+    "server-rejoin": lambda: server_rejoin_script(server_join(1, list(SERVER_URLS))),
     "uninstall-server": lambda: uninstall_script(NodeRole.SERVER),
     "uninstall-agent": lambda: uninstall_script(NodeRole.AGENT),
     "drain": lambda: drain_script("l40s-192-0-2-11"),
@@ -519,53 +530,159 @@ NODE_SYNC_K3S = r"""
 echo "k3s $*" >> "$STATE/calls.log"
 case "$*" in
   "kubectl -n kube-system get configmap gpukit-pools"*) cat "$STATE/pools" ;;
+  "kubectl -n kube-system get configmap gpukit-node-sync"*)
+    [ -e "$STATE/record" ] || exit 1
+    cat "$STATE/record" ;;
+  "kubectl -n kube-system create configmap gpukit-node-sync "*) echo "$*" ;;
+  "kubectl apply "*) cat > "$STATE/applied" ;;
   "kubectl get nodes -l gpukit.dev/pool=l4 "*) cat "$STATE/nodes-l4" 2>/dev/null ;;
   "kubectl get nodes -l gpukit.dev/pool,!"*) cat "$STATE/readiness" 2>/dev/null ;;
   "kubectl get nodes -l gpukit.dev/pool,node-role"*) cat "$STATE/servers" 2>/dev/null ;;
   "kubectl get node "*"gpukit\.dev/labels"*) cat "$STATE/labels-$4" 2>/dev/null ;;
   "kubectl get node "*"gpukit\.dev/taints"*) cat "$STATE/taints-$4" 2>/dev/null ;;
+  "kubectl label node "*)
+    for arg in "$@"; do
+      case "$arg" in node-restriction.kubernetes.io/*) exit 1 ;; esac  # NodeRestriction's keys
+    done ;;
 esac
 exit 0
 """
+RECORD_WRITE = "k3s kubectl -n kube-system create configmap gpukit-node-sync"
 
 
 def _sync_calls(result: Result) -> list[str]:
-    return [c for c in result.calls if c.startswith("k3s kubectl ") and " get " not in c]
+    """What the sync changed on nodes: every kubectl call but reads and the record's write."""
+    return [
+        c
+        for c in result.calls
+        if c.startswith("k3s kubectl ")
+        and " get " not in c
+        and not c.startswith((RECORD_WRITE, "k3s kubectl apply "))
+    ]
+
+
+def _record_written(host: FakeHost) -> list[str]:
+    """The entries the sync wrote to its record (kube-system/gpukit-node-sync), in order."""
+    applied = (host.state / "applied").read_text().split()
+    return [a.removeprefix("--from-literal=") for a in applied if a.startswith("--from-literal=")]
 
 
 def test_node_sync_puts_a_pools_changed_labels_and_taints_on_its_existing_nodes(host: FakeHost) -> None:
     host.stub("k3s", NODE_SYNC_K3S)
     (host.state / "pools").write_text(
         "control\tgpukit.dev/pool=control\tCriticalAddonsOnly=true:NoExecute\n"
-        "l4\tgpukit.dev/pool=l4,team=b\tnvidia.com/gpu=true:NoSchedule\n"
+        "l4\tgpukit.dev/pool=l4,nvidia.com/device-plugin.config=ts-4\tnvidia.com/gpu=true:NoSchedule\n"
     )
     (host.state / "nodes-l4").write_text("gpu-1")
-    (host.state / "labels-gpu-1").write_text("gpukit.dev/pool=l4,team=a,old=x")
-    (host.state / "taints-gpu-1").write_text("nvidia.com/gpu=true:NoSchedule,dedicated=a:NoSchedule")
+    (host.state / "record").write_text(
+        "labels.gpu-1\tgpukit.dev/pool=l4,nvidia.com/device-plugin.config=ts-2,nvidia.com/mig.config=all-1g.10gb\n"
+        "taints.gpu-1\tnvidia.com/gpu=true:NoSchedule,gpukit.dev/dedicated=a:NoSchedule\n"
+        "labels.gone-node\tgpukit.dev/pool=l4\n"
+    )
     result = host.run(node_sync_script(0))
     assert result.code == 0, result.stderr
     assert _sync_calls(result) == [
-        "k3s kubectl label node gpu-1 --overwrite old- gpukit.dev/pool=l4 team=b",
-        "k3s kubectl taint node gpu-1 dedicated:NoSchedule-",
+        "k3s kubectl label node gpu-1 --overwrite nvidia.com/mig.config- gpukit.dev/pool=l4 "
+        "nvidia.com/device-plugin.config=ts-4",
+        "k3s kubectl taint node gpu-1 gpukit.dev/dedicated:NoSchedule-",
         "k3s kubectl taint node gpu-1 --overwrite nvidia.com/gpu=true:NoSchedule",
-        "k3s kubectl annotate node gpu-1 --overwrite gpukit.dev/labels=gpukit.dev/pool=l4,team=b "
-        "gpukit.dev/taints=nvidia.com/gpu=true:NoSchedule",
     ]
+    # What it set is on record for next time; a node that no longer exists drops out of it.
+    assert _record_written(host) == [
+        "labels.gpu-1=gpukit.dev/pool=l4,nvidia.com/device-plugin.config=ts-4",
+        "taints.gpu-1=nvidia.com/gpu=true:NoSchedule",
+    ]
+    assert (
+        "k3s kubectl apply --server-side --force-conflicts --field-manager=gpukit-node-sync -f -"
+        in result.calls
+    )
 
 
-def test_node_sync_never_expands_what_a_node_wrote_into_file_names(host: FakeHost) -> None:
-    """A node may write its own annotations (NodeRestriction lets a kubelet update its Node): a glob
-    in them must stay text, not become the names of files on the server that runs the sync."""
+def test_node_sync_never_lets_a_node_decide_what_it_removes(host: FakeHost) -> None:
+    """A kubelet may write its own Node's annotations and labels (NodeRestriction lets it update its
+    Node): what a node says gpukit set must not make the sync, which runs as cluster admin, clear a
+    quarantine taint or a node-restriction.kubernetes.io/ label an admin put on it."""
     host.stub("k3s", NODE_SYNC_K3S)
     (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4\tnvidia.com/gpu=true:NoSchedule\n")
     (host.state / "nodes-l4").write_text("gpu-1")
-    (host.state / "labels-gpu-1").write_text("gpukit.dev/pool=l4,/*")
-    (host.state / "taints-gpu-1").write_text("/*")
+    # What the node wrote on itself, where the sync used to keep its record.
+    (host.state / "labels-gpu-1").write_text("gpukit.dev/pool=l4,node-restriction.kubernetes.io/tenant=a")
+    (host.state / "taints-gpu-1").write_text("quarantine=true:NoExecute,nvidia.com/gpu=true:NoSchedule")
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert _sync_calls(result) == [
+        "k3s kubectl label node gpu-1 --overwrite gpukit.dev/pool=l4",
+        "k3s kubectl taint node gpu-1 --overwrite nvidia.com/gpu=true:NoSchedule",
+    ]
+    # Even the sync's own record removes only keys gpukit manages.
+    (host.state / "record").write_text(
+        "labels.gpu-1\tgpukit.dev/pool=l4,node-restriction.kubernetes.io/tenant=a,team=a\n"
+        "taints.gpu-1\tquarantine=true:NoExecute\n"
+    )
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert not [c for c in _sync_calls(result) if "node-restriction" in c or "quarantine" in c or "team" in c]
+
+
+@pytest.mark.parametrize(
+    "key",
+    sorted(
+        {
+            GPU_MODEL_LABEL,
+            GPU_PRESENT_LABEL,
+            DEVICE_PLUGIN_CONFIG_LABEL,
+            MIG_CONFIG_LABEL,
+            ACCELERATOR_LABEL,
+            GCE_GPU_LABEL,
+        }
+    ),
+)
+def test_node_sync_takes_off_every_label_gpukit_puts_on_k3s_pools(host: FakeHost, key: str) -> None:
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4\t\n")
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "record").write_text(
+        f"labels.gpu-1\tgpukit.dev/pool=l4,{key}=x\ntaints.gpu-1\t{SERVER_TAINT.spec()}\n"
+    )
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert _sync_calls(result)[:2] == [
+        f"k3s kubectl label node gpu-1 --overwrite {key}- gpukit.dev/pool=l4",
+        f"k3s kubectl taint node gpu-1 {SERVER_TAINT.key}:{SERVER_TAINT.effect}-",
+    ]
+
+
+def test_node_sync_keeps_its_record_of_a_node_it_could_not_sync(host: FakeHost) -> None:
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4,node-restriction.kubernetes.io/x=y\t\n")
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "record").write_text("labels.gpu-1\tgpukit.dev/pool=l4,gpukit.dev/old=x\n")
+    result = host.run(node_sync_script(0))
+    assert "could not sync node gpu-1" in result.stderr
+    assert _record_written(host) == ["labels.gpu-1=gpukit.dev/pool=l4,gpukit.dev/old=x", "taints.gpu-1="]
+
+
+def test_node_sync_leaves_its_record_alone_without_the_desired_state(host: FakeHost) -> None:
+    host.stub("k3s", NODE_SYNC_K3S.replace('cat "$STATE/pools" ;;', "exit 1 ;;"))
+    (host.state / "record").write_text("labels.gpu-1\tgpukit.dev/pool=l4\n")
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert not (host.state / "applied").exists()
+
+
+def test_node_sync_never_expands_what_it_reads_into_file_names(host: FakeHost) -> None:
+    """A glob in a label list must stay text, not become the names of files on the server."""
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4\tnvidia.com/gpu=true:NoSchedule\n")
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "record").write_text(
+        "labels.gpu-1\tgpukit.dev/pool=l4,gpukit.dev/*\ntaints.gpu-1\tgpukit.dev/*\n"
+    )
     result = host.run(node_sync_script(0))
     assert result.code == 0, result.stderr
     calls = _sync_calls(result)
-    assert calls[0] == "k3s kubectl label node gpu-1 --overwrite /*- gpukit.dev/pool=l4"
-    assert "k3s kubectl taint node gpu-1 /*:/*-" in calls
+    assert calls[0] == "k3s kubectl label node gpu-1 --overwrite gpukit.dev/*- gpukit.dev/pool=l4"
+    assert "k3s kubectl taint node gpu-1 gpukit.dev/*:gpukit.dev/*-" in calls
     assert not any("/etc" in c or "/usr" in c for c in calls)
 
 
@@ -585,24 +702,52 @@ def test_node_sync_deletes_agent_nodes_whose_machines_are_gone(host: FakeHost) -
     assert kept.code == 0 and _sync_calls(kept) == []
 
 
-def test_node_sync_removes_a_gone_server_only_while_etcd_keeps_its_majority(host: FakeHost) -> None:
-    """The replacement of a server comes back at the same address under a new node name: k3s lets it
-    join etcd once the old member is gone, which deleting the old Node does."""
+def _machine_check(tmp_path: Path) -> MachineCheck:
+    """A cloud that knows fake://gone is gone and fake://recreated was made after 2026-06-01."""
+    check = tmp_path / "machine-gone-fake.sh"
+    check.write_text(
+        'machine_gone() { echo "asked $1 $2" >> "$STATE/asked"; [ "$1" = fake://gone ] '
+        '|| { [ "$1" = fake://recreated ] && [[ "$2" < 2026-06-01 ]]; }; }\n'
+    )
+    return MachineCheck((check,))
+
+
+def test_node_sync_removes_a_server_only_when_its_machine_is_gone(host: FakeHost, tmp_path: Path) -> None:
+    """A server's Node goes (and with it its etcd member, which k3s never lets back in by itself) only
+    when the cloud says its machine is gone or recreated, never because it was down for a while."""
     host.stub("k3s", NODE_SYNC_K3S)
     (host.state / "pools").write_text("")
-    gone = "control-0-old\tUnknown\t2026-01-01T00:00:00Z\n"
+    ready = "control-1\tTrue\t2026-01-01T00:00:00Z\tfake://there\t2026-01-01T00:00:00Z\n"
     (host.state / "servers").write_text(
-        gone + "control-1\tTrue\t2026-01-01T00:00:00Z\n" + "control-2\tTrue\tx\n"
+        "control-0-old\tUnknown\t2026-01-01T00:00:00Z\tfake://gone\t2026-01-01T00:00:00Z\n"
+        "control-2-old\tUnknown\t2026-01-01T00:00:00Z\tfake://recreated\t2026-01-01T00:00:00Z\n"
+        "control-3\tUnknown\t2026-01-01T00:00:00Z\tfake://recreated\t2026-07-01T00:00:00Z\n"  # its own
+        "stopped\tUnknown\t2026-01-01T00:00:00Z\tfake://there\t2026-01-01T00:00:00Z\n"  # months down
+        "no-id\tUnknown\t2026-01-01T00:00:00Z\t\t2026-01-01T00:00:00Z\n" + ready + ready.replace("-1", "-4")
     )
-    reaped = host.run(node_sync_script(1800))
+    reaped = host.run(node_sync_script(1800, _machine_check(tmp_path)))
     assert reaped.code == 0, reaped.stderr
-    assert _sync_calls(reaped) == ["k3s kubectl delete node control-0-old --ignore-not-found"]
+    assert _sync_calls(reaped) == [
+        "k3s kubectl delete node control-0-old --ignore-not-found",
+        "k3s kubectl delete node control-2-old --ignore-not-found",
+    ]
+    assert "server control-0-old is not Ready, its machine fake://gone is gone" in reaped.stdout
+    # Without a cloud to ask, no server is ever removed, however long it has been down.
+    alone = host.run(node_sync_script(1800))
+    assert alone.code == 0 and _sync_calls(alone) == []
+
+
+def test_node_sync_keeps_a_gone_server_while_etcd_would_lose_its_majority(
+    host: FakeHost, tmp_path: Path
+) -> None:
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("")
     (host.state / "servers").write_text(
-        gone + "control-1\tTrue\t2026-01-01T00:00:00Z\n" + "control-2\tFalse\tx\n"
+        "control-0-old\tUnknown\t2026-01-01T00:00:00Z\tfake://gone\t2026-01-01T00:00:00Z\n"
+        "control-1\tTrue\t2026-01-01T00:00:00Z\tfake://there\t2026-01-01T00:00:00Z\n"
+        "control-2\tFalse\t2026-01-01T00:00:00Z\tfake://there\t2026-01-01T00:00:00Z\n"
     )
-    kept = host.run(
-        node_sync_script(1800)
-    )  # one Ready server left: deciding anything could cost the majority
+    kept = host.run(node_sync_script(1800, _machine_check(tmp_path)))
     assert kept.code == 0 and _sync_calls(kept) == []
 
 
@@ -638,3 +783,73 @@ def test_tainted_servers_refuse_pods_that_tolerate_their_taint(host: FakeHost) -
 
 def _config() -> str:
     return k3s_config(NodeRole.SERVER, "n1", {}, [], tls_sans=["192.0.2.10"])
+
+
+# --- a server whose etcd member was removed joins again by itself
+
+
+def _rejoin(host: FakeHost, journal: str, answering: str = "") -> Result:
+    host.stub("journalctl", f'echo "journalctl $*" >> "$STATE/calls.log"\ncat <<\'LOG\'\n{journal}\nLOG\n')
+    (host.state / "answering").write_text(answering)
+    return host.run(server_rejoin_script(server_join(0, SERVER_URLS_WITH_OWN)))
+
+
+SERVER_URLS_WITH_OWN = ["https://10.0.1.10:6443", "https://10.0.2.10:6443", "https://10.0.3.10:6443"]
+REMOVED = (
+    '{"level":"warn","msg":"server error","error":"the member has been permanently removed from the cluster"}'
+)
+
+
+def test_a_removed_server_moves_its_etcd_data_aside_and_joins_through_another(host: FakeHost) -> None:
+    """k3s exits on a server whose etcd member was removed, and never comes back until its data is gone
+    (k3s-io/k3s#13498): before the next start it joins again as a new member, through a server that
+    answers, and never as a new cluster, even on the server that once started the cluster."""
+    etcd = host.root / ETCD_DIR.lstrip("/")
+    (etcd / "member").mkdir(parents=True)
+    snapshots = etcd.parent / "snapshots"
+    snapshots.mkdir()
+    join = host.root / JOIN_FILE.lstrip("/")
+    join.parent.mkdir(parents=True)
+    join.write_text("cluster-init: true\n")
+    result = _rejoin(host, REMOVED, answering="https://10.0.3.10:6443\n")
+    assert result.code == 0, result.stderr
+    assert "joining again through https://10.0.3.10:6443" in result.stdout
+    assert join.read_text() == "server: https://10.0.3.10:6443\n"
+    assert not etcd.exists() and snapshots.exists()
+    (moved,) = etcd.parent.glob("etcd.removed-*")
+    assert (moved / "member").is_dir()
+    # The next start looks only at what k3s logged since.
+    since = (host.root / REJOIN_MARKER.lstrip("/")).read_text().strip()
+    etcd.mkdir()
+    again = _rejoin(host, "", answering="https://10.0.3.10:6443\n")
+    assert again.code == 0 and etcd.exists()
+    assert f"journalctl -u k3s --since @{since} -o cat --no-pager" in again.calls
+
+
+@pytest.mark.parametrize(
+    ("journal", "answering"),
+    [
+        ('level=info msg="etcd is up"', "https://10.0.2.10:6443\n"),  # not removed: a plain restart
+        (REMOVED, ""),  # removed, but no other server answers: never a cluster of its own
+    ],
+)
+def test_a_server_keeps_its_etcd_data_unless_removed_and_another_server_answers(
+    host: FakeHost, journal: str, answering: str
+) -> None:
+    etcd = host.root / ETCD_DIR.lstrip("/")
+    etcd.mkdir(parents=True)
+    join = host.root / JOIN_FILE.lstrip("/")
+    join.parent.mkdir(parents=True)
+    join.write_text("server: https://10.0.2.10:6443\n")
+    result = _rejoin(host, journal, answering)
+    assert result.code == 0, result.stderr
+    assert etcd.exists() and join.read_text() == "server: https://10.0.2.10:6443\n"
+
+
+def test_servers_check_for_a_removed_member_before_every_k3s_start(host: FakeHost) -> None:
+    result = host.run(_install(), stdin=BUNDLE)
+    assert result.code == 0, result.stderr
+    drop_in = host.root / "etc/systemd/system/k3s.service.d/50-gpukit-rejoin.conf"
+    assert drop_in.read_text().strip() == REJOIN_DROP_IN
+    assert host.mode("/usr/local/lib/gpukit/server-rejoin.sh") == 0o700
+    assert "\nREJOIN_SCRIPT=''\n" in _install(NodeRole.AGENT, join=Join(SERVER_URLS))  # agents have no etcd

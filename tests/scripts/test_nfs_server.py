@@ -10,6 +10,7 @@ from gpukit.components.addons.storage.nfs.exports import (
     EXPORT_OPTIONS,
     EXPORTS_FILE,
     V4_ONLY_MARK,
+    NfsExport,
     exports,
     exports_file,
     nfs_server_script,
@@ -68,6 +69,40 @@ def test_ipv6_nodes_are_single_addresses_and_duplicates_go() -> None:
 def test_unsafe_directories_never_reach_an_exports_file(path: str) -> None:
     with pytest.raises(ValueError, match="export"):
         exports_file(exports([path], NODES))
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        "fe80::1%x *(rw,no_root_squash,insecure) y/128",  # what client_spec makes of a zoned address
+        "fe80::1%eth0/128",
+        "192.0.2.10/32 *",
+        "*",
+        "gpu(rw,no_root_squash)",
+        "@trusted",  # a netgroup
+        "192.0.2.10/255.255.255.255",  # not canonical
+        "2001:DB8::1/128",
+        "10.0.0.1/16",  # host bits set
+        "",
+    ],
+)
+def test_a_client_that_is_no_single_address_network_or_name_never_reaches_an_exports_file(
+    client: str,
+) -> None:
+    with pytest.raises(ValueError, match="exports client"):
+        exports_file([NfsExport("/srv/x", ("192.0.2.10/32", client))])
+
+
+def test_a_zoned_node_address_never_becomes_an_export() -> None:
+    with pytest.raises(ValueError, match="zone id"):
+        exports_file(exports(["/srv/x"], [*NODES, "fe80::1%x *(rw,no_root_squash,insecure) y"]))
+
+
+@pytest.mark.parametrize(
+    "client", ["192.0.2.10/32", "192.0.2.10", "2001:db8::1/128", "10.0.0.0/16", "gpu-3.lab"]
+)
+def test_canonical_addresses_networks_and_names_are_exported(client: str) -> None:
+    assert f"/srv/x {client}({EXPORT_OPTIONS})" in exports_file([NfsExport("/srv/x", (client,))])
 
 
 def test_a_host_without_nfs_gets_the_distribution_package_directories_and_exports(host: FakeHost) -> None:

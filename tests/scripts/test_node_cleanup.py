@@ -91,9 +91,9 @@ esac
 """
 
 
-def _ask(check: MachineCheck, provider_id: str) -> str:
+def _ask(check: MachineCheck, provider_id: str, node_created: str = "2026-05-01T17:02:00Z") -> str:
     return render_script(*check.templates, **dict(check.inputs)) + (
-        f'if machine_gone "{provider_id}"; then echo GONE; else echo KEPT; fi\n'
+        f'if machine_gone "{provider_id}" "{node_created}"; then echo GONE; else echo KEPT; fi\n'
     )
 
 
@@ -140,8 +140,8 @@ case "$*" in
   *https://compute.googleapis.com/compute/v1/projects/acme-ml-dev/zones/us-central1-b/instances/*)
     cat > "$STATE/curl-config"
     case "$*" in
-      *x7k2*) printf 404 ;;
-      *) printf 200 ;;
+      *x7k2*) printf '{"error": {"code": 404}}\n404' ;;
+      *) printf '{"name": "k3s-gcp-l4-b-q9w3", "creationTimestamp": "2026-05-01T10:00:00.000-07:00"}\n200' ;;
     esac ;;
   *) exit 22 ;;
 esac
@@ -158,6 +158,25 @@ def test_gce_servers_ask_compute_engine_with_their_service_account(
     assert result.stdout.strip() == answer
     assert "ya29.fake" not in " ".join(result.calls)
     assert (host.state / "curl-config").read_text() == 'header = "Authorization: Bearer ya29.fake"\n'
+
+
+@pytest.mark.parametrize(
+    ("node_created", "answer"),
+    [
+        ("2026-05-01T16:59:00Z", "GONE"),  # registered before its instance was made: on another machine
+        ("2026-05-01T17:02:00Z", "KEPT"),  # registered two minutes after its instance started
+        ("", "KEPT"),  # no creation time to compare: never taken for gone
+    ],
+)
+def test_gce_servers_take_a_recreated_instance_of_the_same_name_for_another_machine(
+    host: FakeHost, node_created: str, answer: str
+) -> None:
+    """A recreated server, or a group's repaired VM, keeps its name and so its provider ID: only the
+    times tell that the node was on the machine before it."""
+    host.stub("curl", GCE_CURL)
+    result = host.run(_ask(GCE_MACHINE_CHECK, GCE_THERE, node_created))
+    assert result.code == 0, result.stderr
+    assert result.stdout.strip() == answer
 
 
 def test_a_gce_server_without_a_token_keeps_the_node(host: FakeHost) -> None:

@@ -8,10 +8,11 @@ import pytest
 from gpukit.components.ephemeral import expiry_label, format_expiry, parse_expiry
 from gpukit.components.validate.common import NAME_RE
 from gpukit.ephemeral.guard import PlannedCost
-from gpukit.ephemeral.lifecycle import EphemeralStack
+from gpukit.ephemeral.lifecycle import EphemeralStack, lock_recovery
 from gpukit.ephemeral.names import PULUMI_STACK_NAME, ephemeral_name, is_ephemeral, source_slug
 from gpukit.ephemeral.render import age_text, list_document, render_list
 from gpukit.ephemeral.ttl import TtlError, parse_ttl
+from gpukit.ephemeral.workspace import EphemeralHome, shown_url
 from gpukit.providers.aws.tags import _ALLOWED as AWS_TAG_CHARACTERS
 from gpukit.providers.gcp.labels import LABEL_KEY, LABEL_VALUE
 
@@ -130,3 +131,32 @@ def test_the_list_text_and_json() -> None:
     assert doc[0]["ageSeconds"] == 7500 and doc[0]["expired"] is False and doc[0]["hourlyCostMax"] == 6.68
     assert doc[1]["expired"] is True and doc[1]["hourlyCostIdle"] is None
     assert render_list([], NOW) == "no ephemeral stacks\n"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://ci:s3cr3t@pulumi.example.com/org", "https://***@pulumi.example.com/org"),
+        ("https://s3cr3t@pulumi.example.com", "https://***@pulumi.example.com"),
+        ("https://ci:pa/s3cr3t@pulumi.example.com", "https://***@pulumi.example.com"),  # '/' unencoded
+        ("https://ci:pa?s3cr3t@pulumi.example.com", "https://***@pulumi.example.com"),  # '?' unencoded
+        ("s3://state?region=eu-west-1&secret_key=s3cr3t", "s3://state?***"),
+        ("azblob://state?storage_account=acct&sig=s3cr3t#frag", "azblob://state?***"),
+        ("gs://state/prefix#s3cr3t", "gs://state/prefix"),
+        ("ci:s3cr3t@host", "***@host"),  # no scheme
+        ("s3://my-state/ephemeral", "s3://my-state/ephemeral"),
+        ("https://api.pulumi.com", "https://api.pulumi.com"),
+        ("file:///home/me/.gpukit/ephemeral/backend", "file:///home/me/.gpukit/ephemeral/backend"),
+        ("https://[::1", "https://[::1"),  # what urllib.parse raises on
+    ],
+)
+def test_a_backend_url_is_shown_without_its_credentials(url: str, shown: str) -> None:
+    assert shown_url(url) == shown
+
+
+def test_the_way_out_of_a_locked_stack_never_prints_the_backends_credentials(tmp_path: Path) -> None:
+    home = EphemeralHome(tmp_path, "https://ci:s3cr3t@pulumi.example.com?token=s3cr3t")
+    text = lock_recovery(home, "eph-x")
+    assert "s3cr3t" not in text
+    assert "PULUMI_BACKEND_URL=https://***@pulumi.example.com?***" in text
+    assert "gpukit ephemeral down eph-x --backend https://***@pulumi.example.com?***" in text

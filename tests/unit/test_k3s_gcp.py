@@ -17,7 +17,7 @@ from gpukit.components.spec import (
 )
 from gpukit.providers.gcp.catalog import region_zones
 from gpukit.providers.gcp.k3s.agent_pool import update_policy
-from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
+from gpukit.providers.gcp.k3s.firewall import firewall_rules
 from gpukit.providers.gcp.k3s.iam import account_id, secret_id
 from gpukit.providers.gcp.k3s.images import boot_image
 from gpukit.providers.gcp.k3s.machine import (
@@ -129,29 +129,28 @@ def test_gce_labels_follow_the_label_rules() -> None:
     }
 
 
-def test_firewall_opens_only_k3s_ports_between_tagged_machines() -> None:
-    rules = {r.name: r for r in firewall_rules("c", ["203.0.113.0/24"])}
+def test_firewall_opens_only_k3s_ports_between_the_clusters_service_accounts() -> None:
+    """By service account, never by network tag: anyone who may tag any VM of the network could give
+    it the cluster's tags and reach etcd and the kubelets."""
+    rules = {r.name: r for r in firewall_rules(["203.0.113.0/24"])}
     assert sorted(rules) == ["k3s-api-clients", "k3s-api-nodes", "k3s-etcd", "k3s-flannel", "k3s-kubelet"]
-    node, server = node_tag("c"), server_tag("c")
-    assert (node, server) == ("c-k3s-node", "c-k3s-server")
+    server, nodes = (NodeRole.SERVER,), (NodeRole.SERVER, NodeRole.AGENT)
     expected = {
-        "k3s-api-clients": ("tcp", ("6443",), server, None, ("203.0.113.0/24",)),
-        "k3s-api-nodes": ("tcp", ("6443",), server, node, ()),
-        "k3s-flannel": ("udp", ("8472",), node, node, ()),
-        "k3s-kubelet": ("tcp", ("10250",), node, node, ()),
+        "k3s-api-clients": ("tcp", ("6443",), server, (), ("203.0.113.0/24",)),
+        "k3s-api-nodes": ("tcp", ("6443",), server, nodes, ()),
+        "k3s-flannel": ("udp", ("8472",), nodes, nodes, ()),
+        "k3s-kubelet": ("tcp", ("10250",), nodes, nodes, ()),
         "k3s-etcd": ("tcp", ("2379-2380",), server, server, ()),  # between servers only
     }
     for name, rule in rules.items():
-        assert (rule.protocol, rule.ports, rule.target_tag, rule.source_tag, rule.source_ranges) == expected[
-            name
-        ]
+        assert (rule.protocol, rule.ports, rule.targets, rule.sources, rule.source_ranges) == expected[name]
 
 
 def test_no_client_ranges_no_client_rule_and_nothing_from_anywhere_unless_configured() -> None:
-    rules = firewall_rules("c", [])
+    rules = firewall_rules([])
     assert "k3s-api-clients" not in {r.name for r in rules}
     assert all(not r.source_ranges for r in rules)
-    open_rules = firewall_rules("c", ["0.0.0.0/0"])
+    open_rules = firewall_rules(["0.0.0.0/0"])
     assert [r.name for r in open_rules if "0.0.0.0/0" in r.source_ranges] == ["k3s-api-clients"]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from gpukit.components.config.parse import text_problem
-from gpukit.components.errors import Problem
+from gpukit.components.errors import Problem, printable
 from gpukit.components.validate.common import check_cidr, check_cidr_list
 from gpukit.components.validate.limits import Limit, list_size_problem, node_count_problem
 from gpukit.providers.aws.limits import EKS_LIMITS
@@ -50,6 +50,22 @@ def test_strings_with_newlines_whitespace_or_control_characters_are_refused(text
 @pytest.mark.parametrize("text", ["eks-dev", "a b", "ssh-ed25519 AAAAC3Nza host", "", "Ünïcode"])
 def test_one_line_strings_pass(text: str) -> None:
     assert text_problem("gpukit:cluster.name", text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a\x1b]52;c;SGVsbG8=\x07b", "a\\x1b]52;c;SGVsbG8=\\x07b"),  # OSC 52: writes the clipboard
+        ("a\nb\r\tc", "a\\nb\\r\\tc"),
+        ("a\x7f\x85\x9bb", "a\\x7f\\x85\\x9bb"),  # DEL and C1 (0x9b: a one-byte CSI)
+        ("\u202eevil\u202c \u2066x\u2069", "\\u202eevil\\u202c \\u2066x\\u2069"),  # bidi
+        ("a\u2028b", "a\\u2028b"),  # a line separator
+        ("Ünïcode 'ok' \\ (fine)", "Ünïcode 'ok' \\ (fine)"),
+    ],
+)
+def test_problem_text_is_shown_with_its_control_and_bidi_characters_escaped(text: str, shown: str) -> None:
+    assert printable(text) == shown
+    assert str(Problem(f"gpukit:cluster.{text}", text)) == f"gpukit:cluster.{shown}: {shown}"
 
 
 # --- CIDRs -----------------------------------------------------------------------------------------

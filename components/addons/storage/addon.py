@@ -7,6 +7,7 @@ from typing import Any
 from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
 from gpukit.components.addons.storage.plan import planned_volumes
 from gpukit.components.addons.storage.report import shared_storage_document, shared_storage_lines
+from gpukit.components.addons.storage.usage import spans_zones, usage_findings
 from gpukit.components.addons.storage.validate import validate_storage
 from gpukit.components.addons.storage.variant import STORAGE, storage_variant
 from gpukit.components.errors import Problem
@@ -36,7 +37,11 @@ class StorageAddon(Addon):
         return bool(cluster.args.get("storage", {}).get("shared"))
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return storage_variant(cluster.substrate).findings(cluster, planned_volumes(cluster))
+        volumes = planned_volumes(cluster)
+        variant = storage_variant(cluster.substrate)
+        return variant.findings(cluster, volumes) + usage_findings(
+            volumes, spans_zones(cluster, variant), variant.zone_notes
+        )
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
         return [

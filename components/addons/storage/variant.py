@@ -32,6 +32,12 @@ class StorageVariant:
     kinds: frozenset[StorageKind] = frozenset()
     """The backends gpukit builds here; a volume of any other kind is refused. Each must list this
     substrate in backends.py (a test checks)."""
+    zone_notes: frozenset[StorageKind] = frozenset()
+    """Single-zone kinds whose cross-zone traffic this variant's own `findings` name, pool by pool: the
+    add-on's general note on it (usage.py) leaves them out."""
+    cloud_zones: bool = True
+    """The machines sit in a cloud's zones, whose traffic between zones is billed (hosts over SSH sit in
+    none)."""
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """Checks of `gpukit:storage` only this substrate makes (the neutral ones are validate.py's)."""

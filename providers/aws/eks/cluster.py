@@ -17,6 +17,7 @@ from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
 from gpukit.providers.aws.eks.karpenter import Karpenter
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
+from gpukit.providers.aws.eks.pod_identity_role import pod_identity_role
 from gpukit.providers.aws.eks.scaling import current_desired_size, current_desired_sizes, scaling
 from gpukit.providers.aws.eks.shared_storage.context import EksStorageContext, gpu_zones
 from gpukit.providers.aws.eks.storage import DEFAULT_STORAGE_CLASS, EksStorage
@@ -25,22 +26,30 @@ from gpukit.providers.aws.iam_policies import (
     CLUSTER_ADMIN_ACCESS_POLICY,
     CLUSTER_ROLE_POLICIES,
     NODE_ROLE_POLICIES,
+    VPC_CNI_POLICIES,
+    VPC_CNI_SERVICE_ACCOUNT,
     assume_role_policy,
     kms_key_policy,
     secrets_encryption_policy,
 )
 from gpukit.providers.aws.karpenter_validation import uses_karpenter
-from gpukit.providers.aws.offerings import zones_not_offering
+from gpukit.providers.aws.offerings import EKS_UNSUPPORTED_AZ_IDS, unsupported_subnets, zones_not_offering
 from gpukit.providers.aws.provider import cluster_provider, cluster_tags, expiry_tags
-from gpukit.providers.aws.validation import DEFAULT_LOG_RETENTION_DAYS, principal_is_caller, principal_key
+from gpukit.providers.aws.quotas import enforce_quotas
+from gpukit.providers.aws.validation import (
+    CONTROL_PLANE_LOGS,
+    DEFAULT_LOG_RETENTION_DAYS,
+    principal_is_caller,
+    principal_key,
+)
 from gpukit.providers.aws.vpc import cluster_vpc, reused_subnet_zones
 
 TYPE_TOKEN = "gpukit:index:EksCluster"
-CONTROL_PLANE_LOGS = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
 # EKS add-ons gpukit manages, so their versions follow the cluster's Kubernetes minor (EKS user guide,
 # "Amazon EKS add-ons"): the network plugin and kube-proxy must run before nodes can become Ready,
 # CoreDNS needs nodes to run on.
-NODE_NETWORK_ADDONS = ("vpc-cni", "kube-proxy")
+VPC_CNI_ADDON = "vpc-cni"
+NODE_NETWORK_ADDONS = (VPC_CNI_ADDON, "kube-proxy")
 DNS_ADDON = "coredns"
 
 
@@ -71,6 +80,7 @@ class EksCluster(pulumi.ComponentResource):
         # --- network: nodes and the control plane's interfaces in private subnets
         aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
         pools = args["cluster"].pools
+        enforce_quotas(args["cluster"], invoke)  # before anything: a GPU quota of 0 would hang the run
         vpc_id, subnet_ids, subnets_by_zone, plans = _network(name, spec, pools, aws_children, invoke)
 
         # --- envelope encryption of Secrets
@@ -177,9 +187,7 @@ class EksCluster(pulumi.ComponentResource):
             )
             for arn in NODE_ROLE_POLICIES
         ]
-        node_network = [
-            _addon(name, addon, cluster, version, provider, self, invoke, []) for addon in NODE_NETWORK_ADDONS
-        ]
+        pod_identity_agent, node_network = _node_network(name, cluster, version, provider, self, invoke)
         sizes = current_desired_sizes(cluster_name, exists, invoke)
         # Karpenter launches the GPU pools' nodes itself: they get no node group (the zone plans above
         # still check their pinned zones against the VPC).
@@ -229,14 +237,6 @@ class EksCluster(pulumi.ComponentResource):
 
         # --- add-ons on the system pools
         _addon(name, DNS_ADDON, cluster, version, provider, self, invoke, system_pools)
-        pod_identity_agent = aws.eks.Addon(
-            f"{name}-pod-identity-agent",
-            cluster_name=cluster.name,
-            addon_name="eks-pod-identity-agent",
-            resolve_conflicts_on_create="OVERWRITE",
-            resolve_conflicts_on_update="PRESERVE",
-            opts=pulumi.ResourceOptions(parent=self, provider=provider, depends_on=system_pools),
-        )
         in_cluster = pulumi.ResourceOptions(
             parent=self,
             providers={"aws": provider, "kubernetes": kubernetes},
@@ -285,6 +285,8 @@ class EksCluster(pulumi.ComponentResource):
                 aws_provider=provider,
                 wait_for=[pod_identity_agent, *system_pools],
                 gpu_zones=gpu_zones(pools),
+                tags=cluster_tags(spec),
+                ephemeral="expires_at" in spec,
             ),
         )
         self.register_outputs(
@@ -309,31 +311,36 @@ def _network(
     """The VPC's id (with a subnet in every pinned zone when gpukit makes it), its private subnets by AZ
     ID, and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
     pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
-    _check_offerings(pools, invoke)  # before the VPC: a wrong pin must not leave half a network
-    vpc = cluster_vpc(name, spec, opts, pinned)
+    offered = _check_offerings(pools, invoke)  # before the VPC: a wrong pin must not leave half a network
+    vpc = cluster_vpc(name, spec, opts, pinned, EKS_UNSUPPORTED_AZ_IDS)
     subnets_by_zone: dict[str, list[pulumi.Input[str]]]
     if vpc.private_subnet_by_zone_id is not None:
         subnets_by_zone = {zone: [subnet] for zone, subnet in vpc.private_subnet_by_zone_id.items()}
     else:
         reused = reused_subnet_zones(spec["network"]["subnet_ids"], invoke)
+        refused = unsupported_subnets(reused)
+        if refused:
+            raise pulumi.RunError(refused)
         subnets_by_zone = {zone: list[pulumi.Input[str]](ids) for zone, ids in reused.items()}
     try:
         plans = [
-            group_plans(i, pool, spec["region"], sorted(subnets_by_zone)) for i, pool in enumerate(pools)
+            group_plans(i, pool, spec["region"], sorted(subnets_by_zone), offered)
+            for i, pool in enumerate(pools)
         ]
     except ZoneError as err:
         raise pulumi.RunError(str(err)) from None
     return vpc.vpc_id, vpc.private_subnet_ids, subnets_by_zone, plans
 
 
-def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions) -> None:
+def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions) -> dict[str, set[str]]:
     """Every zone a GPU pool pins offers every instance type of the pool, asked of EC2 before anything
     is created: gpukit has no sourced offline table (offerings.py), and a node group in a zone without
-    its type would sit at CREATE_FAILED. (`gpukit plan` cannot ask EC2; it says so per pool.)"""
+    its type would sit at CREATE_FAILED. (`gpukit plan` cannot ask EC2; it says so per pool.) Returns
+    EC2's answer (instance type -> AZ IDs), which places the GPU pools that name no zones."""
     pinned = [(i, pool) for i, pool in enumerate(pools) if pool.is_gpu and pool.zones]
-    types = sorted({t for _, pool in pinned for t in pool.instance_type_names})
+    types = sorted({t for pool in pools if pool.is_gpu for t in pool.instance_type_names})
     if not types:
-        return
+        return {}
     answer = aws.ec2.get_instance_type_offerings(
         location_type="availability-zone-id",
         filters=[{"name": "instance-type", "values": types}],
@@ -350,6 +357,7 @@ def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions)
     ]
     if problems:
         raise pulumi.RunError("; ".join(problems))
+    return offered
 
 
 def _autoscaler(
@@ -460,6 +468,57 @@ def _admin_entries(
         )
 
 
+def _node_network(  # noqa: PLR0917 (a private helper of EksCluster)
+    name: str,
+    cluster: "aws.eks.Cluster",
+    version: str,
+    provider: pulumi.ProviderResource,
+    parent: pulumi.Resource,
+    invoke: pulumi.InvokeOptions,
+) -> "tuple[aws.eks.Addon, list[aws.eks.Addon]]":
+    """The Pod Identity agent, then the add-ons every node needs before it is Ready (the VPC CNI, on
+    its own Pod Identity role, and kube-proxy). The agent comes before any node: the VPC CNI takes its
+    credentials through it, not from the node role. DaemonSet add-ons are active on a cluster without
+    nodes."""
+    agent = aws.eks.Addon(
+        f"{name}-pod-identity-agent",
+        cluster_name=cluster.name,
+        addon_name="eks-pod-identity-agent",
+        resolve_conflicts_on_create="OVERWRITE",
+        resolve_conflicts_on_update="PRESERVE",
+        opts=pulumi.ResourceOptions(parent=parent, provider=provider),
+    )
+    cni_role, cni_grants = pod_identity_role(
+        f"{name}-vpc-cni",
+        description=f"VPC CNI (aws-node) of EKS cluster {name}",
+        parent=parent,
+        managed_policy_arns=VPC_CNI_POLICIES,
+        provider=provider,
+    )
+    cni_identity: list[aws.eks.AddonPodIdentityAssociationArgsDict] = [
+        {"role_arn": cni_role.arn, "service_account": VPC_CNI_SERVICE_ACCOUNT}
+    ]
+    addons = [
+        _addon(
+            name,
+            VPC_CNI_ADDON,
+            cluster,
+            version,
+            provider,
+            parent,
+            invoke,
+            [agent, *cni_grants],
+            cni_identity,
+        ),
+        *(
+            _addon(name, addon, cluster, version, provider, parent, invoke, [])
+            for addon in NODE_NETWORK_ADDONS
+            if addon != VPC_CNI_ADDON
+        ),
+    ]
+    return agent, addons
+
+
 def _addon(  # noqa: PLR0917 (a private helper of EksCluster)
     name: str,
     addon: str,
@@ -469,6 +528,7 @@ def _addon(  # noqa: PLR0917 (a private helper of EksCluster)
     parent: pulumi.Resource,
     invoke: pulumi.InvokeOptions,
     depends_on: list[pulumi.Resource],
+    pod_identity: "list[aws.eks.AddonPodIdentityAssociationArgsDict] | None" = None,
 ) -> "aws.eks.Addon":
     """An EKS-managed add-on at EKS's default version for the cluster's minor, so a Kubernetes upgrade
     in config also upgrades it. OVERWRITE on create adopts the copy EKS installs with a new cluster."""
@@ -480,6 +540,7 @@ def _addon(  # noqa: PLR0917 (a private helper of EksCluster)
         addon_version=default.version,
         resolve_conflicts_on_create="OVERWRITE",
         resolve_conflicts_on_update="PRESERVE",
+        pod_identity_associations=pod_identity,
         opts=pulumi.ResourceOptions(parent=parent, provider=provider, depends_on=depends_on),
     )
 

@@ -13,9 +13,11 @@ def pod_identity_role(
     parent: pulumi.Resource,
     managed_policy_arns: tuple[str, ...] = (),
     inline_policy: pulumi.Input[str] | None = None,
+    provider: pulumi.ProviderResource | None = None,
 ) -> tuple[aws.iam.Role, list[pulumi.Resource]]:
-    """The role plus the attachments that must exist before a pod uses it."""
-    child = pulumi.ResourceOptions(parent=parent)
+    """The role plus the attachments that must exist before a pod uses it (`provider`: where `parent`
+    does not pass the cluster's AWS provider down)."""
+    child = pulumi.ResourceOptions(parent=parent, provider=provider)
     role = aws.iam.Role(
         f"{name}-role", assume_role_policy=pod_identity_trust_policy(), description=description, opts=child
     )

@@ -28,9 +28,17 @@ class GroupPlan:
     max_size: int
 
 
-def group_plans(index: int, pool: PoolFacts, region: str, vpc_zone_ids: list[str]) -> list[GroupPlan]:
+def group_plans(
+    index: int,
+    pool: PoolFacts,
+    region: str,
+    vpc_zone_ids: list[str],
+    offered: dict[str, set[str]] | None = None,
+) -> list[GroupPlan]:
     """The node groups of `gpukit:nodePools[index]`; `vpc_zone_ids` are the AZ IDs the VPC has private
-    subnets in."""
+    subnets in; `offered` what EC2 answered at `pulumi up` (instance type -> AZ IDs), for GPU pools that
+    name no zones: they get a group in each VPC zone that offers every type of the pool (as many as
+    `maxNodes` allows, one node each at least, in zone order)."""
     key = f"gpukit:nodePools[{index}]"
     for j, zone in enumerate(pool.zones):
         if zone not in vpc_zone_ids:
@@ -42,13 +50,17 @@ def group_plans(index: int, pool: PoolFacts, region: str, vpc_zone_ids: list[str
         return [GroupPlan("", f"{pool.name}-", tuple(pool.zones), pool.min_nodes, pool.max_nodes)]
     zones = list(pool.zones)
     if not zones:
-        offered = offered_zone_ids(region, pool.instance.name) or ()
-        zones = [z for z in vpc_zone_ids if z in offered]
+        where = [
+            offered[t] if offered is not None and t in offered else set(offered_zone_ids(region, t) or ())
+            for t in pool.instance_type_names
+        ]
+        zones = [z for z in sorted(vpc_zone_ids) if all(z in w for w in where)][: max(pool.max_nodes, 1)]
         if not zones:
+            known = sorted(set.intersection(*where)) if where else []
             raise ZoneError(
                 f"{key}.zones: none of the VPC's zones ({', '.join(vpc_zone_ids)}) offers "
-                f"{pool.instance.name} (offered in: {', '.join(offered) or 'no zone gpukit knows'}); "
-                "pin zones"
+                f"{', '.join(pool.instance_type_names)} (offered in: {', '.join(known) or 'no zone'}); "
+                "pin zones that do, or add subnets there"
             )
     mins, maxes = split_evenly(pool.min_nodes, len(zones)), split_evenly(pool.max_nodes, len(zones))
     return [

@@ -27,6 +27,7 @@ from gpukit.providers.aws.k3s.nfs_server import K3sEc2NfsServer
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
 from gpukit.providers.aws.provider import cluster_tags, expiry_tags
+from gpukit.providers.aws.quotas import enforce_quotas
 from gpukit.providers.aws.vpc import ClusterVpc, cluster_vpc
 
 
@@ -50,11 +51,14 @@ class Ec2Adapter:
         self.spec = cluster.spec
         self.tags = cluster_tags(self.spec)  # also on what launch templates start (default tags do not)
         self.children = pulumi.ResourceOptions(parent=parent, providers={"aws": provider})
+        self.invoke = pulumi.InvokeOptions(parent=parent, provider=provider)
         self.agent_pools: list[PoolFacts] = []
 
     def network(self) -> Ec2Network:
         """Instances only ever in private subnets; public subnets only for an internet-facing API."""
         name, cluster_name = self.name, self.cluster.name
+        # Before anything: a GPU quota of 0 would leave the groups retrying in silence.
+        enforce_quotas(self.cluster, self.invoke)
         vpc = cluster_vpc(name, self.spec, self.children)
         access_cidrs = self.spec.get("api_access_cidrs", [])
         groups = K3sEc2SecurityGroups(

@@ -6,13 +6,14 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from gpukit.components.api_access import unreachable_private_api
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.spec import DriverMode, ReleaseChannel
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.apis import GKE_APIS
 from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
-from gpukit.providers.gcp.gke.kubeconfig import gke_kubeconfig
+from gpukit.providers.gcp.gke.kubeconfig import dns_endpoint_of, gke_kubeconfig
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
 from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
 from gpukit.providers.gcp.gke.shared_storage.state import GkeStorageState
@@ -97,6 +98,9 @@ class GkeCluster(pulumi.ComponentResource):
         ]
 
         cidrs = spec["api_access_cidrs"]
+        # A private API in a network this stack makes: Pulumi reaches it over GKE's DNS-based
+        # endpoint instead (IAM-checked, from anywhere), since no route into the new network exists.
+        dns_endpoint = unreachable_private_api(cidrs, network.get("cidr")) is not None
         cluster = gcp.container.Cluster(
             f"{name}-gke",
             # No delete_before_replace: a replaced cluster is a new, empty one; created first, it fails
@@ -124,6 +128,9 @@ class GkeCluster(pulumi.ComponentResource):
                 "enable_private_nodes": True,  # nodes have internal addresses only
                 "enable_private_endpoint": not cidrs,  # no CIDRs: the API is reachable only inside the VPC
             },
+            control_plane_endpoints_config=(
+                {"dns_endpoint_config": {"allow_external_traffic": True}} if dns_endpoint else None
+            ),
             master_authorized_networks_config={
                 "cidr_blocks": [
                     {"cidr_block": c, "display_name": f"gpukit-{i}"} for i, c in enumerate(cidrs)
@@ -170,9 +177,15 @@ class GkeCluster(pulumi.ComponentResource):
                 system_pools.append(node_pool)
 
         context = f"gke_{project}_{location}_{cluster_name}"
-        rendered: pulumi.Output[str] = pulumi.Output.all(
-            cluster.endpoint, cluster.master_auth.cluster_ca_certificate
-        ).apply(lambda a: gke_kubeconfig(context, a[0], a[1]))
+        rendered: pulumi.Output[str]
+        if dns_endpoint:
+            rendered = cluster.control_plane_endpoints_config.apply(
+                lambda c: gke_kubeconfig(context, dns_endpoint_of(c), None)
+            )
+        else:
+            rendered = pulumi.Output.all(cluster.endpoint, cluster.master_auth.cluster_ca_certificate).apply(
+                lambda a: gke_kubeconfig(context, a[0], a[1])
+            )
         kubeconfig: pulumi.Output[str] = pulumi.Output.secret(rendered)
         kubernetes = k8s.Provider(
             f"{name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=self)

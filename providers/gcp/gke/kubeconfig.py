@@ -1,11 +1,17 @@
 """The GKE kubeconfig: it authenticates with gke-gcloud-auth-plugin, as `gcloud container clusters
 get-credentials` sets up."""
 
+from typing import TYPE_CHECKING
+
 from gpukit.components.kubeconfig import exec_kubeconfig
 
+if TYPE_CHECKING:
+    import pulumi_gcp as gcp
 
-def gke_kubeconfig(context: str, endpoint: str, ca_data: str) -> str:
-    """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the caller's gcloud identity)."""
+
+def gke_kubeconfig(context: str, endpoint: str, ca_data: str | None) -> str:
+    """A kubeconfig that authenticates with gke-gcloud-auth-plugin (the caller's gcloud identity);
+    `ca_data` None for the DNS-based endpoint, whose certificate is publicly trusted."""
     return exec_kubeconfig(
         context,
         f"https://{endpoint}",
@@ -18,3 +24,12 @@ def gke_kubeconfig(context: str, endpoint: str, ca_data: str) -> str:
             "interactiveMode": "Never",
         },
     )
+
+
+def dns_endpoint_of(config: "gcp.container.outputs.ClusterControlPlaneEndpointsConfig | None") -> str:
+    """The cluster's DNS-based control-plane endpoint (`gke-<id>.<location>.gke.goog`), which GKE
+    assigns when the cluster is made."""
+    endpoint = config.dns_endpoint_config.endpoint if config and config.dns_endpoint_config else None
+    if not endpoint:
+        raise ValueError("GKE returned no DNS endpoint for a cluster made with one")
+    return endpoint

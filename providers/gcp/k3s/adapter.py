@@ -56,6 +56,7 @@ class GceAdapter:
         self.fixed_name = pulumi.ResourceOptions(parent=parent, provider=provider, delete_before_replace=True)
         self.agent_pools: list[tuple[PoolFacts, K3sGceAgentPool]] = []
         self.server_account: pulumi.Output[str] | None = None
+        self.secrets: K3sGceJoinSecrets | None = None
         self.server_zones: list[str] = []
 
     def network(self) -> GceNetwork:
@@ -74,20 +75,24 @@ class GceAdapter:
                 opts=self.with_gcp,
             )
             found = GceNetwork(vpc.network_id, vpc.subnetwork_id, network["cidr"])
-        for rule in firewall_rules(cluster_name, self.spec.get("api_access_cidrs", [])):
+        return found
+
+    def _firewall(self, network: GceNetwork, secrets: K3sGceJoinSecrets) -> None:
+        """The cluster's firewall rules (firewall.py), by the machines' service accounts."""
+        accounts = secrets.service_accounts
+        for rule in firewall_rules(self.spec.get("api_access_cidrs", [])):
             gcp.compute.Firewall(
-                f"{name}-{rule.name}",
-                name=f"{cluster_name}-{rule.name}",
-                network=found.network_id,
+                f"{self.name}-{rule.name}",
+                name=f"{self.cluster.name}-{rule.name}",
+                network=network.network_id,
                 description=f"{rule.description} (gpukit)",
                 direction="INGRESS",
                 allows=[{"protocol": rule.protocol, "ports": list(rule.ports)}],
-                target_tags=[rule.target_tag],
-                source_tags=[rule.source_tag] if rule.source_tag else None,
+                target_service_accounts=[accounts[role] for role in rule.targets],
+                source_service_accounts=[accounts[role] for role in rule.sources] or None,
                 source_ranges=list(rule.source_ranges) or None,
                 opts=self.fixed_name,
             )
-        return found
 
     def join_secrets(self, pki: K3sPki) -> K3sGceJoinSecrets:
         return K3sGceJoinSecrets(
@@ -106,6 +111,8 @@ class GceAdapter:
     ) -> K3sServers:
         cluster_name = self.cluster.name
         self.server_zones = server_zones(self.spec, pool)
+        self._firewall(network, secrets)  # the first step that knows both the network and the accounts
+        self.secrets = secrets
         return K3sGceServers(
             f"{self.name}-{pool.name}",
             {
@@ -126,6 +133,11 @@ class GceAdapter:
             },
             opts=self.with_gcp,
         )
+
+    def _node_accounts(self) -> list[pulumi.Input[str]]:
+        """The service accounts of every machine of the cluster (servers, then agents)."""
+        assert self.secrets is not None  # the flow makes the servers before any NFS server
+        return [self.secrets.service_accounts[NodeRole.SERVER], self.secrets.service_accounts[NodeRole.AGENT]]
 
     def _server_account(self, secrets: K3sGceJoinSecrets) -> pulumi.Output[str]:
         self.server_account = secrets.service_accounts[NodeRole.SERVER]
@@ -174,7 +186,7 @@ class GceAdapter:
                 "network": network.network_id,
                 "subnetwork": network.subnetwork_id,
                 "node_cidr": network.node_cidr,
-                "node_tag": node_tag(cluster_name),
+                "node_service_accounts": self._node_accounts(),
                 "labels": {"gpukit-shared-volume": gce_label_value(volume)},
             },
             opts=self.with_gcp,

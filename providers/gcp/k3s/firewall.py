@@ -3,7 +3,11 @@ gcp.compute.Firewall per rule).
 
 A custom VPC denies all ingress unless a rule allows it, so these rules are everything that reaches
 the machines: the API from the configured client ranges, and k3s's own ports between the cluster's
-machines, matched by network tag (every machine carries the node tag, servers the server tag too).
+machines, matched by service account (servers run as the servers' account, agents as the agents'),
+never by network tag: anyone who may set tags on any VM of the network could give it the cluster's
+tags and reach etcd and the kubelets, while running a VM as an account takes
+`iam.serviceAccounts.actAs` on that account (VPC firewall rules guide, "Filtering by service
+account versus network tag"). A rule cannot mix the two, so tags appear in none.
 Nothing comes from 0.0.0.0/0 unless `apiAccessCidrs` says so, and there is no SSH rule: machines are
 reached through OS Login by whoever adds one (or through the serial console). Ports: k3s's
 "Inbound Rules for K3s Nodes" (docs.k3s.io/installation/requirements).
@@ -12,6 +16,7 @@ reached through OS Login by whoever adds one (or through the serial console). Po
 from dataclasses import dataclass
 
 from gpukit.components.k3s.host_scripts import API_PORT
+from gpukit.components.spec import NodeRole
 
 FLANNEL_VXLAN_PORT = 8472
 KUBELET_PORT = 10250
@@ -25,9 +30,15 @@ class FirewallRule:
     description: str
     protocol: str
     ports: tuple[str, ...]
-    target_tag: str
-    source_tag: str | None = None
+    targets: tuple[NodeRole, ...]
+    """The machines it admits traffic to, by the service account of their role."""
+    sources: tuple[NodeRole, ...] = ()
+    """The machines it admits traffic from, by the service account of their role."""
     source_ranges: tuple[str, ...] = ()
+
+
+SERVERS = (NodeRole.SERVER,)
+NODES = (NodeRole.SERVER, NodeRole.AGENT)
 
 
 def node_tag(cluster_name: str) -> str:
@@ -38,8 +49,7 @@ def server_tag(cluster_name: str) -> str:
     return f"{cluster_name}-k3s-server"
 
 
-def firewall_rules(cluster_name: str, api_access_cidrs: list[str]) -> list[FirewallRule]:
-    node, server = node_tag(cluster_name), server_tag(cluster_name)
+def firewall_rules(api_access_cidrs: list[str]) -> list[FirewallRule]:
     rules = []
     if api_access_cidrs:  # none: the API is reachable from the cluster's own machines only
         rules.append(
@@ -48,7 +58,7 @@ def firewall_rules(cluster_name: str, api_access_cidrs: list[str]) -> list[Firew
                 "Kubernetes API from apiAccessCidrs",
                 "tcp",
                 (str(API_PORT),),
-                server,
+                SERVERS,
                 source_ranges=tuple(api_access_cidrs),
             )
         )
@@ -58,32 +68,32 @@ def firewall_rules(cluster_name: str, api_access_cidrs: list[str]) -> list[Firew
             "k3s supervisor and Kubernetes API from every node (agents join and run through it)",
             "tcp",
             (str(API_PORT),),
-            server,
-            source_tag=node,
+            SERVERS,
+            sources=NODES,
         ),
         FirewallRule(
             "k3s-flannel",
             "flannel VXLAN between nodes (pod-to-pod traffic)",
             "udp",
             (str(FLANNEL_VXLAN_PORT),),
-            node,
-            source_tag=node,
+            NODES,
+            sources=NODES,
         ),
         FirewallRule(
             "k3s-kubelet",
             "kubelet between nodes (logs, exec, metrics-server)",
             "tcp",
             (str(KUBELET_PORT),),
-            node,
-            source_tag=node,
+            NODES,
+            sources=NODES,
         ),
         FirewallRule(
             "k3s-etcd",
             "embedded etcd between servers only",
             "tcp",
             (ETCD_PORTS,),
-            server,
-            source_tag=server,
+            SERVERS,
+            sources=SERVERS,
         ),
     ]
     return rules

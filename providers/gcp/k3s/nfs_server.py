@@ -12,12 +12,15 @@ renderer (components/addons/storage/nfs/vm.py), as cloud-init user data.
 - Its address: a reserved internal static address in the cluster's subnet, so the address the
   StorageClass (and every volume made from it) names outlives the VM.
 - Its reach: no external address (no access config; egress through the cluster's Cloud NAT); a
-  firewall rule admitting TCP 2049 from the cluster's node tag only to this VM's own tag; exports to
-  the cluster's subnet CIDR only (components/addons/storage/nfs/exports.py).
-- Its identity: none. No service account, so no token on the metadata server (pulumi-gcp
-  compute.Instance: `service_account` is optional; a VM created without it gets none,
-  hashicorp/terraform-provider-google#14423). Shielded VM (Secure Boot, vTPM, integrity monitoring),
-  OS Login only, plain Ubuntu 24.04 like the other k3s machines, on demand.
+  firewall rule admitting TCP 2049 to this VM from the cluster's machines only, both ends matched by
+  service account, never by network tag (anyone who may tag a VM of the network could give it the
+  nodes' tag: providers/gcp/k3s/firewall.py); exports to the cluster's subnet CIDR only
+  (components/addons/storage/nfs/exports.py).
+- Its identity: a service account of its own with no role and only the `userinfo.email` scope, there
+  only so the firewall can name this VM by it: a token from its metadata server says who it is and
+  opens nothing (Compute Engine guide, "Service accounts": a VM's access is its account's roles within
+  its scopes). Shielded VM (Secure Boot, vTPM, integrity monitoring), OS Login only, plain Ubuntu 24.04
+  like the other k3s machines, on demand.
 
 Not highly available: while it is down, pods using the volume wait on I/O. NFS carries no encryption in
 transit (plain NFSv4 with sec=sys): traffic stays inside the VPC.
@@ -32,6 +35,7 @@ from gpukit.components.addons.storage.nfs.exports import NFS_PORT
 from gpukit.components.addons.storage.nfs.vm import gce_device_path, nfs_vm_script, nfs_vm_user_data
 from gpukit.components.k3s.names import CLOUD_HOSTNAME_MAX
 from gpukit.components.names import fit_name
+from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 from gpukit.providers.gcp.k3s.images import UBUNTU_FAMILY, UBUNTU_PROJECT, family_path
 from gpukit.providers.gcp.k3s.machine import login_metadata, on_demand_scheduling, shielded_vm
 from gpukit.providers.gcp.k3s.nfs_vm_facts import (
@@ -43,6 +47,7 @@ from gpukit.providers.gcp.k3s.nfs_vm_facts import (
 )
 from gpukit.providers.gcp.network import GCE_NAME_MAX
 
+IDENTITY_SCOPE = "https://www.googleapis.com/auth/userinfo.email"
 TYPE_TOKEN = "gpukit:index:K3sGceNfsServer"
 
 
@@ -63,8 +68,8 @@ class K3sGceNfsServerArgs(TypedDict):
     subnetwork: pulumi.Input[str]
     node_cidr: pulumi.Input[str]
     """The cluster's subnet range: the only clients the export admits."""
-    node_tag: str
-    """The network tag every node of the cluster carries: the only source admitted to NFS."""
+    node_service_accounts: list[pulumi.Input[str]]
+    """The service accounts the cluster's machines run as: the only sources admitted to NFS."""
     labels: dict[str, str]
 
 
@@ -84,6 +89,12 @@ class K3sGceNfsServer(pulumi.ComponentResource):
         tag = nfs_tag(cluster, volume)
         labels = {**args["labels"], "gpukit-role": "nfs-server"}
 
+        account = gcp.serviceaccount.Account(
+            f"{name}-account",
+            account_id=fit_name(label, "", ACCOUNT_ID_MAX),
+            display_name=f"NFS server of shared volume {volume} of {cluster}: no roles (gpukit)",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         gcp.compute.Firewall(
             f"{name}-nfs-from-nodes",
             name=fit_name(label, "-from-nodes", GCE_NAME_MAX),
@@ -91,8 +102,8 @@ class K3sGceNfsServer(pulumi.ComponentResource):
             description=f"NFS to the server of shared volume {volume} from {cluster}'s nodes only (gpukit)",
             direction="INGRESS",
             allows=[{"protocol": "tcp", "ports": [str(NFS_PORT)]}],
-            target_tags=[tag],
-            source_tags=[args["node_tag"]],
+            target_service_accounts=[account.email],
+            source_service_accounts=args["node_service_accounts"],
             opts=fixed_name,
         )
         address = gcp.compute.Address(
@@ -146,6 +157,10 @@ class K3sGceNfsServer(pulumi.ComponentResource):
             # datasources/gce: "user-data and user-data-encoding can be provided to cloud-init by setting
             # those custom metadata keys for an instance").
             metadata={"user-data": user_data, **login_metadata()},
+            # The account names this VM for the firewall and has no role; its one scope lets a token say
+            # who it is and nothing more. Not an empty list: the provider then attaches no account at all
+            # (hashicorp/terraform-provider-google#13807), and the firewall would match nothing.
+            service_account={"email": account.email, "scopes": [IDENTITY_SCOPE]},
             tags=[tag],
             labels=labels,
             allow_stopping_for_update=True,  # a machine type change stops and restarts it

@@ -12,6 +12,7 @@ from gpukit.providers.ssh.config import ssh_private_key
 
 class SshNfs(NfsStorage):
     rules = NfsRules("k3s over ssh", hosts_serve=True)
+    cloud_zones = False  # one's own hosts: no cloud bills traffic between them
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """Checked against the pools' hosts, so only where the pools parsed."""

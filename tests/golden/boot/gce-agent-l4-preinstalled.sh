@@ -260,6 +260,19 @@ SERVER_POLICY=''
 NODE_SYNC_SCRIPT=''
 NODE_SYNC_SERVICE=''
 NODE_SYNC_TIMER=''
+REJOIN_SCRIPT=''
+REJOIN_DROP_IN=''
+# --- gpukit: ping URL, true when the k3s server at URL answers /ping with "pong"; checked against the
+# cluster's CA once this machine holds it (agents' tokens carry the CA's hash, which k3s checks when
+# it joins). Inputs (set above by the renderer): TLS_DIR; ROOT, set by the script that calls it.
+ping() {
+  if [ -e "$ROOT$TLS_DIR/server-ca.crt" ]; then
+    answer=$(curl -s --cacert "$ROOT$TLS_DIR/server-ca.crt" --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
+  else
+    answer=$(curl -sk --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
+  fi
+  [ "$answer" = pong ]
+}
 # --- gpukit k3s install: place secrets and config, keep pods off the metadata server, decide whether
 # this machine starts the cluster or joins it, install a checked k3s at a pinned version, wait until
 # it is ready.
@@ -270,8 +283,8 @@ NODE_SYNC_TIMER=''
 # INSTALLER_URL, INSTALLER_SHA256, BINARY_URL_AMD64, BINARY_SHA256_AMD64, BINARY_URL_ARM64,
 # BINARY_SHA256_ARM64 (empty: no sum pinned for that architecture), GUARD_SCRIPT, GUARD_UNIT,
 # GUARD_DROP_IN, POD_SECURITY_CONFIG, ADMIN_BINDING, SERVER_POLICY, NODE_SYNC_SCRIPT,
-# NODE_SYNC_SERVICE, NODE_SYNC_TIMER (the last six on servers only; empty on agents; SERVER_POLICY
-# empty where servers are not tainted)
+# NODE_SYNC_SERVICE, NODE_SYNC_TIMER, REJOIN_SCRIPT, REJOIN_DROP_IN (the last eight on servers only;
+# empty on agents; SERVER_POLICY empty where servers are not tainted); `ping` (server-ping.sh, above)
 # Stdin: the secrets bundle, one "path<TAB>base64 content" line per file: the token file, and on
 # servers the agent token file and the cluster CAs. Any other path is refused before anything is written.
 # Running it again with the same inputs changes nothing; a changed config restarts k3s with it.
@@ -298,6 +311,8 @@ admin_binding="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-admin.yaml"
 server_policy="$ROOT/var/lib/rancher/k3s/server/manifests/gpukit-server-policy.yaml"
 node_sync="$ROOT/usr/local/lib/gpukit/node-sync.sh"
 node_sync_unit="$ROOT/etc/systemd/system/gpukit-node-sync"
+rejoin="$ROOT/usr/local/lib/gpukit/server-rejoin.sh"
+rejoin_drop_in="$ROOT/etc/systemd/system/k3s.service.d/50-gpukit-rejoin.conf"
 # Secrets stay in memory-backed /run while they are read (never on a disk outside k3s's own files).
 mkdir -p "$ROOT/run"
 secrets=$(mktemp -d -p "$ROOT/run" gpukit.XXXXXX)
@@ -368,6 +383,8 @@ if [ "$ROLE" = server ]; then
   write_if_changed "$node_sync" "$NODE_SYNC_SCRIPT" 700
   write_if_changed "$node_sync_unit.service" "$NODE_SYNC_SERVICE" 644
   write_if_changed "$node_sync_unit.timer" "$NODE_SYNC_TIMER" 644
+  write_if_changed "$rejoin" "$REJOIN_SCRIPT" 700
+  write_if_changed "$rejoin_drop_in" "$REJOIN_DROP_IN" 644
 fi
 
 # Pods never reach the cloud's metadata server: the rules go in before k3s starts, and k3s's unit
@@ -385,14 +402,6 @@ systemctl start gpukit-metadata-guard.service \
 # so, and only when none of the others answers (a new cluster, or one whose servers are all gone).
 # A server answers /ping with "pong"; servers also check it holds the cluster's CA (agents' tokens
 # carry the CA's hash, which k3s checks when it joins).
-ping() {
-  if [ -e "$ROOT$TLS_DIR/server-ca.crt" ]; then
-    answer=$(curl -s --cacert "$ROOT$TLS_DIR/server-ca.crt" --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
-  else
-    answer=$(curl -sk --connect-timeout 5 --max-time 10 "$1/ping" 2>/dev/null)
-  fi
-  [ "$answer" = pong ]
-}
 # A single server that became the first of three (SQLite): starting with embedded etcd converts it.
 if [ "$MAY_INIT" = true ] && [ "$CLUSTER_INIT" = true ] && [ -e "$join_file" ] \
   && [ "$(cat "$join_file")" = "cluster-init: false" ]; then

@@ -4,40 +4,73 @@ set -euo pipefail
 REAP_AFTER_SECONDS=1800
 MACHINE_CHECK_AFTER_SECONDS=120
 POOL_LABEL=gpukit.dev/pool
+MANAGED_KEYS=gpukit.dev/,nvidia.com/,CriticalAddonsOnly,k8s.amazonaws.com/accelerator,cloud.google.com/gke-accelerator
 # --- gpukit node sync: runs on every server every two minutes (gpukit-node-sync.timer).
 # 1. Puts each pool's current labels and taints on its existing nodes: k3s applies `node-label` and
 #    `node-taint` only when a node registers, and kubelets may not change their own taints.
-# 2. Where REAP_AFTER_SECONDS > 0 (machines on clouds), deletes nodes that have not been Ready for that
-#    long: their machine is gone (a spot reclaim, a scale-in, a replacement), and a group never brings
-#    the same machine back. A server's node only while two other servers are Ready (etcd's majority).
-#    An agent node not Ready for MACHINE_CHECK_AFTER_SECONDS goes at once when `machine_gone` (the
-#    cloud's part, rendered above this script) says the machine behind its provider ID is gone.
-# Inputs (set above by the renderer): REAP_AFTER_SECONDS, MACHINE_CHECK_AFTER_SECONDS, POOL_LABEL
+# 2. Where REAP_AFTER_SECONDS > 0 (machines on clouds), deletes nodes whose machines are gone (a spot
+#    reclaim, a scale-in, a replacement): a group never brings the same machine back.
+#    - An agent node not Ready for MACHINE_CHECK_AFTER_SECONDS goes at once when `machine_gone` (the
+#      cloud's part, rendered above this script) says the machine behind its provider ID is gone or
+#      was recreated since the node registered; one not Ready for REAP_AFTER_SECONDS goes anyway.
+#    - A server's node only when `machine_gone` says so, never on time alone: deleting it removes its
+#      etcd member, and k3s never lets a removed member back in by itself (k3s-io/k3s#13498); and only
+#      while two other servers are Ready (etcd's majority).
+# Inputs (set above by the renderer): REAP_AFTER_SECONDS, MACHINE_CHECK_AFTER_SECONDS, POOL_LABEL,
+# MANAGED_KEYS (comma-separated label and taint keys, or prefixes ending in "/", that gpukit sets).
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
-# pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>". What it set before is kept in each node's
-# annotations gpukit.dev/labels and gpukit.dev/taints, so a label or taint taken out of a pool goes too.
-# Lists are split on spaces below, and the annotations come from the nodes (a kubelet may write its
-# own): no word may expand into the names of files on this server.
+# pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>".
+# What the sync set before is kept in the ConfigMap kube-system/gpukit-node-sync (keys
+# labels.<node> and taints.<node>), which only the servers and cluster admins can write: a kubelet
+# may write its own Node's annotations and labels, so nothing on the Node decides what is removed.
+# A label or taint taken out of a pool goes from its nodes only when that record says the sync set it
+# and its key is one gpukit manages (MANAGED_KEYS): never node-restriction.kubernetes.io/ labels or
+# taints that others put on (a quarantine).
+# Lists are split on spaces below: no word may expand into the names of files on this server.
 set -f
 kubectl() { k3s kubectl "$@"; }
 
-if ! pools=$(kubectl -n kube-system get configmap gpukit-pools -o 'jsonpath={.data.pools}' 2>/dev/null); then
+if pools=$(kubectl -n kube-system get configmap gpukit-pools -o 'jsonpath={.data.pools}' 2>/dev/null); then
+  pools_read=true
+else
   echo "gpukit: no kube-system/gpukit-pools yet; nothing to sync"
-  pools=""
+  pools="" pools_read=false
 fi
+
+# The record: "labels.<node>" and "taints.<node>" -> what the last sync set on that node.
+declare -A record=()
+# shellcheck disable=SC2016  # a Go template for kubectl, not shell
+if record_lines=$(kubectl -n kube-system get configmap gpukit-node-sync \
+  -o 'go-template={{range $k, $v := .data}}{{$k}}{{"\t"}}{{$v}}{{"\n"}}{{end}}' 2>/dev/null); then
+  while IFS="$(printf '\t')" read -r key value; do
+    [ -n "$key" ] && record[$key]=$value
+  done <<< "$record_lines"
+fi
+synced=()  # --from-literal arguments: the record this run writes
 
 not_in() {  # not_in ITEM LIST(comma-separated)
   case ",$2," in *",$1,"*) return 1 ;; *) return 0 ;; esac
 }
 
-sync_node() {  # sync_node NODE LABELS TAINTS
+managed() {  # managed KEY: a label or taint key gpukit sets (MANAGED_KEYS)
+  for entry in ${MANAGED_KEYS//,/ }; do
+    case "$entry" in
+      */) [ "${1#"$entry"}" = "$1" ] || return 0 ;;
+      *) [ "$1" != "$entry" ] || return 0 ;;
+    esac
+  done
+  return 1
+}
+
+sync_node() {  # sync_node NODE LABELS TAINTS; fails when any change fails (called where set -e is off)
   node=$1 labels=$2 taints=$3
-  old_labels=$(kubectl get node "$node" -o 'jsonpath={.metadata.annotations.gpukit\.dev/labels}')
-  old_taints=$(kubectl get node "$node" -o 'jsonpath={.metadata.annotations.gpukit\.dev/taints}')
+  old_labels=${record[labels.$node]:-}
+  old_taints=${record[taints.$node]:-}
   args=()
   for pair in ${old_labels//,/ }; do
     key=${pair%%=*}
-    if [ "$key" != "$POOL_LABEL" ] && not_in "$key" "$(printf '%s' "$labels" | sed 's/=[^,]*//g')"; then
+    if [ "$key" != "$POOL_LABEL" ] && managed "$key" \
+      && not_in "$key" "$(printf '%s' "$labels" | sed 's/=[^,]*//g')"; then
       args+=("$key-")
     fi
   done
@@ -45,29 +78,42 @@ sync_node() {  # sync_node NODE LABELS TAINTS
     args+=("$pair")
   done
   if [ "${#args[@]}" -gt 0 ]; then
-    kubectl label node "$node" --overwrite "${args[@]}" >/dev/null
+    kubectl label node "$node" --overwrite "${args[@]}" >/dev/null || return 1
   fi
   for taint in ${old_taints//,/ }; do
-    if not_in "$taint" "$taints"; then
+    if managed "${taint%%=*}" && not_in "$taint" "$taints"; then
       kubectl taint node "$node" "${taint%%=*}:${taint##*:}-" >/dev/null 2>&1 || true
     fi
   done
   for taint in ${taints//,/ }; do
-    kubectl taint node "$node" --overwrite "$taint" >/dev/null
+    kubectl taint node "$node" --overwrite "$taint" >/dev/null || return 1
   done
-  kubectl annotate node "$node" --overwrite "gpukit.dev/labels=$labels" "gpukit.dev/taints=$taints" >/dev/null
 }
 
 while IFS="$(printf '\t')" read -r pool labels taints; do
   [ -n "$pool" ] || continue
   for node in $(kubectl get nodes -l "$POOL_LABEL=$pool" -o 'jsonpath={.items[*].metadata.name}'); do
-    sync_node "$node" "$labels" "$taints" || echo "gpukit: warning: could not sync node $node" >&2
+    if sync_node "$node" "$labels" "$taints"; then
+      synced+=("--from-literal=labels.$node=$labels" "--from-literal=taints.$node=$taints")
+    else
+      echo "gpukit: warning: could not sync node $node" >&2
+      # What it had set stays on record, so that a later sync still removes it.
+      synced+=("--from-literal=labels.$node=${record[labels.$node]:-}" "--from-literal=taints.$node=${record[taints.$node]:-}")
+    fi
   done
 done <<< "$pools"
 
-readiness() {  # readiness SELECTOR: "name<TAB>Ready status<TAB>since<TAB>provider ID" per node
+# The record of this run, for nodes that exist: server-side apply drops the entries of nodes that
+# are gone. Not written when the desired state could not be read (the record stays as it was).
+if [ "$pools_read" = true ]; then
+  kubectl -n kube-system create configmap gpukit-node-sync "${synced[@]}" --dry-run=client -o yaml \
+    | kubectl apply --server-side --force-conflicts --field-manager=gpukit-node-sync -f - >/dev/null \
+    || echo "gpukit: warning: could not write kube-system/gpukit-node-sync" >&2
+fi
+
+readiness() {  # readiness SELECTOR: "name<TAB>Ready status<TAB>since<TAB>provider ID<TAB>created" per node
   kubectl get nodes -l "$1" -o \
-    'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\t"}{.spec.providerID}{"\n"}{end}'
+    'jsonpath={range .items[*]}{.metadata.name}{"\t"}{.status.conditions[?(@.type=="Ready")].status}{"\t"}{.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\t"}{.spec.providerID}{"\t"}{.metadata.creationTimestamp}{"\n"}{end}'
 }
 
 not_ready_for() {  # not_ready_for SECONDS READY SINCE
@@ -79,31 +125,33 @@ gone() {  # gone READY SINCE: not Ready for REAP_AFTER_SECONDS
 }
 
 if ! declare -F machine_gone >/dev/null; then
-  machine_gone() {  # machine_gone PROVIDER_ID: no cloud to ask here, so never known gone
+  machine_gone() {  # machine_gone PROVIDER_ID NODE_CREATED: no cloud to ask here, so never known gone
     return 1
   }
 fi
 
 if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   now=$(date +%s)
-  readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '\t')" read -r node ready since provider; do
+  readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '\t')" read -r node ready since provider created; do
     if [ -n "$node" ] && gone "$ready" "$since"; then
       echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
       kubectl delete node "$node" --ignore-not-found >/dev/null
     elif [ -n "$node" ] && [ -n "$provider" ] && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" \
-      && machine_gone "$provider"; then
+      && machine_gone "$provider" "$created"; then
       echo "gpukit: node $node is not Ready and its machine $provider is gone; deleting the node"
       kubectl delete node "$node" --ignore-not-found >/dev/null
     fi
   done
-  # A server's Node goes too, which makes k3s remove its etcd member, so that its replacement (at the
-  # same address, under a new node name) can join etcd: but only while two other servers are Ready,
-  # so that etcd keeps its majority whatever this decides.
+  # A server's Node goes when the cloud says its machine is gone or was recreated, which makes k3s
+  # remove its etcd member, so that its replacement (at the same address, under a new node name) can
+  # join etcd; a server that is only down (stopped, rebooting, cut off) keeps its member however long
+  # it takes. Only while two other servers are Ready, so that etcd keeps its majority.
   servers=$(readiness "$POOL_LABEL,node-role.kubernetes.io/control-plane")
   ready_servers=$(printf '%s\n' "$servers" | awk -F '\t' '$2 == "True"' | grep -c . || true)
-  printf '%s\n' "$servers" | while IFS="$(printf '\t')" read -r node ready since _; do
-    if [ -n "$node" ] && [ "$ready_servers" -ge 2 ] && gone "$ready" "$since"; then
-      echo "gpukit: server $node has not been Ready since $since and $ready_servers others are: removing it (and its etcd member)"
+  printf '%s\n' "$servers" | while IFS="$(printf '\t')" read -r node ready since provider created; do
+    if [ -n "$node" ] && [ -n "$provider" ] && [ "$ready_servers" -ge 2 ] \
+      && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" && machine_gone "$provider" "$created"; then
+      echo "gpukit: server $node is not Ready, its machine $provider is gone and $ready_servers others are Ready: removing it (and its etcd member)"
       kubectl delete node "$node" --ignore-not-found >/dev/null
     fi
   done

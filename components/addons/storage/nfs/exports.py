@@ -41,6 +41,33 @@ here, so the CSI controller (root) creates the claims' subdirectories as this ow
 _PATH_RE = re.compile(r"(/[A-Za-z0-9._-]+)+")
 
 
+# A DNS name as client_spec writes it: lowercase letter-digit-hyphen labels, no trailing dot (exports(5)
+# would read `*`, `?`, `[` as wildcards and `@` as a netgroup).
+_CLIENT_NAME_RE = re.compile(
+    r"(?=.{1,253}\Z)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*"
+)
+
+
+def client_problem(client: str) -> str | None:
+    """Why `client` cannot be an exports client, or None: only an IP address or network in canonical
+    form (`192.0.2.10/32`, `2001:db8::1/128`, `10.0.0.0/16`) or a lowercase DNS name is written.
+
+    Defence in depth behind validation: exports(5) splits a line at whitespace and reads `(...)` as
+    options, so a client holding either (an IPv6 zone id may hold anything) would add an export of its
+    own, `*(rw,no_root_squash)` for one."""
+    if "%" in client:  # a zone id: str() of a scoped address or network keeps it
+        return "must not carry an IPv6 zone id"
+    if _CLIENT_NAME_RE.fullmatch(client) and not client.replace(".", "").isdigit():
+        return None
+    try:
+        network = ipaddress.ip_network(client, strict=True)
+    except ValueError:
+        return "must be an IP address, a network in CIDR notation or a lowercase DNS name"
+    if client not in {str(network), str(network.network_address)}:
+        return f"must be written in canonical form ({network})"
+    return None
+
+
 def export_path_problem(path: str) -> str | None:
     """Why `path` cannot be an NFS export path, or None."""
     if not _PATH_RE.fullmatch(path):
@@ -101,6 +128,9 @@ def exports_file(table: Iterable[NfsExport]) -> str:
     for export in table:
         if (problem := export_path_problem(export.directory)) is not None:
             raise ValueError(f"export {export.directory!r} {problem}")
+        for client in export.clients:
+            if (problem := client_problem(client)) is not None:
+                raise ValueError(f"exports client {client!r} of {export.directory} {problem}")
         lines.append(f"{export.directory} " + " ".join(f"{c}({EXPORT_OPTIONS})" for c in export.clients))
     return "\n".join(lines) + "\n"
 

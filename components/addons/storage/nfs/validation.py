@@ -19,7 +19,7 @@ from typing import Any
 
 from gpukit.components.addons.storage.nfs.exports import export_path_problem
 from gpukit.components.addons.storage.nfs.network import PLAIN_TEXT, PRIVATE_RANGES, is_nfs_on_k3s, is_public
-from gpukit.components.addresses import address_ok, same_host, unusable
+from gpukit.components.addresses import address_problem, same_host, unusable
 from gpukit.components.errors import Problem
 
 
@@ -59,8 +59,7 @@ def nfs_problems(
     given = dict(nfs or {})
     server, path, host = given.get("server"), given.get("path"), given.get("host")
     if server is not None:
-        why = None if address_ok(server) else "is not an IP address or DNS name"
-        why = why or unusable(server)
+        why = address_problem(server) or unusable(server)
         if why is None and is_public(server):
             why = f"is a public (global) address: {PLAIN_TEXT} ({PRIVATE_RANGES})"
         if why is not None:

@@ -108,6 +108,8 @@ def build_eks_shared_storage(
                     "size_gb": volume.size_gb,
                     "per_unit_throughput": int(volume.tier.name),
                     "wait_for": wait_for,
+                    "final_backup": not ctx.ephemeral,
+                    "tags": ctx.tags,
                 },
                 opts=opts,
             )

@@ -28,6 +28,11 @@ class EksStorageContext:
     gpu_zones: tuple[str, ...] = ()
     """AZ IDs GPU pools pin, biggest pool first (gpu_zones): a single-zone file system goes next to the
     GPUs."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """The cluster's tags (cluster_tags), for what the provider's default tags do not reach (FSx's
+    final backups)."""
+    ephemeral: bool = False
+    """An ephemeral stack (it expires): nothing it stores outlives it, no final backup included."""
 
 
 def gpu_zones(pools: "Sequence[PoolFacts]") -> tuple[str, ...]:

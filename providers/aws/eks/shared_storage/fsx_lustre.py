@@ -35,6 +35,18 @@ class EksLustreVolumeArgs(TypedDict):
     per_unit_throughput: int
     """MB/s per TiB: 125, 250, 500 or 1000 (components/addons/storage/backends.py)."""
     wait_for: NotRequired[list[pulumi.Resource]]
+    final_backup: NotRequired[bool]
+    """Keep a backup when the file system is deleted or replaced (default true; false on ephemeral
+    stacks, whose teardowns would each leave one, billed until deleted by hand)."""
+    tags: NotRequired[dict[str, str]]
+    """The cluster's tags, for the final backup (the provider's default tags do not reach it)."""
+
+
+# New file systems run Lustre 2.15: the FSx API creates 2.12 unless told (FSx API CreateFileSystem
+# FileSystemTypeVersion: "2.12 ... is the default" without a metadata configuration; pulumi_aws 7.x
+# `file_system_type_version`: 2.10, 2.12 or 2.15). Existing ones keep theirs (a higher version would
+# upgrade them in place on the next `pulumi up`): the version is ignored after creation.
+LUSTRE_VERSION = "2.15"
 
 
 class EksLustreVolume(pulumi.ComponentResource):
@@ -47,6 +59,7 @@ class EksLustreVolume(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
         volume = args["volume"]
+        final_backup = args.get("final_backup", True)
         access = FileSystemNodeAccess(
             f"{name}-access",
             {
@@ -69,15 +82,23 @@ class EksLustreVolume(pulumi.ComponentResource):
             # Encrypted at rest always (FSx Lustre guide, encryption-at-rest.html: "automatically
             # enabled"); in transit from EC2 instances that support it (encryption-in-transit-fsxl.html).
             tags={"Name": f"{args['cluster_name']}-{volume}"},
+            file_system_type_version=LUSTRE_VERSION,
             # A final backup when the file system is deleted or replaced (a new zone or name replaces
             # it): checkpoints survive a mistaken change. FSx skips it by default (FSx API
             # DeleteFileSystemLustreConfiguration SkipFinalBackup, "Default = true"; pulumi_aws 7.x
             # `skip_final_backup` "Defaults to `true`"); scratch file systems never take one, persistent
             # ones do. The backup is kept (and billed) until deleted by hand, and deleting needs
-            # fsx:CreateBackup (same API page). Tagged so an operator can find it: FinalBackupTags.
-            skip_final_backup=False,
-            final_backup_tags={"Name": f"{args['cluster_name']}-{volume}-final"},
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[access]),
+            # fsx:CreateBackup (same API page). Tagged with the cluster's tags (its name, its expiry)
+            # so an operator finds it: FinalBackupTags. None on ephemeral stacks.
+            skip_final_backup=not final_backup,
+            final_backup_tags=(
+                {**args.get("tags", {}), "Name": f"{args['cluster_name']}-{volume}-final"}
+                if final_backup
+                else None
+            ),
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[access], ignore_changes=["fileSystemTypeVersion"]
+            ),
         )
         in_cluster = pulumi.ResourceOptions(parent=self, depends_on=args.get("wait_for", []))
         storage_class = k8s.storage.v1.StorageClass(

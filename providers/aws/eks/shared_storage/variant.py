@@ -17,6 +17,7 @@ from gpukit.providers.aws.eks.shared_storage.validation import validate_eks_stor
 
 class EksSharedStorage(StorageVariant):
     kinds = frozenset({StorageKind.EFS, StorageKind.FSX_LUSTRE, StorageKind.S3})
+    zone_notes = frozenset({StorageKind.FSX_LUSTRE})  # lustre_zone_findings, per GPU pool
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         args = scope.args

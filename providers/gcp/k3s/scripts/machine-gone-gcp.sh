@@ -1,7 +1,10 @@
-# --- gpukit: machine_gone PROVIDER_ID, for the node sync on Compute Engine servers: true when Compute
-# Engine answers 404 for the instance behind gce://<project>/<zone>/<name> (a preempted Spot VM is
-# deleted, as is a machine its group scaled in); false while it exists, in any state, and whenever the
-# API cannot be asked (the 30-minute rule then applies). Asked with the servers' service account
+# --- gpukit: machine_gone PROVIDER_ID NODE_CREATED, for the node sync on Compute Engine servers: true
+# when Compute Engine answers 404 for the instance behind gce://<project>/<zone>/<name> (a preempted
+# Spot VM is deleted, as is a machine its group scaled in), or when the instance of that name was
+# created after the node registered (NODE_CREATED, the Node's creationTimestamp): a recreated server or
+# a group's repaired machine keeps its name, and so its provider ID, but it is another machine. False
+# while the node's own machine exists, in any state, and whenever the API cannot be asked (an agent's
+# node then goes after the 30-minute rule; a server's stays). Asked with the servers' service account
 # (compute.instances.get: providers/gcp/k3s/autoscaler_iam.py).
 machine_gone() {
   [[ "$1" =~ ^gce://([a-z][-a-z0-9.:]*)/([a-z]+-[a-z]+[0-9]+-[a-z])/([a-z]([-a-z0-9]*[a-z0-9])?)$ ]] || return 1
@@ -11,7 +14,13 @@ machine_gone() {
   access_token=$(printf '%s' "$token_json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])') \
     || return 1
   # The token on curl's stdin, never on a command line other users can read.
-  code=$(printf 'header = "Authorization: Bearer %s"\n' "$access_token" \
-    | curl -s -o /dev/null -w '%{http_code}' -K - "$url") || return 1
-  [ "$code" = 404 ]
+  answer=$(printf 'header = "Authorization: Bearer %s"\n' "$access_token" \
+    | curl -s -w '\n%{http_code}' -K - "$url") || return 1
+  code=${answer##*$'\n'}
+  [ "$code" != 404 ] || return 0
+  [ "$code" = 200 ] && [ -n "${2:-}" ] || return 1
+  instance_created=$(printf '%s' "${answer%$'\n'*}" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["creationTimestamp"])') || return 1
+  node_created=$(date -d "$2" +%s) && machine_created=$(date -d "$instance_created" +%s) || return 1
+  [ "$machine_created" -gt "$node_created" ]
 }

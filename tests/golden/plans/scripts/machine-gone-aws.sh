@@ -1,6 +1,8 @@
-# --- gpukit: machine_gone PROVIDER_ID, for the node sync on EC2 servers: true when EC2 says the
-# instance behind aws:///<zone>/<instance id> is shutting down or terminated, or knows no such
-# instance; false while it exists, and whenever EC2 cannot be asked (the 30-minute rule then applies).
+# --- gpukit: machine_gone PROVIDER_ID [NODE_CREATED], for the node sync on EC2 servers: true when EC2
+# says the instance behind aws:///<zone>/<instance id> is shutting down or terminated, or knows no such
+# instance; false while it exists, and whenever EC2 cannot be asked (an agent's node then goes after
+# the 30-minute rule; a server's stays). A replaced machine has a new instance id, so the node's
+# creation time (which the Compute Engine check compares) is not needed here.
 # Asked with the server's instance role (ec2:DescribeInstances, providers/aws/k3s/iam.py).
 # Inputs (set above by the renderer): REGION
 machine_gone() {

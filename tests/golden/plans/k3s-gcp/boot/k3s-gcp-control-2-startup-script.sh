@@ -187,6 +187,7 @@ set -euo pipefail
 REAP_AFTER_SECONDS=1800
 MACHINE_CHECK_AFTER_SECONDS=120
 POOL_LABEL=gpukit.dev/pool
+MANAGED_KEYS=gpukit.dev/,nvidia.com/,CriticalAddonsOnly,k8s.amazonaws.com/accelerator,cloud.google.com/gke-accelerator
 «scripts/machine-gone-gcp.sh»
 «scripts/node-sync.sh»
 '
@@ -206,6 +207,22 @@ OnUnitActiveSec=2min
 
 [Install]
 WantedBy=timers.target'
+# shellcheck disable=SC2016
+REJOIN_SCRIPT='#!/usr/bin/env bash
+# Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
+set -euo pipefail
+JOIN_URLS='"'"'https://10.40.0.53:6443 https://10.40.0.76:6443'"'"'
+TLS_DIR=/var/lib/rancher/k3s/server/tls
+JOIN_FILE=/etc/rancher/k3s/config.yaml.d/50-gpukit-join.yaml
+ETCD_DIR=/var/lib/rancher/k3s/server/db/etcd
+REJOIN_MARKER=/var/lib/gpukit/rejoined-at
+REMOVED_MESSAGE='"'"'the member has been permanently removed from the cluster'"'"'
+«scripts/server-ping.sh»
+«scripts/server-rejoin.sh»
+'
+REJOIN_DROP_IN='[Service]
+ExecStartPre=-/usr/local/lib/gpukit/server-rejoin.sh'
+«scripts/server-ping.sh»
 «scripts/install.sh»
 GPUKIT_INSTALL_EOF
 chmod 700 /opt/gpukit/install.sh

@@ -95,6 +95,9 @@ SERVER_POLICY=''
 NODE_SYNC_SCRIPT=''
 NODE_SYNC_SERVICE=''
 NODE_SYNC_TIMER=''
+REJOIN_SCRIPT=''
+REJOIN_DROP_IN=''
+«scripts/server-ping.sh»
 «scripts/install.sh»
 GPUKIT_INSTALL_EOF
 chmod 700 /opt/gpukit/install.sh
