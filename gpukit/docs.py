@@ -46,6 +46,7 @@ stackConfigDir: stacks
 
 _KIND_WORDS = {
     "str": "string",
+    "input": "string (Python: or an Output)",
     "secret": "string, encrypted",
     "int": "int",
     "number": "number",

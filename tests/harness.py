@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pulumi
+import pytest
 import yaml
 
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Provider
 from gpukit.components.substrate import Substrate, registry
 from gpukit.plan.engine import SECRET_SIG, run_mocked
-from gpukit.plan.fakes import Recorded
+from gpukit.plan.fakes import PlanMocks, Recorded
 
 ROOT = Path(__file__).resolve().parent.parent
 # Vendored chart data (tests/reference/gpu-operator-v26.7.0/README.md names source and licence).
@@ -245,3 +247,47 @@ _BY_PROVIDER = {Provider.AWS: "eks", Provider.GCP: "gke", Provider.SSH: "k3s-ssh
 def pool_facts(pool: Any, provider: Provider = Provider.AWS) -> PoolFacts:
     """The facts of one pool spec as the cloud's first substrate computes them (eks, gke, k3s-ssh)."""
     return substrate(_BY_PROVIDER[provider]).pool_facts(pool)
+
+
+QUOTA_INFO = "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo"
+
+
+def quota_info(args: dict[str, Any], value: str | None) -> dict[str, Any]:
+    """Cloud Quotas' answer for a project granted nothing beyond `value` in any region."""
+    details = [] if value is None else [{"value": value}]
+    where = ["global"] if args["quotaId"].endswith("-per-project") else ["us-central1", "europe-west4"]
+    return {
+        "id": args["quotaId"],
+        "quotaId": args["quotaId"],
+        "dimensionsInfos": [{"dimensions": {}, "details": details, "applicableLocations": where}],
+    }
+
+
+def answer_gcp_quotas(
+    monkeypatch: pytest.MonkeyPatch, values: dict[str, str | None] | str
+) -> tuple[list[str], list[str], list[str]]:
+    """The project's GPU quotas by id (one left out: the plan fakes' own), or, as a string, the reason
+    every read fails with, as the engine reports a failed invoke (a failure, not an RPC error); returns
+    the ids asked, the types registered and the warnings `pulumi up` logs, as they happen."""
+    asked: list[str] = []
+    registered: list[str] = []
+    warned: list[str] = []
+    call, new_resource = PlanMocks.call, PlanMocks.new_resource
+
+    def answering(self: PlanMocks, args: Any) -> Any:
+        quota_id = args.args.get("quotaId")
+        if args.token == QUOTA_INFO and (isinstance(values, str) or quota_id in values):
+            asked.append(quota_id)
+            if isinstance(values, str):
+                return {}, [("quotaId", values)]
+            return quota_info(args.args, values[quota_id]), []
+        return call(self, args)
+
+    def recording(self: PlanMocks, args: Any) -> Any:
+        registered.append(args.typ)
+        return new_resource(self, args)
+
+    monkeypatch.setattr(PlanMocks, "call", answering)
+    monkeypatch.setattr(PlanMocks, "new_resource", recording)
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, *_, **__: warned.append(message))
+    return asked, registered, warned

@@ -78,6 +78,10 @@ class Built:
 
     ready: tuple["pulumi.Resource", ...] = ()
     """Done once these are (the GPU Operator's release: the GPU stack is installed)."""
+    workload_namespaces: tuple[tuple[str, "pulumi.Resource"], ...] = ()
+    """Namespaces this add-on created for users' workloads (batch's team namespaces), each with its
+    resource: a later add-on that puts a default in every workload namespace (storage's egress policy)
+    puts it there too, once the namespace exists."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,6 @@ ADDONS: tuple[Addon, ...] = (
     POD_SECURITY_ADDON,  # first: the namespaces' level is in place before anything runs there
     GPU_OPERATOR_ADDON,
     VERIFICATION_ADDON,
-    STORAGE_ADDON,
     BATCH_ADDON,
+    STORAGE_ADDON,  # after batch: its egress policy goes in the team namespaces batch creates
 )

@@ -19,10 +19,24 @@ SERVICE_ACCOUNT = "cluster-autoscaler"
 # no chart defaults to it yet, so gpukit sets the tag itself).
 IMAGE_TAG_BY_MINOR = {"1.34": "v1.34.2", "1.35": "v1.35.0", "1.36": "v1.36.1"}
 
+# The image index (multi-architecture manifest) digest of a tag, pinned where two independent
+# projects publish the same one (read 2026-12): v1.35.0's in a Cluster API / OpenStack autoscaling
+# record (image index digest, with its arm64 child sha256:22cacc1f...) and in an EKS stack's test of its
+# rendered autoscaler Deployment. A tag can be moved; a digest cannot. registry.k8s.io could not be
+# asked from where gpukit was built, and no second source was found for v1.34.2 or v1.36.1, which stay
+# pinned by tag only (the chart takes `image.tag` verbatim into `repository:tag`, deployment.yaml at
+# cluster-autoscaler-chart-9.59.0, so `tag@digest` makes a digest reference).
+IMAGE_DIGEST_BY_TAG = {
+    "v1.35.0": "sha256:2fc9433dd3b47baef0e68d6b1110b770a3c93db10c7bead4c5bc6cb21c72b875",
+}
+
 
 def image_tag(kubernetes_version: str) -> str:
-    """The autoscaler image for a cluster's Kubernetes minor ("1.35" -> "v1.35.0")."""
-    return IMAGE_TAG_BY_MINOR[kubernetes_version]
+    """The autoscaler image for a cluster's Kubernetes minor, as the chart's `image.tag`: the tag, and
+    its digest where pinned ("1.35" -> "v1.35.0@sha256:2fc9...")."""
+    tag = IMAGE_TAG_BY_MINOR[kubernetes_version]
+    digest = IMAGE_DIGEST_BY_TAG.get(tag)
+    return f"{tag}@{digest}" if digest else tag
 
 
 # The autoscaler decides between groups that fit a pending pod by priority first (spot before

@@ -14,6 +14,7 @@ from gpukit.components.errors import Problem
 
 _KIND_NAMES: dict[str, str] = {
     "str": "a string",
+    "input": "a string (from Python: a string or a pulumi.Output)",
     "secret": "a string (from Python: a string or a secret Output)",
     "int": "an integer",
     "number": "a number",
@@ -26,16 +27,33 @@ _KIND_NAMES: dict[str, str] = {
 }
 
 
+def is_output(value: Any) -> bool:
+    """A pulumi.Output (or anything that resolves like one), told apart without importing pulumi: the
+    parser runs for `gpukit plan` on a stack file too."""
+    return hasattr(value, "apply") and not isinstance(value, str | bytes | Mapping | list)
+
+
 def missing_problem(key: str, field: Field) -> Problem:
     """The parser's message for a missing required key, for keys only some platforms require."""
     return Problem(key, f"required key is missing ({field.description})")
 
 
 def _type_problem(field: Field, key: str, value: Any) -> Problem:
+    if is_output(value):  # GpuCluster from Python: say why this key cannot wait for a resource
+        return Problem(
+            key,
+            f"must be {_KIND_NAMES[field.kind]}, got a pulumi.Output: gpukit checks this value, or names "
+            "resources by it, before anything is created, so it must be plain (the keys that take an "
+            "Output: docs/own-program.md)",
+        )
     if field.kind == "secret":  # the value may be the secret itself: say only what type it has
         return Problem(key, f"must be {_KIND_NAMES[field.kind]}, got {_type_name(value)}")
     hint = ""
-    if field.kind in ("str", "secret") and isinstance(value, int | float) and not isinstance(value, bool):
+    if (
+        field.kind in ("str", "input", "secret")
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    ):
         # YAML has already turned 1.30 into 1.3 here, so say what happened rather than guess digits.
         hint = "; YAML read an unquoted number: quote the value as written in the file"
     return Problem(key, f"must be {_KIND_NAMES[field.kind]}{hint}, got {value!r}")
@@ -116,10 +134,21 @@ def _parse_value(field: Field, key: str, value: Any, problems: list[Problem]) ->
                 return None
             return field.choices(value)
         return value
+    if kind == "input":
+        # From Python, the name of the user's own resource (their bucket's `.bucket`): it stays unread,
+        # every check of the value skips it (it names a resource that exists by construction), and the
+        # resources that take it take an Input.
+        if is_output(value):
+            return value
+        if not isinstance(value, str):
+            problems.append(_type_problem(field, key, value))
+            return None
+        _checked_text(key, value, problems)
+        return value
     if kind == "secret":
         # A stack file's value is a string (or a placeholder for an encrypted one); from Python it may
         # be a pulumi.Output, which stays unread: only the hosts' SSH connections ever see it.
-        if not (isinstance(value, str) or hasattr(value, "apply")):
+        if not (isinstance(value, str) or is_output(value)):
             problems.append(_type_problem(field, key, value))
             return None
         return value

@@ -38,8 +38,20 @@ from gpukit.components.spec import (
 )
 
 Kind = Literal[
-    "str", "secret", "int", "number", "bool", "list[str]", "map[str]", "map[int]", "object", "list[object]"
+    "str",
+    "input",
+    "secret",
+    "int",
+    "number",
+    "bool",
+    "list[str]",
+    "map[str]",
+    "map[int]",
+    "object",
+    "list[object]",
 ]
+"""`input`: a string, or from Python a pulumi.Output[str] (the name of a resource the user's own program
+makes). Only keys whose value no check and no resource name needs take one; see OUTPUT_KEYS_DOC."""
 
 
 @dataclass(frozen=True)
@@ -296,11 +308,15 @@ CLUSTER_FIELDS = (
         "IAM principals given cluster-admin",
         specific=True,
         default_doc="`[]`",
-        doc="IAM roles and users given cluster-admin through EKS access entries: "
+        doc="IAM roles and users that administer the cluster: "
         "`arn:aws:iam::<account>:role/<path/name>` or `:user/<path/name>`. STS session ARNs "
-        "(`assumed-role/...`), groups and the account root are refused: access entries take none of "
-        "them. The cluster's creator is always an admin (EKS makes its entry), so its own role or user is "
-        "skipped.",
+        "(`assumed-role/...`), groups and the account root are refused. EKS: cluster-admin through access "
+        "entries (access entries take none of the refused kinds); the cluster's creator is always an admin "
+        "(EKS makes its entry), so its own role or user is skipped. k3s on EC2: administrators of the key "
+        "that encrypts the servers' join secret, who may also read and write that secret through Secrets "
+        "Manager, as whoever runs `pulumi up` may. List every role that deploys the stack (teammates, CI): "
+        "the key policy names only the current caller and these, so a run by someone else would leave the "
+        "others unable to refresh the secret.",
     ),
     Field(
         "supportType",
@@ -371,8 +387,8 @@ CLUSTER_FIELDS = (
         specific=True,
         default_doc="gpukit's pin",
         doc="The exact k3s release, e.g. `v1.35.8+k3s1`. Its minor must match `kubernetesVersion`. The "
-        "pins are v1.34.11, v1.35.8 and v1.36.4 (+k3s1); gpukit pins the binary's SHA-256 for v1.36.4 "
-        "only, so any other release needs `k3sSha256`.",
+        "pins are v1.34.11, v1.35.8 and v1.36.4 (+k3s1), each with its binary's SHA-256 for amd64 and "
+        "arm64; any other release needs `k3sSha256`.",
     ),
     Field(
         "apiAddress",
@@ -424,7 +440,8 @@ CLUSTER_FIELDS = (
         default_doc="gpukit's pins",
         doc="The SHA-256 of the `k3sVersion` binary, per architecture (`amd64`, `arm64`), from the "
         "release's `sha256sum-<arch>.txt`. Needed for every release gpukit has not pinned a sum for "
-        "(it pins v1.36.4+k3s1): no machine runs a k3s binary that does not match.",
+        "(it pins v1.34.11, v1.35.8 and v1.36.4, +k3s1, the releases `k3sVersion` defaults to): no "
+        "machine runs a k3s binary that does not match.",
     ),
     Field(
         "tags",
@@ -855,7 +872,7 @@ SHARED_VOLUME_FIELDS = (
     ),
     Field(
         "bucket",
-        "str",
+        "input",
         "s3, gcs-fuse: existing bucket to mount",
         doc="`s3` and `gcs-fuse` (required there): an existing bucket the volume mounts; gpukit never "
         "creates or deletes it. `auto` picks a bucket backend only where it is set.",

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from gpukit.components.admission import not_in_namespaces, pod_policy
 from gpukit.components.catalog.gpu_names import NAME_INDEX, normalise, spellings_of
 from gpukit.components.catalog.gpus import GPU_MODELS
 from gpukit.components.catalog.k3s import (
@@ -235,46 +236,13 @@ def server_policy() -> str:
     Kubernetes 1.30) that refuses pods outside the system namespaces tolerating the servers' taint, or
     every taint (an empty key with `Exists`). The taint alone only steers the scheduler; any pod may
     tolerate it, and a workload on a server sits next to etcd and the CA keys."""
-    policy = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": SERVER_POLICY_NAME, "labels": {"app.kubernetes.io/managed-by": "gpukit"}},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": [""],
-                        "apiVersions": ["v1"],
-                        "operations": ["CREATE", "UPDATE"],
-                        "resources": ["pods"],
-                    }
-                ],
-                "namespaceSelector": {
-                    "matchExpressions": [
-                        {
-                            "key": "kubernetes.io/metadata.name",
-                            "operator": "NotIn",
-                            "values": list(SYSTEM_NAMESPACES),
-                        }
-                    ]
-                },
-            },
-            "validations": [
-                {
-                    "expression": _NO_SERVER_TOLERATION,
-                    "message": "k3s servers run the control plane only (gpukit): a pod outside kube-system "
-                    "and gpu-operator may not tolerate CriticalAddonsOnly or every taint",
-                }
-            ],
-        },
-    }
-    binding = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": SERVER_POLICY_NAME, "labels": {"app.kubernetes.io/managed-by": "gpukit"}},
-        "spec": {"policyName": SERVER_POLICY_NAME, "validationActions": ["Deny"]},
-    }
+    policy, binding = pod_policy(
+        SERVER_POLICY_NAME,
+        [not_in_namespaces(SYSTEM_NAMESPACES)],
+        _NO_SERVER_TOLERATION,
+        "k3s servers run the control plane only (gpukit): a pod outside kube-system and gpu-operator may "
+        "not tolerate CriticalAddonsOnly or every taint",
+    )
     return yaml.safe_dump_all([policy, binding], sort_keys=False)
 
 
@@ -356,6 +324,8 @@ After=k3s.service
 
 [Service]
 Type=oneshot
+# A oneshot has no start timeout by default: one hung cloud or API call would stop every later run.
+TimeoutStartSec=5min
 ExecStart=/usr/local/lib/gpukit/node-sync.sh"""
 
 NODE_SYNC_TIMER = f"""[Unit]
@@ -429,6 +399,8 @@ def agent_join(urls: list[str]) -> Join:
 ETCD_DIR = "/var/lib/rancher/k3s/server/db/etcd"
 """k3s's embedded etcd data (its snapshots are beside it, in db/snapshots, and stay)."""
 REJOIN_MARKER = "/var/lib/gpukit/rejoined-at"
+START_MARKER = "/var/lib/gpukit/k3s-started-at"
+"""When server-rejoin.sh last ran, before a start of k3s: the next run reads k3s's log from there."""
 # etcd's ErrMemberRemoved (go.etcd.io/etcd server/etcdserver/errors.go), which k3s logs when its
 # member was removed (k3s-io/k3s#13498).
 MEMBER_REMOVED_MESSAGE = "the member has been permanently removed from the cluster"
@@ -448,6 +420,7 @@ def server_rejoin_script(join: Join) -> str:
         JOIN_FILE=JOIN_FILE,
         ETCD_DIR=ETCD_DIR,
         REJOIN_MARKER=REJOIN_MARKER,
+        START_MARKER=START_MARKER,
         REMOVED_MESSAGE=MEMBER_REMOVED_MESSAGE,
     )
 

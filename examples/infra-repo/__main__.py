@@ -8,6 +8,9 @@ from gpukit.components import GpuCluster
 from components.naming import team_name  # this repository's own components package
 
 team = pulumi.Config().require("team")
+# The team's own bucket, mounted read-only on every node as the `datasets` volume: GpuCluster takes
+# its name as an Output (the keys that do: docs/own-program.md).
+datasets = aws.s3.Bucket(team_name(team, "datasets"))
 cluster = GpuCluster(
     team_name(team, "gpu"),
     {
@@ -21,19 +24,22 @@ cluster = GpuCluster(
         },
         "node_pools": [
             {"name": "system", "instance_type": "m7i.large", "min_nodes": 1, "max_nodes": 1},
-            # GPU pools on EKS name their zones (AZ IDs): one node group per zone.
-            {
-                "name": "l4",
-                "instance_type": "g6.xlarge",
-                "min_nodes": 0,
-                "max_nodes": 4,
-                "capacity": "spot",
-                "zones": ["usw2-az1", "usw2-az2"],
-            },
+            # No zones: Karpenter picks the zones of the cluster's subnets that offer the type.
+            {"name": "l4", "instance_type": "g6.xlarge", "min_nodes": 0, "max_nodes": 4, "capacity": "spot"},
         ],
+        "storage": {
+            "shared": [
+                {
+                    "name": "datasets",
+                    "kind": "s3",
+                    "role": "datasets",
+                    "size_gb": 1000,
+                    "bucket": datasets.bucket,
+                }
+            ]
+        },
     },
 )
-datasets = aws.s3.Bucket(team_name(team, "datasets"))
 in_cluster = k8s.Provider("team-k8s", kubeconfig=cluster.kubeconfig)
 k8s.core.v1.Namespace("team", metadata={"name": team}, opts=pulumi.ResourceOptions(provider=in_cluster))
 pulumi.export("kubeconfig", cluster.kubeconfig)

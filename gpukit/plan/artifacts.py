@@ -126,11 +126,15 @@ def _api_version_and_kind(token: str) -> tuple[str, str]:
 
 
 def _sorted(value: Any) -> Any:
-    """Dicts with sorted keys, recursively: files diff cleanly between plans."""
+    """Dicts with sorted keys, recursively: files diff cleanly between plans. Whole numbers as integers:
+    the engine carries every number as a double (protobuf Struct), and an int32 field such as a port or
+    `activeDeadlineSeconds` written `80.0` is refused by the API server when the file is applied."""
     if isinstance(value, dict):
         return {k: _sorted(value[k]) for k in sorted(value)}
     if isinstance(value, list):
         return [_sorted(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 

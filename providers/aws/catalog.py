@@ -136,6 +136,11 @@ NETWORK_LOAD_BALANCER_PER_HOUR = 0.0225
 # Secrets Manager: $0.40 per secret per month (https://aws.amazon.com/secrets-manager/pricing/), per
 # hour over a 730-hour month; k3s on EC2 keeps two (servers' and agents' join secrets).
 SECRET_PER_HOUR = 0.40 / 730
+# KMS: $1 per customer managed key per month, prorated hourly; automatic rotation adds $1 a month for
+# each new backing key (https://aws.amazon.com/kms/pricing/, "Key storage"): the first year's rate,
+# per hour over a 730-hour month. k3s on EC2 keeps one (the servers' join secret's, join_key.py);
+# requests are within the 20,000 a month the free tier includes.
+KMS_KEY_PER_HOUR = 1.00 / 730
 
 
 def _regional_prices() -> RegionalPrices:

@@ -7,6 +7,7 @@ from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.catalog import (
     EKS_CONTROL_PLANE_PER_HOUR,
     EKS_EXTENDED_SUPPORT_PER_HOUR,
+    KMS_KEY_PER_HOUR,
     NAT_GATEWAY_PER_HOUR,
     NETWORK_LOAD_BALANCER_PER_HOUR,
     SECRET_PER_HOUR,
@@ -44,5 +45,6 @@ def k3s_ec2_charges(cluster: ResolvedCluster) -> list[Charge]:
             NETWORK_LOAD_BALANCER_PER_HOUR,
         ),
         Charge("Secrets Manager x2 (join secrets)", secrets, secrets),
+        Charge("KMS key (servers' join secret)", KMS_KEY_PER_HOUR, KMS_KEY_PER_HOUR),
         *_nat_gateways(cluster.spec.get("network", {})),
     ]

@@ -53,6 +53,6 @@ K3S_EC2_KEYS = (
     CLOUD_MACHINE_KEYS
     | K3S_KEYS
     | _AWS_KEYS
-    | {"cluster.network.publicSubnetIds", "nodePools.alternativeInstanceTypes"}
+    | {"cluster.network.publicSubnetIds", "nodePools.alternativeInstanceTypes", "cluster.adminPrincipalArns"}
 )
 REQUIRED_KEYS = CLOUD_MACHINE_REQUIRED

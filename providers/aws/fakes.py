@@ -7,6 +7,7 @@ Pulumi's auto-name), and a name AWS would refuse fails the plan (names.py).
 """
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -74,6 +75,28 @@ def _pinned_prefixes(pools: Any) -> list[str]:
 def _private_ip(name: str) -> str:
     """A stable fake private address for an EC2 instance or network interface."""
     return f"10.40.{int(_hex(name, length=2), 16) % 200}.{int(_hex(name, 'h', length=2), 16) % 250 + 2}"
+
+
+_ASSUMED_ROLE = re.compile(
+    r"arn:(?P<partition>[^:]+):sts::(?P<account>\d{12}):assumed-role/(?P<role>[^/]+)/(?P<session>.+)"
+)
+
+
+def _session_context(arn: str) -> dict[str, Any]:
+    """iam.getSessionContext: an assumed role's session resolved to its role (the plan's caller is an
+    IAM user, whose ARN passes through, as the data source documents)."""
+    session = _ASSUMED_ROLE.fullmatch(arn)
+    if session is None:
+        return {"id": arn, "arn": arn, "issuerArn": arn, "issuerId": "", "issuerName": "", "sessionName": ""}
+    role = f"arn:{session['partition']}:iam::{session['account']}:role/{session['role']}"
+    return {
+        "id": arn,
+        "arn": arn,
+        "issuerArn": role,
+        "issuerId": f"AROA{_hex(role, length=17).upper()}",
+        "issuerName": session["role"],
+        "sessionName": session["session"],
+    }
 
 
 def _check_ebs_volume(name: str, inputs: dict[str, Any]) -> None:
@@ -188,6 +211,8 @@ class AwsFakes:
                 "userId": "AIDAGPUKITPLAN",
                 "id": ACCOUNT_ID,
             }
+        if token == "aws:iam/getSessionContext:getSessionContext":
+            return _session_context(str(args.get("arn")))
         if token == "aws:index/getPartition:getPartition":
             return {
                 "partition": "aws",

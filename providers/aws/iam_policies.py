@@ -48,7 +48,14 @@ def pod_identity_trust_policy() -> str:
     return assume_role_policy("pods.eks.amazonaws.com", tag_session=True)
 
 
-def cluster_autoscaler_policy(cluster_name: str, *, eks: bool = True) -> str:
+def in_region(region: str) -> dict[str, Any]:
+    """A condition that admits calls to one region's endpoints only (the global key aws:RequestedRegion,
+    IAM user guide "AWS global condition context keys"): what narrows a describe call, which takes no
+    resource-level permission."""
+    return {"StringEquals": {"aws:RequestedRegion": region}}
+
+
+def cluster_autoscaler_policy(cluster_name: str, *, eks: bool = True, region: str | None = None) -> str:
     """Cluster Autoscaler on AWS, least privilege.
 
     From kubernetes/autoscaler cloudprovider/aws/README.md ("Full Cluster Autoscaler Features Policy"):
@@ -57,6 +64,17 @@ def cluster_autoscaler_policy(cluster_name: str, *, eks: bool = True) -> str:
     eks:DescribeNodegroup lets it read a managed node group's labels and taints while the group is at
     zero nodes, which is what scale-from-zero of a GPU pool needs; `eks` False (k3s on EC2, whose groups
     are plain Auto Scaling groups that carry their own node-template tags) leaves it out.
+
+    The describe calls stay on `*`: none of them takes a resource-level permission. The EC2 user guide
+    says so for ec2:DescribeLaunchTemplateVersions (which the autoscaler calls to read a group's launch
+    template, for its node at zero) and every other EC2 Describe action ("If an Amazon EC2 API action
+    does not support resource-level permissions ... you have to specify a * for the resource element",
+    "Supported resource-level permissions for Amazon EC2 API actions"), and the Auto Scaling user guide
+    for its own ("Because Describe actions do not support resource-level permissions, you must specify
+    them in a separate statement without conditions", "Launch template support"). A tag condition
+    (aws:ResourceTag) cannot narrow them either: the request names no resource to read a tag from, so
+    the condition would refuse every call. `region` (k3s on EC2) narrows what can be narrowed: the
+    describe calls to the cluster's region only (`in_region`).
     """
     describe = [
         "autoscaling:DescribeAutoScalingGroups",
@@ -79,6 +97,7 @@ def cluster_autoscaler_policy(cluster_name: str, *, eks: bool = True) -> str:
                     "Effect": "Allow",
                     "Action": describe,
                     "Resource": "*",
+                    **({"Condition": in_region(region)} if region is not None else {}),
                 },
                 {
                     "Sid": "ScaleOwnGroupsOnly",
@@ -116,6 +135,121 @@ def kms_key_policy(account_id: str, partition: str = "aws") -> str:
             ],
         }
     )
+
+
+# What a key administrator may do, and nothing cryptographic: the "key administrators statement" of the
+# default key policy the KMS console writes (AWS KMS developer guide, "Default key policy", "Allows key
+# administrators to administer the KMS key"). kms:Create* is CreateAlias and CreateGrant.
+KEY_ADMIN_ACTIONS = (
+    "kms:Create*",
+    "kms:Describe*",
+    "kms:Enable*",
+    "kms:List*",
+    "kms:Put*",
+    "kms:Update*",
+    "kms:Revoke*",
+    "kms:Disable*",
+    "kms:Get*",
+    "kms:Delete*",
+    "kms:TagResource",
+    "kms:UntagResource",
+    "kms:ScheduleKeyDeletion",
+    "kms:CancelKeyDeletion",
+)
+# The same without kms:Create*: the account's own statement below grants no grants (a grant can hand out
+# kms:Decrypt without a policy change; Secrets Manager does not use grants with a customer managed key,
+# Secrets Manager user guide "Secret encryption and decryption").
+ACCOUNT_KEY_ACTIONS = tuple(a for a in KEY_ADMIN_ACTIONS if a != "kms:Create*")
+
+
+def through_secrets_manager(region: str, secret_arns: str) -> dict[str, Any]:
+    """The key used only by Secrets Manager in `region` (kms:ViaService) and only for the secrets whose
+    ARN matches `secret_arns` (kms:EncryptionContext:SecretARN: Secrets Manager puts the secret's ARN
+    in the encryption context of every GenerateDataKey and Decrypt it calls, including the calls that
+    validate a caller's access when a secret is given a key; Secrets Manager user guide, "Secret
+    encryption and decryption", "Permissions for the KMS key" and "Secrets Manager encryption
+    context")."""
+    return {
+        "StringEquals": {"kms:ViaService": f"secretsmanager.{region}.amazonaws.com"},
+        "StringLike": {"kms:EncryptionContext:SecretARN": secret_arns},
+    }
+
+
+def join_secret_key_policy(
+    *,
+    account_id: str,
+    partition: str,
+    region: str,
+    deployer_arns: list[str],
+    reader_arn: str,
+    secret_arns: str,
+) -> str:
+    """The key policy of the customer managed key that encrypts the k3s servers' join secret (every CA
+    private key of the cluster). Only principals named here use the key: a key policy is the primary
+    control of a KMS key, and IAM policies count only where the key policy lets the account delegate
+    (AWS KMS developer guide, "Default key policy", "Allows access to the AWS account and enables IAM
+    policies").
+
+    - AccountAdministersOnly: the account may manage the key through IAM policies, without any
+      cryptographic operation. KMS's default statement gives the account `kms:*`; without one for the
+      account at all, the key becomes unmanageable once the principals it names are gone ("If you then
+      delete that user, the key becomes unmanageable and you must contact AWS Support", same page). This
+      is the trade-off: an IAM principal allowed kms:PutKeyPolicy can still rewrite this policy (a
+      logged, visible change), but no IAM policy, however broad (AdministratorAccess, PowerUserAccess:
+      `kms:*` on `*`), can decrypt the bundle by itself.
+    - DeployerAdministers: whoever deploys the stack (`deployer_arns`: the caller's IAM role or user,
+      and `cluster.adminPrincipalArns`, so that a teammate's or CI's run does not rewrite the others
+      out of the policy and leave their next `pulumi refresh` unable to read the secret) manages the
+      key: the console's key administrators statement. Also what KMS's policy lockout safety check
+      wants, that the principal putting a policy can put one again (AWS KMS API reference,
+      PutKeyPolicy, BypassPolicyLockoutSafetyCheck).
+    - DeployerWritesThroughSecretsManager: the deployer writes the bundle (PutSecretValue:
+      GenerateDataKey), gives the secret this key (CreateSecret, UpdateSecret: GenerateDataKey and
+      Decrypt, to validate its access) and Pulumi reads a version back on refresh (GetSecretValue:
+      Decrypt), "acting on behalf of the user who is creating or changing the secret value" (Secrets
+      Manager user guide, "Permissions for the KMS key"); only through Secrets Manager and only for
+      this cluster's server join secrets. The deployer holds the bundle in its stack state anyway.
+    - ServersDecryptThroughSecretsManager: the servers' instance role (`reader_arn`) may decrypt, only
+      through Secrets Manager and only for those secrets: what GetSecretValue needs. Agents are not
+      named: their role cannot decrypt the bundle even if an IAM policy let it read the secret.
+    """
+    account = f"arn:{partition}:iam::{account_id}:root"
+    through = through_secrets_manager(region, secret_arns)
+    found = list(dict.fromkeys(deployer_arns))
+    deployers: str | list[str] = found[0] if len(found) == 1 else sorted(found)
+    statements: list[dict[str, Any]] = [
+        {
+            "Sid": "AccountAdministersOnly",
+            "Effect": "Allow",
+            "Principal": {"AWS": account},
+            "Action": list(ACCOUNT_KEY_ACTIONS),
+            "Resource": "*",
+        },
+        {
+            "Sid": "DeployerAdministers",
+            "Effect": "Allow",
+            "Principal": {"AWS": deployers},
+            "Action": list(KEY_ADMIN_ACTIONS),
+            "Resource": "*",
+        },
+        {
+            "Sid": "DeployerWritesThroughSecretsManager",
+            "Effect": "Allow",
+            "Principal": {"AWS": deployers},
+            "Action": ["kms:GenerateDataKey", "kms:Decrypt"],
+            "Resource": "*",
+            "Condition": through,
+        },
+        {
+            "Sid": "ServersDecryptThroughSecretsManager",
+            "Effect": "Allow",
+            "Principal": {"AWS": reader_arn},
+            "Action": "kms:Decrypt",
+            "Resource": "*",
+            "Condition": through,
+        },
+    ]
+    return json.dumps({"Version": "2012-10-17", "Statement": statements})
 
 
 def secrets_encryption_policy(key_arn: str) -> str:

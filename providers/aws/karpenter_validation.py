@@ -9,14 +9,13 @@ NodePool has `limits`, a ceiling, and no minimum: Karpenter docs, "NodePools"). 
 - MIG with `strategy: mixed` is refused: its nodes offer `nvidia.com/mig-<profile>`, which no EC2
   instance type lists, so Karpenter would never launch a node for such a pod (and would launch one for
   a whole-GPU pod the node can never run);
-- Bottlerocket GPU pools would need a pinned `bottlerocket@<version>` AMI alias, which gpukit has no
-  sourced release for: refused, not silently run on `@latest`.
+- (Bottlerocket GPU pools run on a pinned `bottlerocket@<version>` alias: eks/karpenter_objects.py.)
 Each refusal names the key and the way out (`cluster.autoscaler: cluster-autoscaler`).
 """
 
 from gpukit.components.catalog.instances import UnknownInstanceTypeError
 from gpukit.components.errors import Problem
-from gpukit.components.spec import Autoscaler, ClusterSpec, MigStrategy, NodeImage, NodePoolSpec, SharingMode
+from gpukit.components.spec import Autoscaler, ClusterSpec, MigStrategy, NodePoolSpec, SharingMode
 from gpukit.components.validate.common import CLUSTER, POOLS
 from gpukit.providers.aws.catalog import AWS_CATALOG
 
@@ -44,14 +43,6 @@ def validate_karpenter_pools(
                     f"{POOLS}[{i}].minNodes",
                     "Karpenter (the default autoscaler on EKS) keeps no minimum of nodes: a GPU pool is a "
                     f"NodePool that starts at 0; set minNodes: 0, {_ESCAPE}; got {low}",
-                )
-            )
-        if gpu and pool.get("node_image") == NodeImage.BOTTLEROCKET:
-            problems.append(
-                Problem(
-                    f"{POOLS}[{i}].nodeImage",
-                    "gpukit pins no Bottlerocket release for Karpenter's AMI alias; use nodeImage al2023 "
-                    f"for this GPU pool, {_ESCAPE}; got bottlerocket",
                 )
             )
         sharing = pool.get("sharing")

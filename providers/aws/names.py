@@ -156,12 +156,14 @@ AWS_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             "EFS API CreateFileSystem CreationToken",
         ),
     ),
+    # KMS: 1-256 characters of [a-zA-Z0-9:/_-], beginning with alias/; never alias/aws/, which is
+    # reserved for AWS managed keys (KMS API CreateAlias AliasName).
     "aws:kms/alias:Alias": (
         NameRule(
             "name",
             256,
-            re.compile(r"alias/[a-zA-Z0-9/_-]+"),
-            "alias/ then letters, digits and /_-",
+            re.compile(r"alias/(?!aws/)[a-zA-Z0-9:/_-]+"),
+            "alias/ then letters, digits and :/_-, not alias/aws/",
             "KMS API CreateAlias AliasName",
             prefix_field="namePrefix",
             auto_named=False,

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpukit.components.addons.verification.cluster_checks import nodes_at_up, verified_pools
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 
@@ -77,10 +78,7 @@ def quota_needs(pools: Sequence[PoolFacts], verified: frozenset[str] = frozenset
         members = found.get(key, [])
         if not members:
             continue
-        at_start = sum(
-            max(p.min_nodes, 1 if p.name in verified and p.max_nodes else 0) * p.instance.vcpu
-            for p in members
-        )
+        at_start = sum(nodes_at_up(p, verified) * p.instance.vcpu for p in members)
         at_max = sum(p.max_nodes * p.instance.vcpu for p in members)
         needs.append(QuotaNeed(quota, tuple(p.name for p in members), at_start, at_max))
     return needs
@@ -118,13 +116,6 @@ def check_quotas(needs: Sequence[QuotaNeed], value_of: Callable[[VcpuQuota], flo
                 f"scaling before it: {raise_it}"
             )
     return QuotaCheck(errors, warnings)
-
-
-def verified_pools(cluster: "ResolvedCluster") -> frozenset[str]:
-    """The GPU pools `pulumi up` verifies, each scaling one node up (the verification add-on decides)."""
-    from gpukit.components.addons.verification.cluster_checks import checkable_pools, verifies_gpus
-
-    return frozenset(p.name for p in checkable_pools(cluster)) if verifies_gpus(cluster) else frozenset()
 
 
 def enforce_quotas(cluster: "ResolvedCluster", invoke: "pulumi.InvokeOptions") -> None:

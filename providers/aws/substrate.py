@@ -51,6 +51,7 @@ from gpukit.providers.aws.validation import (
     CONTROL_PLANE_LOGS,
     DEFAULT_LOG_RETENTION_DAYS,
     K3S_VPC_PREFIXES,
+    validate_admin_principals,
     validate_alternatives,
     validate_aws_network,
     validate_eks_cluster,
@@ -203,6 +204,7 @@ class K3sEc2Substrate(K3sCloudSubstrate):
         )
         validate_aws_network(cluster, problems, vpc_prefixes=K3S_VPC_PREFIXES, min_subnets=1, who="k3s")
         problems.extend(tag_problems(cluster.get("tags", {})))
+        validate_admin_principals(cluster.get("admin_principal_arns", []), problems)
         validate_public_subnets(cluster, problems)
         validate_k3s_cloud(cluster, args["node_pools"] if pools_ok else None, self.catalog, problems)
         for i, pool in enumerate(args["node_pools"] if pools_ok else []):

@@ -17,11 +17,14 @@ IAM = "iam.googleapis.com"  # service accounts
 # Project IAM bindings (projects.IAMMember) and the project-number look-up go through Resource
 # Manager's projects.getIamPolicy / setIamPolicy / get.
 RESOURCE_MANAGER = "cloudresourcemanager.googleapis.com"
+# The GPU quotas `pulumi up` reads before it builds the cluster (providers/gcp/quotas.py): the Cloud
+# Quotas API serves them (cloudquota.get_s_quota_info), and answers only where it is enabled.
+CLOUD_QUOTAS = "cloudquotas.googleapis.com"
 
-GKE_APIS: tuple[str, ...] = (COMPUTE, CONTAINER, CLOUD_KMS, IAM, RESOURCE_MANAGER)
+GKE_APIS: tuple[str, ...] = (COMPUTE, CONTAINER, CLOUD_KMS, IAM, RESOURCE_MANAGER, CLOUD_QUOTAS)
 # k3s on Compute Engine also uses Secret Manager; its join secrets enable that API themselves
 # (providers/gcp/k3s/iam.py), next to the secrets that need it.
-K3S_GCE_APIS: tuple[str, ...] = (COMPUTE, IAM, RESOURCE_MANAGER)
+K3S_GCE_APIS: tuple[str, ...] = (COMPUTE, IAM, RESOURCE_MANAGER, CLOUD_QUOTAS)
 
 
 def service_resource_name(name: str, api: str) -> str:

@@ -25,3 +25,11 @@ def pool_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
         offered = accelerator_zones(pool.instance.accelerator_type, cluster["region"]) or []
         return [z for z in offered if zone is None or z == zone]
     return [zone] if zone else []
+
+
+def initial_node_count(pool: PoolFacts) -> int:
+    """The node pool's initialNodeCount, which GKE starts in each of the pool's zones when it creates the
+    pool (pulumi-gcp container.NodePool initial_node_count: "In regional or multi-zonal clusters, this is
+    the number of nodes per zone"): one where minNodes asks for nodes, none for a pool that scales from
+    zero."""
+    return 1 if pool.min_nodes > 0 else 0

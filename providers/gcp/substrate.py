@@ -57,6 +57,7 @@ from gpukit.providers.gcp.k3s.preemption import preemption_findings
 from gpukit.providers.gcp.labels import validate_gcp_labels
 from gpukit.providers.gcp.limits import GKE_LIMITS
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
+from gpukit.providers.gcp.quotas import gke_quota_needs, k3s_quota_needs, quota_findings
 from gpukit.providers.gcp.validation import (
     validate_gcp_project,
     validate_gke_cluster,
@@ -140,7 +141,12 @@ class GkeSubstrate(Substrate):
         return gke_charges(cluster)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return queued_pool_findings(cluster.pools) + operator_sharing_findings(cluster.pools, cluster.driver)
+        """Queued pools' prices, GKE's own GPU sharing, and the GPU quotas `pulumi up` reads."""
+        return [
+            *queued_pool_findings(cluster.pools),
+            *operator_sharing_findings(cluster.pools, cluster.driver),
+            *quota_findings(cluster, gke_quota_needs(cluster)),
+        ]
 
     def next_steps(self, cluster: ResolvedCluster) -> list[str]:
         spec = cluster.spec
@@ -203,6 +209,7 @@ class K3sGceSubstrate(K3sCloudSubstrate):
             *super().findings(cluster),
             *preemption_findings(cluster.pools),
             *spot_fallback_findings(cluster.pools),
+            *quota_findings(cluster, k3s_quota_needs(cluster)),
         ]
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:

@@ -35,7 +35,7 @@ from gpukit.providers.gcp.regions import GCP_REGIONS_SOURCE
 # k3s on Compute Engine, new network: the subnet is the whole range (a /29 at the smallest; a /24 is
 # what a cluster can use).
 K3S_SUBNET_PREFIXES = (16, 24)
-_PROJECT_RE = re.compile(r"[a-z][-a-z0-9]{4,28}[a-z0-9]")
+PROJECT_ID_RE = re.compile(r"[a-z][-a-z0-9]{4,28}[a-z0-9]")
 
 # Kubernetes minors GKE offers for new clusters per release channel (GKE release notes, "Current
 # versions", about 2026-09: Rapid 1.34-1.37, Regular 1.34-1.36, Stable 1.34-1.35). The channels move
@@ -49,7 +49,7 @@ GKE_CHANNEL_VERSIONS: dict[ReleaseChannel, tuple[str, ...]] = {
 
 def validate_gcp_project(cluster: ClusterSpec, problems: list[Problem]) -> None:
     project = cluster.get("project")
-    if project is not None and not _PROJECT_RE.fullmatch(project):
+    if project is not None and not PROJECT_ID_RE.fullmatch(project):
         problems.append(
             Problem(
                 "gcp:project", f"must be a project id (6-30 lowercase letters, digits, '-'); got {project!r}"

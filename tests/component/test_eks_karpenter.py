@@ -165,3 +165,20 @@ def test_every_resource_argument_is_one_the_provider_schema_knows(dev: Recording
     for r in dev.resources:
         if r.type.startswith("aws:"):
             assert unknown_argument_names(r.inputs) == [], r.name
+
+
+def test_a_bottlerocket_gpu_pool_runs_on_the_pinned_bottlerocket_alias() -> None:
+    """Issue 29, point 20: refused before for want of a pinned alias; now its node class names the
+    pinned Bottlerocket release and sizes the data volume, where Bottlerocket keeps images."""
+    config = karpenter_eks_config()
+    config["gpukit:nodePools"][1]["nodeImage"] = "bottlerocket"
+    rec = record(lambda: build(config))
+    node_class = custom(rec, "EC2NodeClass", "l4")
+    validate(node_class)
+    spec = node_class["spec"]
+    assert spec["amiSelectorTerms"] == [{"alias": "bottlerocket@v1.66.0"}]
+    assert [(d["deviceName"], d["ebs"]["volumeSize"]) for d in spec["blockDeviceMappings"]] == [
+        ("/dev/xvdb", "100Gi")
+    ]
+    labels = custom(rec, "NodePool", "l4")["spec"]["template"]["metadata"]["labels"]
+    assert labels["nvidia.com/gpu.deploy.device-plugin"] == "false"  # Bottlerocket runs its own

@@ -278,6 +278,56 @@ def test_efs_refuses_clients_without_tls(rec: Recording) -> None:
     assert deny["Effect"] == "Deny" and deny["Action"] == "*" and deny["Resource"] == arn
     assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     assert allow["Effect"] == "Allow"
-    assert allow["Condition"] == {"Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"}}
+    assert allow["Condition"] == {
+        "Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"},
+        # Only through an access point: no mount of the root with a node role's credentials.
+        "Null": {"elasticfilesystem:AccessPointArn": "false"},
+    }
     sc = rec.one("kubernetes:storage.k8s.io/v1:StorageClass", "unit-shared-models-sc")
     assert policy.urn in sc.dependencies  # no claim is provisioned before the policy is in place
+
+
+def test_efs_admits_only_the_node_roles_and_no_root(rec: Recording) -> None:
+    """Issue 29, point 15: EFS's default policy admits any anonymous client of a mount target, and pods
+    reach the mount targets with their node's security group. The policy names the nodes' roles (managed
+    node groups' and, under Karpenter, its own), grants no root, and the class mounts with IAM."""
+    (policy,) = rec.of_type("aws:efs/fileSystemPolicy:FileSystemPolicy")
+    allow = json.loads(policy.inputs["policy"])["Statement"][0]
+    assert allow["Action"] == ["elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite"]
+    node_roles = {g.inputs["nodeRoleArn"] for g in rec.of_type("aws:eks/nodeGroup:NodeGroup")}
+    assert len(node_roles) == 1 and allow["Principal"] == {"AWS": sorted(node_roles)}
+    sc = rec.one("kubernetes:storage.k8s.io/v1:StorageClass", "unit-shared-models-sc")
+    assert sc.inputs["mountOptions"] == ["iam"]
+
+
+def test_under_karpenter_efs_admits_karpenters_node_role_too() -> None:
+    from harness import karpenter_eks_config
+
+    rec = record(
+        lambda: build(karpenter_eks_config(**{"gpukit:storage": {"shared": [STORAGE["shared"][0]]}}))
+    )
+    (policy,) = rec.of_type("aws:efs/fileSystemPolicy:FileSystemPolicy")
+    principals = json.loads(policy.inputs["policy"])["Statement"][0]["Principal"]["AWS"]
+    managed = {g.inputs["nodeRoleArn"] for g in rec.of_type("aws:eks/nodeGroup:NodeGroup")}
+    karpenter = rec.one("aws:eks/accessEntry:AccessEntry", "unit-karpenter-node-access").inputs[
+        "principalArn"
+    ]
+    assert len(managed) == 1 and karpenter not in managed
+    assert principals == sorted({*managed, karpenter})
+
+
+def test_no_network_policy_on_eks_where_the_cni_enforces_none(rec: Recording) -> None:
+    assert not rec.of_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")
+
+
+def test_the_plan_says_claims_provisioned_before_need_iam_in_their_volumes() -> None:
+    """Upgrading a cluster: a PersistentVolume keeps the mount options its class had when it was made,
+    so the plan names the one thing an operator must add for EFS to keep mounting it."""
+    from gpukit.components.addons.storage.plan import planned_volumes
+    from gpukit.components.resolve.config import resolve_config
+    from gpukit.providers.aws.eks.shared_storage.findings import efs_iam_findings
+
+    cluster = resolve_config(eks_config(**{"gpukit:storage": STORAGE}))
+    (finding,) = efs_iam_findings(cluster, planned_volumes(cluster))
+    assert finding.key == "gpukit:storage.shared[0]"
+    assert "add `iam` to their PersistentVolumes' mountOptions (class shared-models)" in finding.message

@@ -9,7 +9,15 @@ import pytest
 import yaml
 
 from gpukit.program import build
-from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
+from harness import (
+    Recording,
+    answer_gcp_quotas,
+    example_config,
+    is_secret,
+    record,
+    unknown_argument_names,
+    unsecret,
+)
 
 GKE_DEV: dict[str, Any] = example_config("gke-dev")
 
@@ -125,7 +133,10 @@ def test_no_api_cidrs_makes_the_endpoint_private_and_pulumi_reaches_it_over_dns(
 
 def test_a_public_api_keeps_its_address_and_no_dns_endpoint() -> None:
     rec = run(gke_config())
-    assert "controlPlaneEndpointsConfig" not in rec.one("gcp:container/cluster:Cluster").inputs
+    # Stated closed, not left out: the provider would keep a DNS endpoint opened earlier open.
+    assert rec.one("gcp:container/cluster:Cluster").inputs["controlPlaneEndpointsConfig"] == {
+        "dnsEndpointConfig": {"allowExternalTraffic": False}
+    }
     kubeconfig = yaml.safe_load(unsecret(rec.one("pulumi:providers:kubernetes").inputs["kubeconfig"]))
     assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://34.118.")
 
@@ -180,6 +191,7 @@ def test_every_gke_api_is_enabled_before_anything_uses_it_and_never_disabled() -
         "cloudkms.googleapis.com",
         "iam.googleapis.com",
         "cloudresourcemanager.googleapis.com",
+        "cloudquotas.googleapis.com",  # the GPU quotas `pulumi up` reads first (providers/gcp/quotas.py)
     }
     for s in services:
         assert s.inputs["disableOnDestroy"] is False
@@ -366,3 +378,76 @@ def test_the_critical_pod_quota_is_sized_from_the_pools_max_nodes() -> None:
     expected = 40 * 10 + (40 + system) * 2 + 4
     assert quota.inputs["spec"]["hard"] == {"pods": str(expected)}
     assert expected > 100
+
+
+# What is registered before the quota read: the components, the providers and the API enablements
+# (the read waits for the Cloud Quotas API through the provider).
+BEFORE_THE_READ = {
+    "gpukit:index:GpuCluster",
+    "gpukit:index:GkeCluster",
+    "pulumi:providers:gcp",
+    "gcp:projects/service:Service",
+}
+
+
+def test_a_gpu_quota_too_low_for_what_starts_fails_before_the_cluster_is_created(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new project's GPU quotas are often 0: `pulumi up` would create the cluster, then wait for GPU
+    nodes that never come and time verification out. It reads the quotas first (issue 29, point 3)."""
+    zero = {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": "0", "NVIDIA-L4-GPUS-per-project-region": "0"}
+    asked, registered, _ = answer_gcp_quotas(monkeypatch, zero)
+    config = gke_config()
+    config["gpukit:nodePools"][1]["minNodes"] = 1  # the spot L4 pool: a first node in each of 3 zones
+    with pytest.raises(Exception) as failed:
+        run(config)
+    message = str(failed.value)
+    assert message.startswith(
+        "Compute Engine quota PREEMPTIBLE_NVIDIA_L4_GPUS (PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region) in "
+        "region us-central1 of project acme-ml-dev is 0 GPUs and the standard quota NVIDIA_L4_GPUS "
+        "(NVIDIA-L4-GPUS-per-project-region) Spot VMs fall back on is 0; pools l4 start 3 GPUs right away"
+    )
+    assert "--preferred-value=8" in message
+    assert asked == list(zero)
+    assert set(registered) <= BEFORE_THE_READ
+    assert "gcp:projects/service:Service" in registered  # the APIs, Cloud Quotas among them
+
+
+def test_a_gpu_quota_below_max_nodes_warns_and_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    _, registered, warned = answer_gcp_quotas(
+        monkeypatch, {"PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": "2"}
+    )
+    rec = run(gke_config())
+    assert rec.of_type("gcp:container/nodePool:NodePool")
+    (warning,) = warned
+    assert warning.startswith(
+        "gpukit: Compute Engine quota PREEMPTIBLE_NVIDIA_L4_GPUS (PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-"
+        "region) in region us-central1 of project acme-ml-dev is 2 GPUs; pools l4 need 8 at maxNodes"
+    )
+    assert "gcp:container/cluster:Cluster" in registered
+
+
+def test_an_unreadable_gpu_quota_warns_and_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refused permission, or the API still off: the engine reports a failed invoke (a plain Exception
+    in the program); the run goes on with a warning per quota, never a refusal."""
+    asked, _, warned = answer_gcp_quotas(monkeypatch, "googleapi: Error 403: Permission denied")
+    config = gke_config()
+    config["gpukit:nodePools"][1]["minNodes"] = 1
+    rec = run(config)
+    assert rec.of_type("gcp:container/nodePool:NodePool")
+    assert asked == ["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region", "GPUS-ALL-REGIONS-per-project"]
+    assert [w.split(" could not be read")[0] for w in warned] == [
+        "gpukit: Compute Engine quota PREEMPTIBLE_NVIDIA_L4_GPUS (PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-"
+        "region) in region us-central1 of project acme-ml-dev",
+        "gpukit: Compute Engine quota GPUS_ALL_REGIONS (GPUS-ALL-REGIONS-per-project) in project acme-ml-dev "
+        "(all regions)",
+    ]
+
+
+def test_a_quota_read_the_plan_fakes_refuse_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wrong arguments are no answer about the quota: the run stops, it does not warn and go on."""
+    from gpukit.providers.gcp import quotas
+
+    monkeypatch.setattr(quotas, "COMPUTE", "container.googleapis.com")
+    with pytest.raises(ValueError, match="getSQuotaInfo takes parent projects/<project id or number>"):
+        run(gke_config())

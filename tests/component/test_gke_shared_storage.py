@@ -11,6 +11,8 @@ import pytest
 from gpukit.providers.gcp.gke.shared_storage.volumes import GkeSharedStorage, GkeSharedVolume
 from harness import Recording, record
 
+NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+
 NETWORK = "projects/gpukit-test/global/networks/train-vpc"
 NODES = "train-nodes@gpukit-test.iam.gserviceaccount.com"
 
@@ -203,3 +205,37 @@ def test_filestore_manifests_are_valid_kubernetes_objects(token: str) -> None:
     rec = run(zonal())
     manifest = rec.one(token).inputs
     kubernetes_validate.validate(manifest, "1.35.0", strict=True)
+
+
+def test_workload_pods_are_kept_off_filestore_in_every_workload_namespace() -> None:
+    """Issue 29, point 15: Filestore admits its whole VPC, pods included (VPC-native addresses); GKE's
+    Dataplane V2 enforces NetworkPolicy, so `default` and the team namespaces batch creates get a policy
+    that excepts the instance's address, each after its namespace exists."""
+    from gpukit.program import build
+    from harness import example_config
+
+    config = example_config("gke-train")
+    config["gpukit:batch"]["queues"] = [{"name": "research", "namespaces": ["research"], "quotas": []}]
+    rec = record(lambda: build(config), region=config["gcp:region"], project=config["gcp:project"])
+    policies = {p.inputs["metadata"]["namespace"]: p for p in rec.of_type(NETWORK_POLICY)}
+    assert sorted(policies) == ["default", "research"]
+    (instance,) = rec.of_type("gcp:filestore/instance:Instance")
+    (pv,) = [p for p in rec.of_type("kubernetes:core/v1:PersistentVolume") if "checkpoints" in p.name]
+    address = pv.inputs["spec"]["csi"]["volumeAttributes"]["ip"]
+    for policy in policies.values():
+        assert policy.inputs["spec"]["egress"][0] == {
+            "to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": [f"{address}/32"]}}]
+        }
+        # Workload Identity's metadata server stays reachable (GKE's network policy requirements).
+        assert {
+            "to": [{"ipBlock": {"cidr": "169.254.169.252/32"}}],
+            "ports": [{"protocol": "TCP", "port": 988}],
+        } in (policy.inputs["spec"]["egress"])
+    namespace = rec.one("kubernetes:core/v1:Namespace", "gke-train-batch-ns-research")
+    assert namespace.urn in policies["research"].dependencies
+    assert instance.name
+
+
+def test_no_network_policy_for_a_bucket_only_stack() -> None:
+    rec = run(GkeSharedVolume("models", "gcs-fuse", "model-cache", 200, "standard", bucket="team-models"))
+    assert not rec.of_type(NETWORK_POLICY)

@@ -3,6 +3,7 @@ on the recorded inputs, after the program ran."""
 
 import base64
 import copy
+import fnmatch
 import gzip
 import json
 from dataclasses import dataclass
@@ -398,20 +399,30 @@ def test_each_node_role_reads_only_its_own_secret(stack: Run) -> None:
         p.name: stack.outputs(p)["arn"] for p in stack.rec.of_type("aws:iam/instanceProfile:InstanceProfile")
     }
     for role in ("server", "agent"):
-        read, find, detach = policies[f"k3s-aws-{role}-read-secret"]["Statement"]
+        read, *_ = policies[f"k3s-aws-{role}-read-secret"]["Statement"]
         assert read == {
             "Sid": "ReadOwnJoinSecret",
             "Effect": "Allow",
             "Action": "secretsmanager:GetSecretValue",
             "Resource": secrets[f"k3s-aws-{role}-secret"],
         }
-        assert find["Action"] == "ec2:DescribeIamInstanceProfileAssociations"  # read-only, no resource level
-        # Detach a profile: only this role's own, only from the cluster's instances.
-        assert detach["Action"] == "ec2:DisassociateIamInstanceProfile"
-        assert detach["Condition"] == {
-            "ArnEquals": {"ec2:InstanceProfile": profiles[f"k3s-aws-{role}-profile"]},
-            "StringEquals": {"aws:ResourceTag/gpukit:cluster": "k3s-aws"},
-        }
+    # Servers keep their profile (the autoscaler runs with it): they may detach none.
+    assert len(policies["k3s-aws-server-read-secret"]["Statement"]) == 1
+    _, find, detach = policies["k3s-aws-agent-read-secret"]["Statement"]
+    # Read-only, no resource level: in the cluster's region only.
+    assert find["Action"] == "ec2:DescribeIamInstanceProfileAssociations"
+    assert (find["Resource"], find["Condition"]) == (
+        "*",
+        {"StringEquals": {"aws:RequestedRegion": "us-east-1"}},
+    )
+    # Detach a profile: only the agents' own, only from the cluster's instances, only the caller's own.
+    assert detach["Action"] == "ec2:DisassociateIamInstanceProfile"
+    assert detach["Resource"] == "arn:aws:ec2:us-east-1:*:instance/*"
+    assert detach["Condition"] == {
+        "ArnLike": {"ec2:SourceInstanceARN": "arn:aws:ec2:us-east-1:*:instance/${ec2:InstanceId}"},
+        "ArnEquals": {"ec2:InstanceProfile": profiles["k3s-aws-agent-profile"]},
+        "StringEquals": {"aws:ResourceTag/gpukit:cluster": "k3s-aws"},
+    }
     for iam_role in stack.rec.of_type("aws:iam/role:Role"):
         trust = json.loads(iam_role.inputs["assumeRolePolicy"])
         assert trust["Statement"][0]["Principal"] == {"Service": "ec2.amazonaws.com"}
@@ -425,6 +436,108 @@ def test_each_node_role_reads_only_its_own_secret(stack: Run) -> None:
         "k3s-aws-l4-lt": secrets["k3s-aws-agent-secret"],
         "k3s-aws-control-0": secrets["k3s-aws-server-secret"],
     }
+
+
+KEY = "aws:kms/key:Key"
+
+
+def key_policy(rec: Recording) -> dict[str, dict[str, Any]]:
+    """The servers' join key's policy, statement by Sid."""
+    statements = json.loads(rec.one(KEY).inputs["policy"])["Statement"]
+    return {s["Sid"]: s for s in statements}
+
+
+def test_the_servers_secret_is_encrypted_with_a_key_of_its_own_the_agents_with_the_default(
+    stack: Run,
+) -> None:
+    key = stack.rec.one(KEY)
+    secrets = {s.name: s.inputs for s in stack.rec.of_type("aws:secretsmanager/secret:Secret")}
+    assert secrets["k3s-aws-server-secret"]["kmsKeyId"] == stack.outputs(key)["arn"]
+    assert "kmsKeyId" not in secrets["k3s-aws-agent-secret"]  # aws/secretsmanager: the agent token only
+    assert key.inputs["enableKeyRotation"] is True
+    assert key.inputs["deletionWindowInDays"] == 30
+    (alias,) = stack.rec.of_type("aws:kms/alias:Alias")
+    assert alias.inputs["name"] == "alias/gpukit/k3s-aws/k3s-server-join"
+    assert alias.inputs["targetKeyId"] == stack.outputs(key)["keyId"]
+
+
+def test_only_the_servers_decrypt_the_bundle_and_the_deployer_administers_the_key(stack: Run) -> None:
+    roles = {r.name: stack.outputs(r)["arn"] for r in stack.rec.of_type("aws:iam/role:Role")}
+    server_secret = stack.outputs(stack.rec.one("aws:secretsmanager/secret:Secret", "k3s-aws-server-secret"))
+    deployer = "arn:aws:iam::123456789012:user/gpukit-plan"  # the plan's caller (AwsFakes)
+    policy = key_policy(stack.rec)
+    assert set(policy) == {
+        "AccountAdministersOnly",
+        "DeployerAdministers",
+        "DeployerWritesThroughSecretsManager",
+        "ServersDecryptThroughSecretsManager",
+    }
+    principals = {sid: s["Principal"]["AWS"] for sid, s in policy.items()}
+    assert principals == {
+        "AccountAdministersOnly": "arn:aws:iam::123456789012:root",
+        "DeployerAdministers": deployer,
+        "DeployerWritesThroughSecretsManager": deployer,
+        "ServersDecryptThroughSecretsManager": roles["k3s-aws-server-role"],
+    }
+    assert roles["k3s-aws-agent-role"] not in json.dumps(policy)  # agents cannot decrypt it
+
+    def actions(sid: str) -> set[str]:
+        action = policy[sid]["Action"]
+        return {action} if isinstance(action, str) else set(action)
+
+    cryptographic = {"kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:ReEncrypt*", "kms:*"}
+    # Decrypting is the servers' and the deployer's, through Secrets Manager only, this secret only.
+    assert actions("ServersDecryptThroughSecretsManager") == {"kms:Decrypt"}
+    assert actions("DeployerWritesThroughSecretsManager") == {"kms:GenerateDataKey", "kms:Decrypt"}
+    for sid in ("ServersDecryptThroughSecretsManager", "DeployerWritesThroughSecretsManager"):
+        condition = policy[sid]["Condition"]
+        assert condition["StringEquals"] == {"kms:ViaService": "secretsmanager.us-east-1.amazonaws.com"}
+        pattern = condition["StringLike"]["kms:EncryptionContext:SecretARN"]
+        assert (
+            pattern == "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpukit/k3s-aws/k3s-server-join-*"
+        )
+        assert fnmatch.fnmatchcase(server_secret["arn"], pattern)
+        assert not fnmatch.fnmatchcase(
+            stack.outputs(stack.rec.one("aws:secretsmanager/secret:Secret", "k3s-aws-agent-secret"))["arn"],
+            pattern,
+        )
+    # Administering is no decrypting: neither the account (through IAM) nor the deployer's admin
+    # statement holds a cryptographic action, or a grant that could hand one out (the account's).
+    assert not actions("AccountAdministersOnly") & cryptographic
+    assert "kms:Create*" not in actions("AccountAdministersOnly")
+    assert not actions("DeployerAdministers") & cryptographic
+    assert {"kms:Put*", "kms:ScheduleKeyDeletion", "kms:Create*"} <= actions("DeployerAdministers")
+    assert all(s["Effect"] == "Allow" and s["Resource"] == "*" for s in policy.values())
+
+
+def test_an_assumed_role_deployer_is_named_by_its_role(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key policy cannot name an STS session (it changes with every sign-in): its role it can."""
+    answer = AwsFakes.invoke
+
+    def invoke(self: AwsFakes, token: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        found = answer(self, token, args)
+        if token == "aws:index/getCallerIdentity:getCallerIdentity" and found is not None:
+            return {**found, "arn": "arn:aws:sts::123456789012:assumed-role/Deployer/jane@example.com"}
+        return found
+
+    monkeypatch.setattr(AwsFakes, "invoke", invoke)
+    policy = key_policy(run(stack_config()).rec)
+    for sid in ("DeployerAdministers", "DeployerWritesThroughSecretsManager"):
+        assert policy[sid]["Principal"] == {"AWS": "arn:aws:iam::123456789012:role/Deployer"}
+
+
+def test_the_servers_describe_calls_stay_in_the_clusters_region(stack: Run) -> None:
+    """Describe calls take no resource-level permission (`*`): what narrows them is the region."""
+    for name in ("k3s-aws-server-cluster-autoscaler", "k3s-aws-server-node-cleanup"):
+        policy = json.loads(stack.rec.one("aws:iam/rolePolicy:RolePolicy", name).inputs["policy"])
+        describe = policy["Statement"][0]
+        assert describe["Resource"] == "*"
+        assert describe["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-east-1"}}
+        actions = [describe["Action"]] if isinstance(describe["Action"], str) else describe["Action"]
+        # The autoscaler reads a group's launch template for its node at zero.
+        assert ("ec2:DescribeLaunchTemplateVersions" in actions) == (
+            name == "k3s-aws-server-cluster-autoscaler"
+        )
 
 
 @pytest.mark.parametrize("fixture", ["stack", "ha"])
@@ -537,6 +650,7 @@ def test_every_resource_but_the_root_has_a_parent_in_the_tree(stack: Run) -> Non
         "gpukit:index:K3sEc2ApiLoadBalancer",
         "gpukit:index:K3sPki",
         "gpukit:index:K3sEc2NodeRole",
+        "gpukit:index:K3sEc2JoinKey",
         "gpukit:index:K3sEc2Servers",
         "gpukit:index:K3sEc2AgentPool",
         "gpukit:index:K3sCloudAccess",

@@ -147,3 +147,21 @@ def test_every_nfs_resource_is_a_child_of_the_vm_component(rec: Recording) -> No
         for suffix in ("-sg", "-nfs-from-nodes", "-egress", "-eni", "-data", "-lt", "-vm", "-data-attachment")
     )
     assert rec.parent_of(component).type == "gpukit:index:K3sEc2Cluster"  # type: ignore[union-attr]
+
+
+def test_workload_pods_are_kept_off_the_nfs_vm(rec: Recording) -> None:
+    """Issue 29, point 15: the export admits the nodes' addresses, which a pod's traffic leaves with;
+    k3s enforces NetworkPolicy, so `default` gets a policy that excepts the VM's address."""
+    eni = rec.named(f"{PREFIX}-eni")
+    policy = rec.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "k3s-aws-storage-isolation-default")
+    assert policy.inputs["metadata"]["namespace"] == "default"
+    blocked = policy.inputs["spec"]["egress"][0]["to"][0]["ipBlock"]
+    assert blocked == {"cidr": "0.0.0.0/0", "except": [f"{outputs(eni)['privateIp']}/32"]}
+
+
+def test_inline_nfs_volumes_are_refused_by_an_admission_policy(rec: Recording) -> None:
+    policy = rec.one("kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy")
+    binding = rec.one("kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding")
+    assert policy.inputs["metadata"]["name"] == binding.inputs["spec"]["policyName"] == "gpukit-no-inline-nfs"
+    assert binding.inputs["spec"]["validationActions"] == ["Deny"]
+    assert policy.urn in binding.dependencies

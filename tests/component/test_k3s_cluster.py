@@ -271,3 +271,15 @@ def test_mps_pool_reaches_its_hosts_through_node_labels_and_the_pools_config_map
     assert yaml.safe_load(config_values["data"]["mps-4"])["sharing"]["mps"]["resources"] == [
         {"name": "nvidia.com/gpu", "replicas": 4}
     ]
+
+
+def test_pods_are_kept_off_the_nfs_port_of_the_server_host_but_still_reach_its_api(lab: Recording) -> None:
+    """Issue 29, point 15: the example's NFS host is its k3s server (192.0.2.10). Pods in `default`
+    lose only its NFS port: kubernetes.default goes to that host's :6443, which they still reach."""
+    policy = lab.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "lab-storage-isolation-default")
+    egress = policy.inputs["spec"]["egress"]
+    assert egress[0] == {"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["192.0.2.10/32"]}}]}
+    (host_rule,) = [r for r in egress if r.get("to") == [{"ipBlock": {"cidr": "192.0.2.10/32"}}]]
+    tcp = [(p["port"], p["endPort"]) for p in host_rule["ports"] if p["protocol"] == "TCP"]
+    assert any(low <= 6443 <= high for low, high in tcp)
+    assert not any(low <= 2049 <= high for low, high in tcp)

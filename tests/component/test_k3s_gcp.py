@@ -9,9 +9,20 @@ from typing import Any
 import pytest
 import yaml
 
+from gpukit.components.k3s.host_scripts import secrets_bundle
+from gpukit.components.name_rules import ResourceNameError
 from gpukit.plan.fakes import Recorded
 from gpukit.program import build
-from harness import Recording, example_config, is_secret, record, unknown_argument_names, unsecret
+from gpukit.providers.gcp.fakes import KMS_PLAINTEXT_LIMIT, SECRET_PAYLOAD_LIMIT, GcpFakes
+from harness import (
+    Recording,
+    answer_gcp_quotas,
+    example_config,
+    is_secret,
+    record,
+    unknown_argument_names,
+    unsecret,
+)
 from tools import script_input
 
 K3S_GCP: dict[str, Any] = example_config("k3s-gcp")
@@ -21,6 +32,7 @@ TEMPLATE = "gcp:compute/instanceTemplate:InstanceTemplate"
 GROUP = "gcp:compute/instanceGroupManager:InstanceGroupManager"
 ADDRESS = "gcp:compute/address:Address"
 FIREWALL = "gcp:compute/firewall:Firewall"
+CIPHERTEXT = "gcp:kms/secretCiphertext:SecretCiphertext"
 DLVM = "projects/deeplearning-platform-release/global/images/family/common-cu129-ubuntu-2404-nvidia-580"
 UBUNTU = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2404-lts-amd64"
 
@@ -205,9 +217,10 @@ def test_join_secrets_are_secret_and_each_account_reads_only_its_own(stack: Reco
     assert sorted(versions) == ["k3s-gcp-join-agent-version", "k3s-gcp-join-server-version"]
     for inputs in versions.values():
         assert is_secret(inputs["secretData"])
-    assert "/var/lib/rancher/k3s/server/tls/server-ca.key" in plain(
-        versions["k3s-gcp-join-server-version"]["secretData"]
-    )
+    # The servers' bundle reaches Secret Manager as its Cloud KMS ciphertext only (tests below).
+    plaintext = stack.one(CIPHERTEXT).inputs["plaintext"]
+    assert is_secret(plaintext)
+    assert "/var/lib/rancher/k3s/server/tls/server-ca.key" in plain(plaintext)
     assert "tls/" not in plain(versions["k3s-gcp-join-agent-version"]["secretData"])
     readers = {
         r.inputs["member"]: r.inputs
@@ -231,6 +244,8 @@ def test_join_secrets_are_secret_and_each_account_reads_only_its_own(stack: Reco
         "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_read",
         "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_resize",
         "projects/acme-ml-dev/roles/gpukit_k3s_gcp_autoscaler_templates",
+        # the servers' node sync asks about this cluster's machines only (test below)
+        "projects/acme-ml-dev/roles/gpukit_k3s_gcp_machine_read",
     }
     api = stack.one("gcp:projects/service:Service", f"{NAME}-join-secretmanager-api").inputs
     assert (api["service"], api["disableOnDestroy"]) == ("secretmanager.googleapis.com", False)
@@ -354,6 +369,7 @@ def test_compute_iam_and_resource_manager_apis_are_enabled_before_the_machines(s
         "compute.googleapis.com",
         "iam.googleapis.com",
         "cloudresourcemanager.googleapis.com",
+        "cloudquotas.googleapis.com",  # the GPU quotas `pulumi up` reads first (providers/gcp/quotas.py)
     }
     assert all(s.inputs["disableOnDestroy"] is False for s in services)
     provider = stack.one("pulumi:providers:gcp", f"{NAME}-gcp")
@@ -437,3 +453,199 @@ def test_an_on_demand_pool_keeps_the_default_window() -> None:
     }
     kubelet = kubelet_config(startup_script(rec.one(TEMPLATE).inputs))
     assert (kubelet["shutdownGracePeriod"], kubelet["shutdownGracePeriodCriticalPods"]) == ("60s", "20s")
+
+
+def test_a_gpu_quota_too_low_for_what_starts_fails_before_the_network_is_created(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As on GKE: with no L4s in the project the groups would retry in silence (issue 29, point 3)."""
+    asked, registered, _ = answer_gcp_quotas(monkeypatch, {"GPUS-ALL-REGIONS-per-project": "0"})
+    config = k3s_gcp_config()
+    config["gpukit:nodePools"][1].update(minNodes=1, capacity="on-demand")
+    with pytest.raises(
+        Exception,
+        match=r"^Compute Engine quota GPUS_ALL_REGIONS \(GPUS-ALL-REGIONS-per-project\) in project "
+        r"acme-ml-dev \(all regions\) is 0 GPUs; pools l4 start 1 GPUs right away",
+    ):
+        run(config)
+    assert asked == ["GPUS-ALL-REGIONS-per-project"]
+    assert set(registered) <= {
+        "gpukit:index:GpuCluster",
+        "gpukit:index:K3sGceCluster",
+        "pulumi:providers:gcp",
+        "gcp:projects/service:Service",
+    }
+
+
+# --- the servers' join key and what the servers may read of Compute Engine
+
+SECRET = "gcp:secretmanager/secret:Secret"
+KEY_GRANT = "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember"
+SERVER_ACCOUNT = "serviceAccount:k3s-gcp-k3s-server@acme-ml-dev.iam.gserviceaccount.com"
+AGENT_ACCOUNT = "serviceAccount:k3s-gcp-k3s-agent@acme-ml-dev.iam.gserviceaccount.com"
+
+
+def server_version(rec: Recording) -> dict[str, Any]:
+    return rec.one("gcp:secretmanager/secretVersion:SecretVersion", f"{NAME}-join-server-version").inputs
+
+
+def test_the_servers_bundle_is_stored_as_its_cloud_kms_ciphertext(stack: Recording) -> None:
+    """Secret Manager decrypts a CMEK secret for whoever may read it; a ciphertext only for whoever the
+    key lets decrypt."""
+    key = stack.one("gcp:kms/cryptoKey:CryptoKey")
+    ring = stack.one("gcp:kms/keyRing:KeyRing")
+    assert ring.inputs["location"] == "us-central1"
+    assert "name" not in ring.inputs and "name" not in key.inputs  # auto-named: a remade stack never collides
+    assert key.inputs["keyRing"] == ring.id
+    assert (key.inputs["purpose"], key.inputs["rotationPeriod"]) == ("ENCRYPT_DECRYPT", "7776000s")  # 90 days
+    ciphertext = stack.one(CIPHERTEXT)
+    assert ciphertext.inputs["cryptoKey"] == key.id
+    bundle = plain(ciphertext.inputs["plaintext"])
+    assert bundle.startswith("/etc/rancher/k3s/gpukit-agent-token\t")  # host_scripts.secrets_bundle
+    version = server_version(stack)
+    data = plain(version["secretData"])
+    # The version holds the ciphertext's bytes (the provider's id is `<key>/<ciphertext>`), so Secret
+    # Manager's base64 payload is the ciphertext as Cloud KMS's decrypt takes it.
+    assert version["isSecretDataBase64"] is True
+    assert ciphertext.id == f"{key.id}/{data}"
+    raw = base64.b64decode(data, validate=True)
+    for text in (data, raw.decode("latin-1")):
+        assert "server-ca.key" not in text and "PRIVATE KEY" not in text
+    assert bundle.split("\t", 1)[1][:40] not in data
+    # The agents' secret (their token only) is stored as it is; neither secret takes a CMEK.
+    agent = stack.one("gcp:secretmanager/secretVersion:SecretVersion", f"{NAME}-join-agent-version").inputs
+    assert "isSecretDataBase64" not in agent
+    assert {r.name: r.inputs["replication"] for r in stack.of_type(SECRET)} == {
+        f"{NAME}-join-server-secret": {"auto": {}},
+        f"{NAME}-join-agent-secret": {"auto": {}},
+    }
+    assert stack.of_type("gcp:projects/serviceIdentity:ServiceIdentity") == []
+    api = stack.one("gcp:projects/service:Service", f"{NAME}-join-server-key-cloudkms-api").inputs
+    assert (api["service"], api["disableOnDestroy"]) == ("cloudkms.googleapis.com", False)
+    assert any(u.endswith(f"{NAME}-join-server-key-cloudkms-api") for u in ring.dependencies)
+
+
+def test_only_the_servers_account_may_decrypt_with_the_key_and_nothing_is_granted_project_wide(
+    stack: Recording,
+) -> None:
+    key = stack.one("gcp:kms/cryptoKey:CryptoKey")
+    grants = [
+        (g.inputs["cryptoKeyId"], g.inputs["role"], g.inputs["member"]) for g in stack.of_type(KEY_GRANT)
+    ]
+    # Decrypt only (never encrypt: only the deployer encrypts, join_key.py), on this key only.
+    assert grants == [(key.id, "roles/cloudkms.cryptoKeyDecrypter", SERVER_ACCOUNT)]
+    # No other Cloud KMS grant of any kind, and none on the project: the agents' account holds none.
+    kms_iam = [r for r in stack.resources if r.type.startswith("gcp:kms/") and "IAM" in r.type]
+    assert [r.type for r in kms_iam] == [KEY_GRANT]
+    project_roles = {r.inputs["role"] for r in stack.of_type("gcp:projects/iAMMember:IAMMember")}
+    assert not [role for role in project_roles if "cloudkms" in role]
+    members = {str(plain(r.inputs.get("member"))) for r in stack.resources if r.type.startswith("gcp:kms/")}
+    assert AGENT_ACCOUNT not in members
+    # Each account reads its own secret.
+    (reader,) = [
+        r.inputs
+        for r in stack.of_type("gcp:secretmanager/secretIamMember:SecretIamMember")
+        if r.inputs["secretId"] == stack.one(SECRET, f"{NAME}-join-server-secret").id
+    ]
+    assert reader["member"] == SERVER_ACCOUNT
+    # The servers boot once they may decrypt, so their first fetch works.
+    (grant,) = stack.of_type(KEY_GRANT)
+    for server in server_instances(stack):
+        assert grant.urn in server.dependencies, server.name
+
+
+def test_servers_decrypt_their_bundle_with_the_join_key_and_agents_call_no_key(stack: Recording) -> None:
+    key = stack.one("gcp:kms/cryptoKey:CryptoKey")
+    for name, inputs in servers(stack).items():
+        script = startup_script(inputs)
+        assert f"\nKMS_KEY={key.id}\n" in script, name
+        assert re.search(
+            r"\nSECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-server-join/versions/\d+\n", script
+        )
+    assert "\nKMS_KEY=''\n" in startup_script(stack.one(TEMPLATE).inputs)
+
+
+# The longest PEM each of the PKI's files can be (components/k3s/pki.py): an EC P-256 CA certificate
+# is about 800 bytes (with a cluster name as long as gpukit takes in its common name), an EC P-256 key in
+# SEC1 PEM 227, an RSA-2048 key in PKCS#1 PEM 1,675 to 1,679 (measured with OpenSSL 3.0).
+_PEM_BOUNDS = {".crt": 1024, ".key": 256, "/service.key": 1800}
+
+
+def test_the_servers_bundle_fits_cloud_kms_four_times_over(stack: Recording) -> None:
+    """Cloud KMS encrypts at most 64 KiB (the plan's fakes refuse more, as Cloud KMS would). The plan's
+    PEMs are short fakes: each is counted at the longest its kind of PEM can be."""
+    bundle = plain(stack.one(CIPHERTEXT).inputs["plaintext"])
+    files = {}
+    for line in bundle.splitlines():
+        path, encoded = line.split("\t")
+        content = base64.b64decode(encoded).decode()
+        if "-----BEGIN" in content:
+            suffix = "/service.key" if path.endswith("/service.key") else path[path.rindex(".") :]
+            content = "x" * _PEM_BOUNDS[suffix]
+        else:
+            assert content.startswith("K10") or len(content) <= 64, path  # the two tokens
+        files[path] = content
+    assert len(files) == 13  # 5 CAs (certificate and key), service.key, the two tokens
+    longest = len(secrets_bundle(files).encode())
+    assert longest <= KMS_PLAINTEXT_LIMIT // 4, longest
+    # Its ciphertext fits a Secret Manager version as easily.
+    assert len(base64.b64decode(plain(server_version(stack)["secretData"]))) <= SECRET_PAYLOAD_LIMIT // 4
+
+
+def test_the_plans_fakes_refuse_what_cloud_kms_and_secret_manager_refuse() -> None:
+    fakes = GcpFakes({"gcp:project": "acme-ml-dev"})
+    key = "projects/acme-ml-dev/locations/us-central1/keyRings/r/cryptoKeys/k"
+    token = "gcp:kms/secretCiphertext:SecretCiphertext"
+    largest = {"cryptoKey": key, "plaintext": "x" * KMS_PLAINTEXT_LIMIT}
+    rid, outputs = fakes.resource(token, "bundle", largest)
+    assert rid == f"{key}/{outputs['ciphertext']}"
+    # Stable for the same key and plaintext, another for another plaintext.
+    assert fakes.resource(token, "b", dict(largest)) == (rid, outputs)
+    assert fakes.resource(token, "bundle", {"cryptoKey": key, "plaintext": "y"})[1] != outputs
+    with pytest.raises(ResourceNameError, match=r"encrypts 1 to 65536 bytes of plaintext; got 65537"):
+        fakes.resource(token, "bundle", {"cryptoKey": key, "plaintext": "x" * (KMS_PLAINTEXT_LIMIT + 1)})
+    with pytest.raises(ResourceNameError, match=r"crypto key 'projects/p/keyRings/r' is not"):
+        fakes.resource(token, "bundle", {"cryptoKey": "projects/p/keyRings/r", "plaintext": "x"})
+    version = "gcp:secretmanager/secretVersion:SecretVersion"
+    big = base64.b64encode(b"\0" * (SECRET_PAYLOAD_LIMIT + 1)).decode()
+    with pytest.raises(ResourceNameError, match=r"at most 65536 bytes; got 65537"):
+        fakes.resource(version, "v", {"secret": "s", "secretData": big, "isSecretDataBase64": True})
+    with pytest.raises(ResourceNameError, match=r"its data is not base64"):
+        fakes.resource(version, "v", {"secret": "s", "secretData": "not base64!", "isSecretDataBase64": True})
+
+
+def test_the_servers_may_get_this_clusters_machines_only_and_list_none(stack: Recording) -> None:
+    roles = {
+        r.inputs["roleId"]: r.inputs["permissions"]
+        for r in stack.of_type("gcp:projects/iAMCustomRole:IAMCustomRole")
+    }
+    assert roles["gpukit_k3s_gcp_machine_read"] == ["compute.instances.get"]
+    everything = [p for permissions in roles.values() for p in permissions]
+    assert [p for p in everything if p.startswith("compute.instances.")] == ["compute.instances.get"]
+    (binding,) = [
+        r.inputs
+        for r in stack.of_type("gcp:projects/iAMMember:IAMMember")
+        if r.inputs["role"].endswith("/gpukit_k3s_gcp_machine_read")
+    ]
+    assert binding["member"] == "serviceAccount:k3s-gcp-k3s-server@acme-ml-dev.iam.gserviceaccount.com"
+    expression = plain(binding["condition"])["expression"]
+    name = 'resource.name.extract("/instances/{name}")'
+    # Each server by its name, each group's machines by its base name (the group adds -xxxx).
+    named = sorted(r.inputs["name"] for r in server_instances(stack))
+    bases = sorted(g["baseInstanceName"] for g in groups(stack).values())
+    assert named == ["k3s-gcp-control-0", "k3s-gcp-control-1", "k3s-gcp-control-2"]
+    assert expression == " || ".join(
+        [f'{name} == "{n}"' for n in named] + [f'{name}.startsWith("{base}-")' for base in bases]
+    )
+
+
+def test_a_cluster_without_agent_pools_still_lets_its_servers_check_their_machines() -> None:
+    config = k3s_gcp_config()
+    config["gpukit:nodePools"] = config["gpukit:nodePools"][:1]  # the servers alone
+    rec = run(config)
+    (binding,) = [
+        r.inputs
+        for r in rec.of_type("gcp:projects/iAMMember:IAMMember")
+        if r.inputs["role"].endswith("/gpukit_k3s_gcp_machine_read")
+    ]
+    assert "startsWith" not in plain(binding["condition"])["expression"]

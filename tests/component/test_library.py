@@ -12,7 +12,7 @@ import gpukit.plan
 import gpukit.providers
 from gpukit.components import ConfigError, GpuCluster
 from gpukit.components.resolve.config import resolve_config
-from harness import eks_config, record
+from harness import eks_config, example_config, record
 
 # The valid EKS stack of harness.eks_config, as a library user writes it: snake_case, plain strings.
 LIBRARY_ARGS: dict[str, Any] = {
@@ -170,3 +170,88 @@ def test_gpu_operator_defaults_like_the_stack_file() -> None:
     del args["gpu_operator"]
     rec = record(lambda: GpuCluster("lib", args))  # type: ignore[arg-type]
     assert rec.one("kubernetes:helm.sh/v3:Release", "lib-gpu-operator-release").inputs["version"] == "v26.7.0"
+
+
+def _own_bucket_args(bucket: Any, **volume: Any) -> dict[str, Any]:
+    shared = {"name": "weights", "kind": "s3", "role": "model-cache", "size_gb": 100, "bucket": bucket}
+    return library_args(storage={"shared": [shared | volume]})
+
+
+def test_an_eks_bucket_from_the_users_own_program_is_mounted_and_granted() -> None:
+    """storage.shared[].bucket takes the user's own bucket resource's name as an Output: the driver's
+    policy and the PersistentVolume name the bucket once it exists (issue 29, point 23)."""
+    import pulumi_aws as aws
+
+    def program() -> None:
+        own = aws.s3.Bucket("own-weights", bucket="team-weights")
+        GpuCluster("lib", _own_bucket_args(own.bucket))  # type: ignore[arg-type]
+
+    rec = record(program)
+    policy = json.loads(rec.one("aws:iam/rolePolicy:RolePolicy", "lib-shared-s3-csi-policy").inputs["policy"])
+    resources = sorted(r for s in policy["Statement"] for r in s["Resource"])
+    assert resources == ["arn:aws:s3:::team-weights", "arn:aws:s3:::team-weights/*"]
+    pv = rec.one("kubernetes:core/v1:PersistentVolume", "lib-shared-weights-pv").inputs["spec"]
+    assert pv["csi"]["volumeAttributes"] == {"bucketName": "team-weights"}
+
+
+def test_a_read_only_bucket_output_is_granted_read_only() -> None:
+    import pulumi_aws as aws
+
+    def program() -> None:
+        own = aws.s3.Bucket("own-data", bucket="team-data")
+        GpuCluster("lib", _own_bucket_args(own.bucket, role="datasets"))  # type: ignore[arg-type]
+
+    rec = record(program)
+    policy = json.loads(rec.one("aws:iam/rolePolicy:RolePolicy", "lib-shared-s3-csi-policy").inputs["policy"])
+    actions = {r: s["Action"] for s in policy["Statement"] for r in s["Resource"]}
+    assert actions == {
+        "arn:aws:s3:::team-data": "s3:ListBucket",
+        "arn:aws:s3:::team-data/*": ["s3:GetObject"],
+    }
+
+
+def test_a_gcs_bucket_from_the_users_own_program_is_mounted_and_granted() -> None:
+    import pulumi_gcp as gcp
+
+    config = example_config("gke-dev")
+    args: dict[str, Any] = {
+        key.removeprefix("gpukit:"): value for key, value in config.items() if "gpukit:" in key
+    }
+    args["cluster"] |= {"region": config["gcp:region"], "project": config["gcp:project"]}
+
+    def program() -> None:
+        own = gcp.storage.Bucket("own-weights", name="team-weights", location="US")
+        shared = {
+            "name": "weights",
+            "kind": "gcs-fuse",
+            "role": "model-cache",
+            "sizeGb": 100,
+            "bucket": own.name,
+        }
+        GpuCluster("lib", args | {"storage": {"shared": [shared]}})  # type: ignore[arg-type]
+
+    rec = record(program, region=config["gcp:region"], project=config["gcp:project"])
+    grant = rec.one("gcp:storage/bucketIAMMember:BucketIAMMember").inputs
+    assert (grant["bucket"], grant["role"]) == ("team-weights", "roles/storage.objectUser")
+    pv = rec.one("kubernetes:core/v1:PersistentVolume").inputs["spec"]
+    assert pv["csi"]["volumeHandle"] == "team-weights"
+
+
+def test_only_the_keys_that_say_so_take_an_output() -> None:
+    """A key whose value gpukit checks or names resources by stays plain: an Output there is the type
+    problem a wrong type gets, naming the key."""
+    import pulumi
+
+    problems = library_problems(
+        library_args(cluster=LIBRARY_ARGS["cluster"] | {"name": pulumi.Output.from_input("x")})
+    )
+    assert problems == [
+        "gpukit:cluster.name: must be a string, got a pulumi.Output: gpukit checks this value, or names "
+        "resources by it, before anything is created, so it must be plain (the keys that take an Output: "
+        "docs/own-program.md)"
+    ]
+    problems = library_problems(_own_bucket_args(["team"]))
+    assert problems == [
+        "gpukit:storage.shared[0].bucket: must be a string (from Python: a string or a pulumi.Output), "
+        "got ['team']"
+    ]

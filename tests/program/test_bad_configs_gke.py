@@ -227,7 +227,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         gke_config,
         cluster_set(adminPrincipalArns=["arn:aws:iam::123456789012:role/admin"]),
         f"{CLUSTER}.adminPrincipalArns",
-        "only for platform eks; this cluster is gke",
+        "only for platform eks and k3s on aws; this cluster is gke",
     ),
     (
         "gke-only-release-channel-on-eks",

@@ -223,6 +223,20 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "only private ranges (10.0.0.0/8) keeps the API inside the network this stack creates",
     ),
     (
+        "admin-principal-that-is-an-sts-session-aws",
+        aws_config,
+        cluster_set(adminPrincipalArns=["arn:aws:sts::123456789012:assumed-role/ci/run-7"]),
+        f"{CLUSTER}.adminPrincipalArns[0]",
+        "is an STS session (assumed-role) ARN",
+    ),
+    (
+        "admin-principals-only-on-aws-k3s-gcp",
+        gcp_config,
+        cluster_set(adminPrincipalArns=["arn:aws:iam::123456789012:role/ci"]),
+        f"{CLUSTER}.adminPrincipalArns",
+        "only for platform eks and k3s on aws; this cluster is k3s on gcp",
+    ),
+    (
         "api-private-ranges-in-a-new-network-gcp",
         gcp_config,
         cluster_set(apiAccessCidrs=["192.168.0.0/16"]),

@@ -48,13 +48,6 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "set maxNodes to minNodes (1)",
     ),
     (
-        "karpenter-bottlerocket-gpu-pool",
-        karpenter_eks_config,
-        pool_set(1, nodeImage="bottlerocket"),
-        f"{POOLS}[1].nodeImage",
-        "gpukit pins no Bottlerocket release for Karpenter's AMI alias",
-    ),
-    (
         "karpenter-mixed-mig",
         karpenter_eks_config,
         pool_set(

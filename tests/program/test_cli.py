@@ -45,7 +45,7 @@ def test_plan_leads_with_verdict_and_summary(planned_stack: Callable[[str], Plan
     assert lines[0] == "gpukit plan: stack gke-train (gke, us-central1, Kubernetes 1.35)"
     assert lines[1] == "Result: ready to `pulumi up`"
     # The h100 pool and the Filestore volume have no price in us-central1: totals are lower bounds.
-    assert lines[2] == "57 resources, 2 GPU pools, idle at least $0.491/h, max at least $7.73/h"
+    assert lines[2] == "62 resources, 2 GPU pools, idle at least $0.491/h, max at least $7.73/h"
     assert lines[-1] == lines[1]  # and closes with it too, where a terminal's scrolling stops
 
 

@@ -43,6 +43,10 @@ DOWNLOAD = k3s_download(VERSION)
 SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:k3s-aws-agents-AbCdEf"
 SECRET_VERSION_ID = "3f1c2a9e-6b0d-4c5e-9a7f-2d8e1b4c6a01"
 SECRET_VERSION = "projects/acme-ml-dev/secrets/k3s-gcp-agents/versions/3"
+SERVER_SECRET_VERSION = "projects/acme-ml-dev/secrets/k3s-gcp-k3s-server-join/versions/2"
+JOIN_KEY = (
+    "projects/acme-ml-dev/locations/us-central1/keyRings/k3s-gcp-ring-1a2b3c4/cryptoKeys/k3s-gcp-key-5d6e7f8"
+)
 AWS_SERVERS = ["https://10.50.1.10:6443", "https://10.50.2.10:6443", "https://10.50.3.10:6443"]
 GCE_SERVERS = ["https://10.70.0.10:6443", "https://10.70.0.11:6443", "https://10.70.0.12:6443"]
 L4_AGENT = CloudNode(
@@ -81,6 +85,7 @@ _SPOT_SPEC = {"name": "l4", "instance_type": "g6.xlarge", "min_nodes": 0, "max_n
 SPOT_POOL: NodePoolSpec = _SPOT_SPEC  # type: ignore[assignment]
 SPOT_L4 = substrate("k3s-aws").pool_facts(SPOT_POOL)
 GCP_FETCH = gcp_fetch_secrets_script(SECRET_VERSION)
+GCP_SERVER_FETCH = gcp_fetch_secrets_script(SERVER_SECRET_VERSION, JOIN_KEY)
 
 USER_DATA: dict[str, Callable[[], str]] = {
     "aws-agent-l4-operator": lambda: node_user_data(
@@ -106,7 +111,7 @@ USER_DATA: dict[str, Callable[[], str]] = {
     "aws-server-joining": lambda: node_user_data(JOINING_SERVER, AWS_FETCH),
 }
 STARTUP_SCRIPTS: dict[str, Callable[[], str]] = {
-    "gce-server-first-ha": lambda: gce_startup_script(FIRST_HA_SERVER, GCP_FETCH),
+    "gce-server-first-ha": lambda: gce_startup_script(FIRST_HA_SERVER, GCP_SERVER_FETCH),
     "gce-agent-l4-preinstalled": lambda: gce_startup_script(
         CloudNode(
             NodeRole.AGENT,
@@ -143,6 +148,7 @@ SCRIPTS: dict[str, Callable[[], str]] = {
     "fetch-secrets-aws": lambda: AWS_FETCH,
     "release-identity-aws": lambda: RELEASE,
     "fetch-secrets-gcp": lambda: GCP_FETCH,
+    "fetch-secrets-gcp-server": lambda: GCP_SERVER_FETCH,
     "provider-id-aws": aws_provider_id_script,
     "provider-id-gcp": gcp_provider_id_script,
     "spot-notice-aws": spot_notice_script,
@@ -405,27 +411,90 @@ def test_every_ec2_machine_gives_up_its_identity_and_no_gce_machine_pretends_to(
     assert "cat > /opt/gpukit/release-identity.sh" not in gce_startup_script(L4_AGENT, GCP_FETCH)
 
 
-def test_gcp_fetch_uses_the_vm_service_account_token(host: FakeHost) -> None:
-    payload = base64.b64encode(b"path\tYmFzZTY0\n").decode()
-    host.stub(
-        "curl",
-        f"""
+# Compute Engine's metadata server, Secret Manager and Cloud KMS: the payload Secret Manager returns is
+# in $STATE/payload, what Cloud KMS decrypts it to in $STATE/plaintext (both base64, as the APIs send
+# them); each API call's curl config (read on stdin, -K -) is kept; $STATE/kms-refuses: a 403.
+GCP_CURL = """
 echo "curl $*" >> "$STATE/calls.log"
-case "${{*: -1}}" in
-  */service-accounts/default/token) echo '{{"access_token": "ya29.fake", "expires_in": 3599}}' ;;
+case "${*: -1}" in
+  */service-accounts/default/token) echo '{"access_token": "ya29.fake", "expires_in": 3599}' ;;
   https://secretmanager.googleapis.com/*)
     cat > "$STATE/curl-config"
-    echo '{{"payload": {{"data": "{payload}"}}}}' ;;
+    printf '{"payload": {"data": "%s"}}' "$(cat "$STATE/payload")" ;;
+  https://cloudkms.googleapis.com/*)
+    cat > "$STATE/kms-config"
+    [ ! -e "$STATE/kms-refuses" ] || exit 22
+    printf '{"plaintext": "%s", "usedPrimary": true, "protectionLevel": "SOFTWARE"}' \
+      "$(cat "$STATE/plaintext")" ;;
   *) exit 22 ;;
 esac
-""",
-    )
+"""
+TOKEN_HEADER = 'header = "Authorization: Bearer ya29.fake"\n'
+SERVER_BUNDLE = "/var/lib/rancher/k3s/server/tls/server-ca.key\tS0VZ\n"
+# What Cloud KMS returns for it: opaque bytes, base64 (a stand-in: nothing of the bundle in it).
+CIPHERTEXT = base64.b64encode(b"\n$\x00kms-ciphertext-of-the-bundle\x00\xff").decode()
+
+
+def _gcp_apis(host: FakeHost, payload: str, plaintext: str = "") -> None:
+    (host.state / "payload").write_text(payload)
+    (host.state / "plaintext").write_text(plaintext)
+    host.stub("curl", GCP_CURL)
+
+
+def test_gcp_fetch_uses_the_vm_service_account_token(host: FakeHost) -> None:
+    _gcp_apis(host, base64.b64encode(b"path\tYmFzZTY0\n").decode())
     result = host.run(GCP_FETCH)
     assert result.code == 0, result.stderr
     assert result.stdout == "path\tYmFzZTY0\n\n"
     assert f"https://secretmanager.googleapis.com/v1/{SECRET_VERSION}:access" in " ".join(result.calls)
     assert "ya29.fake" not in " ".join(result.calls)
-    assert (host.state / "curl-config").read_text() == 'header = "Authorization: Bearer ya29.fake"\n'
+    assert (host.state / "curl-config").read_text() == TOKEN_HEADER
+    # The agents' secret holds their token as it is: no key to ask.
+    assert "cloudkms" not in " ".join(result.calls)
+
+
+def test_gcp_server_fetch_decrypts_the_bundle_with_the_join_key(host: FakeHost) -> None:
+    """Secret Manager holds the bundle's Cloud KMS ciphertext: reading the secret is not enough."""
+    _gcp_apis(host, CIPHERTEXT, base64.b64encode(SERVER_BUNDLE.encode()).decode())
+    result = host.run(GCP_SERVER_FETCH)
+    assert result.code == 0, result.stderr
+    assert result.stdout == SERVER_BUNDLE + "\n"
+    assert [c.split()[-1] for c in result.calls] == [
+        "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
+        f"https://secretmanager.googleapis.com/v1/{SERVER_SECRET_VERSION}:access",
+        f"https://cloudkms.googleapis.com/v1/{JOIN_KEY}:decrypt",
+    ]
+    # The token and the ciphertext go to curl on stdin only, never on a command line.
+    calls = " ".join(result.calls)
+    assert "ya29.fake" not in calls and CIPHERTEXT not in calls
+    assert (host.state / "curl-config").read_text() == TOKEN_HEADER
+    config = (host.state / "kms-config").read_text().splitlines(keepends=True)
+    assert config[:2] == [TOKEN_HEADER, 'header = "Content-Type: application/json"\n']
+    (body,) = config[2:]
+    assert body.startswith('data-binary = "') and body.endswith('"\n')
+    # curl's config unescapes \" inside a quoted value: the body is Cloud KMS's DecryptRequest.
+    assert json.loads(body[len('data-binary = "') : -2].replace('\\"', '"')) == {"ciphertext": CIPHERTEXT}
+
+
+def test_gcp_server_fetch_fails_clearly_when_cloud_kms_refuses(host: FakeHost) -> None:
+    _gcp_apis(host, CIPHERTEXT, base64.b64encode(SERVER_BUNDLE.encode()).decode())
+    (host.state / "kms-refuses").touch()
+    result = host.run(GCP_SERVER_FETCH)
+    assert result.code == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"gpukit: Cloud KMS refused to decrypt {SERVER_SECRET_VERSION} with {JOIN_KEY}: the servers' service "
+        "account needs roles/cloudkms.cryptoKeyDecrypter on that key, and the key version that encrypted "
+        "it must be enabled\n"
+    )
+
+
+def test_gcp_fetch_refuses_a_payload_that_is_not_base64(host: FakeHost) -> None:
+    """It goes into curl's config: a quote in it would end the value there."""
+    _gcp_apis(host, 'AAAA\\", "x": \\"')
+    result = host.run(GCP_SERVER_FETCH)
+    assert result.code != 0
+    assert "cloudkms" not in " ".join(result.calls)
 
 
 def test_fetch_fails_clearly_without_an_instance_role(host: FakeHost) -> None:

@@ -17,6 +17,7 @@ from gpukit.components.k3s.host_scripts import (
     KUBELET_DROP_IN,
     REJOIN_DROP_IN,
     REJOIN_MARKER,
+    START_MARKER,
     TOKEN_FILE,
     Join,
     K3sDownload,
@@ -530,12 +531,15 @@ NODE_SYNC_K3S = r"""
 echo "k3s $*" >> "$STATE/calls.log"
 case "$*" in
   "kubectl -n kube-system get configmap gpukit-pools"*) cat "$STATE/pools" ;;
-  "kubectl -n kube-system get configmap gpukit-node-sync"*)
-    [ -e "$STATE/record" ] || exit 1
+  "kubectl -n kube-system get configmap gpukit-node-sync --ignore-not-found "*)
+    [ ! -e "$STATE/record-error" ] || exit 1  # the API failing, not the record missing
+    [ -e "$STATE/record" ] || exit 0  # missing: --ignore-not-found prints nothing, succeeds
     cat "$STATE/record" ;;
   "kubectl -n kube-system create configmap gpukit-node-sync "*) echo "$*" ;;
   "kubectl apply "*) cat > "$STATE/applied" ;;
-  "kubectl get nodes -l gpukit.dev/pool=l4 "*) cat "$STATE/nodes-l4" 2>/dev/null ;;
+  "kubectl get nodes -l gpukit.dev/pool=l4 "*)
+    [ ! -e "$STATE/nodes-error" ] || exit 1
+    cat "$STATE/nodes-l4" 2>/dev/null ;;
   "kubectl get nodes -l gpukit.dev/pool,!"*) cat "$STATE/readiness" 2>/dev/null ;;
   "kubectl get nodes -l gpukit.dev/pool,node-role"*) cat "$STATE/servers" 2>/dev/null ;;
   "kubectl get node "*"gpukit\.dev/labels"*) cat "$STATE/labels-$4" 2>/dev/null ;;
@@ -591,6 +595,7 @@ def test_node_sync_puts_a_pools_changed_labels_and_taints_on_its_existing_nodes(
     assert _record_written(host) == [
         "labels.gpu-1=gpukit.dev/pool=l4,nvidia.com/device-plugin.config=ts-4",
         "taints.gpu-1=nvidia.com/gpu=true:NoSchedule",
+        "pool.gpu-1=l4",
     ]
     assert (
         "k3s kubectl apply --server-side --force-conflicts --field-manager=gpukit-node-sync -f -"
@@ -660,6 +665,41 @@ def test_node_sync_keeps_its_record_of_a_node_it_could_not_sync(host: FakeHost) 
     result = host.run(node_sync_script(0))
     assert "could not sync node gpu-1" in result.stderr
     assert _record_written(host) == ["labels.gpu-1=gpukit.dev/pool=l4,gpukit.dev/old=x", "taints.gpu-1="]
+
+
+def test_node_sync_never_syncs_a_node_that_says_it_moved_pools(host: FakeHost) -> None:
+    """A kubelet may set its own Node's gpukit.dev/pool: a GPU node relabelled into an untainted pool
+    would otherwise have its recorded GPU taint taken off by the sync, drawing any pod onto it."""
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4\t\n")
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "record").write_text(
+        "labels.gpu-1\tgpukit.dev/pool=h100\ntaints.gpu-1\tnvidia.com/gpu=true:NoSchedule\npool.gpu-1\th100\n"
+    )
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert "node gpu-1 was in pool h100 and now says l4: not synced" in result.stderr
+    assert _sync_calls(result) == []
+    assert _record_written(host) == [
+        "labels.gpu-1=gpukit.dev/pool=h100",
+        "taints.gpu-1=nvidia.com/gpu=true:NoSchedule",
+        "pool.gpu-1=h100",
+    ]
+
+
+@pytest.mark.parametrize("failing", ["record-error", "nodes-error"])
+def test_node_sync_writes_no_record_when_a_read_fails(host: FakeHost, failing: str) -> None:
+    """An API error reading the record or a pool's nodes is not "nothing there": a record written then
+    would forget what earlier syncs set, and those labels and taints would never come off."""
+    host.stub("k3s", NODE_SYNC_K3S)
+    (host.state / "pools").write_text("l4\tgpukit.dev/pool=l4\t\n")
+    (host.state / "nodes-l4").write_text("gpu-1")
+    (host.state / "record").write_text("labels.gpu-1\tgpukit.dev/pool=l4,gpukit.dev/old=x\n")
+    (host.state / failing).write_text("")
+    result = host.run(node_sync_script(0))
+    assert result.code == 0, result.stderr
+    assert "left as it is" in result.stderr
+    assert not (host.state / "applied").exists()
 
 
 def test_node_sync_leaves_its_record_alone_without_the_desired_state(host: FakeHost) -> None:
@@ -788,9 +828,14 @@ def _config() -> str:
 # --- a server whose etcd member was removed joins again by itself
 
 
-def _rejoin(host: FakeHost, journal: str, answering: str = "") -> Result:
+def _rejoin(host: FakeHost, journal: str, answering: str = "", previous_start: str | None = "100") -> Result:
+    """One run before a k3s start; `previous_start`: when the previous one began (None: never seen)."""
     host.stub("journalctl", f'echo "journalctl $*" >> "$STATE/calls.log"\ncat <<\'LOG\'\n{journal}\nLOG\n')
     (host.state / "answering").write_text(answering)
+    started = host.root / START_MARKER.lstrip("/")
+    if previous_start is not None:
+        started.parent.mkdir(parents=True, exist_ok=True)
+        started.write_text(previous_start + "\n")
     return host.run(server_rejoin_script(server_join(0, SERVER_URLS_WITH_OWN)))
 
 
@@ -844,6 +889,40 @@ def test_a_server_keeps_its_etcd_data_unless_removed_and_another_server_answers(
     result = _rejoin(host, journal, answering)
     assert result.code == 0, result.stderr
     assert etcd.exists() and join.read_text() == "server: https://10.0.2.10:6443\n"
+
+
+def test_the_removed_line_is_found_in_a_long_journal(host: FakeHost) -> None:
+    """`grep -q` would stop at the match, journalctl would fail on the closed pipe, and pipefail would
+    turn the match into none: on a real server the rejoin would never fire."""
+    etcd = host.root / ETCD_DIR.lstrip("/")
+    etcd.mkdir(parents=True)
+    journal = REMOVED + "\n" + "\n".join(f"line {i}" for i in range(20000))
+    host.stub(
+        "journalctl",
+        f"cat <<'LOG' || exit 1\n{journal}\nLOG\n",
+    )
+    (host.state / "answering").write_text("https://10.0.2.10:6443\n")
+    started = host.root / START_MARKER.lstrip("/")
+    started.parent.mkdir(parents=True, exist_ok=True)
+    started.write_text("100\n")
+    result = host.run(server_rejoin_script(server_join(0, SERVER_URLS_WITH_OWN)))
+    assert result.code == 0, result.stderr
+    assert not etcd.exists()
+
+
+def test_only_what_k3s_logged_since_the_previous_start_counts(host: FakeHost) -> None:
+    """The first start the script sees only records its time (an old "removed" line from an incident
+    fixed by hand must not move a healthy member aside); the next start reads the log from there."""
+    etcd = host.root / ETCD_DIR.lstrip("/")
+    etcd.mkdir(parents=True)
+    first = _rejoin(host, REMOVED, answering="https://10.0.2.10:6443\n", previous_start=None)
+    assert first.code == 0 and etcd.exists()
+    assert "journalctl" not in first.calls
+    recorded = (host.root / START_MARKER.lstrip("/")).read_text().strip()
+    assert recorded.isdigit()
+    second = _rejoin(host, REMOVED, answering="https://10.0.2.10:6443\n", previous_start=recorded)
+    assert f"journalctl -u k3s --since @{recorded} -o cat --no-pager" in second.calls
+    assert not etcd.exists()
 
 
 def test_servers_check_for_a_removed_member_before_every_k3s_start(host: FakeHost) -> None:

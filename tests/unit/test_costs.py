@@ -125,11 +125,14 @@ def test_k3s_on_ec2_pays_for_its_servers_the_api_load_balancer_secrets_and_nat()
     assert [c.what for c in cost.charges] == [
         "Network Load Balancer (k3s API)",
         "Secrets Manager x2 (join secrets)",
+        "KMS key (servers' join secret)",  # $1 a month
         "NAT gateway x1",
         # The example's shared volume: the NFS VM gpukit makes (an m7i.large) and its 500 GiB gp3 disk.
         "shared volume checkpoints (nfs, 500 GiB)",
     ]
-    assert fixed_total(cost) == pytest.approx(0.0225 + 0.80 / 730 + NAT + M7I_LARGE + 500 * 0.08 / 730)
+    assert fixed_total(cost) == pytest.approx(
+        0.0225 + 0.80 / 730 + 1.00 / 730 + NAT + M7I_LARGE + 500 * 0.08 / 730
+    )
     # No control-plane fee: the server pool (one m7i.large) is the control plane, priced as a pool.
     control = next(p for p in cost.pools if p.pool.name == "control")
     assert (control.idle, control.at_max) == (pytest.approx(M7I_LARGE), pytest.approx(M7I_LARGE))

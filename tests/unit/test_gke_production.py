@@ -8,7 +8,7 @@ from gpukit.components.spec import ClusterSpec
 from gpukit.providers.gcp.apis import GKE_APIS, K3S_GCE_APIS, service_resource_name
 from gpukit.providers.gcp.catalog import GCP_MACHINE_TYPES, requires_gvnic
 from gpukit.providers.gcp.gke.compact_placement import compact_pool_zones, supports_compact_placement
-from gpukit.providers.gcp.gke.secrets_key import ROTATION_PERIOD, gke_service_agent
+from gpukit.providers.gcp.gke.secrets_key import gke_service_agent
 from gpukit.providers.gcp.gke.storage import (
     GKE_SHIPPED_STORAGE_CLASSES,
     ShippedStorageClass,
@@ -16,6 +16,7 @@ from gpukit.providers.gcp.gke.storage import (
     default_classes,
     storage_summary,
 )
+from gpukit.providers.gcp.kms import ROTATION_PERIOD
 from gpukit.providers.gcp.labels import MAX_USER_LABELS, cluster_labels, validate_gcp_labels
 
 

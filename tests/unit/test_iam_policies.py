@@ -3,8 +3,10 @@
 import json
 
 from gpukit.providers.aws.iam_policies import (
+    KEY_ADMIN_ACTIONS,
     NODE_ROLE_POLICIES,
     cluster_autoscaler_policy,
+    join_secret_key_policy,
     pod_identity_trust_policy,
 )
 
@@ -87,3 +89,63 @@ def test_node_role_uses_pull_only_registry_policy():
     # Not the VPC CNI's: on the node role every hostNetwork pod could re-address any interface.
     assert "AmazonEKS_CNI_Policy" not in names
     assert all(arn.startswith("arn:aws:iam::aws:policy/") for arn in NODE_ROLE_POLICIES)
+
+
+# --- the k3s servers' join key
+
+CRYPTOGRAPHIC = ("kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:ReEncrypt", "kms:*")
+SERVERS = "arn:aws:iam::123456789012:role/c-server-role-1a2b3c"
+DEPLOYER = "arn:aws:iam::123456789012:role/Deployer"
+SECRETS = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:gpukit/c/k3s-server-join-*"
+
+
+def _join_key_statements(*deployers: str) -> dict[str, dict]:
+    document = join_secret_key_policy(
+        account_id="123456789012",
+        partition="aws",
+        region="eu-west-1",
+        deployer_arns=list(deployers or (DEPLOYER,)),
+        reader_arn=SERVERS,
+        secret_arns=SECRETS,
+    )
+    return {s["Sid"]: s for s in _statements(document)}
+
+
+def test_join_key_decrypts_only_for_the_servers_and_the_deployer_through_secrets_manager():
+    statements = _join_key_statements()
+    decrypting = {
+        sid: s["Principal"]["AWS"]
+        for sid, s in statements.items()
+        if any(a.startswith(CRYPTOGRAPHIC) for a in _actions(s))
+    }
+    assert decrypting == {
+        "DeployerWritesThroughSecretsManager": DEPLOYER,
+        "ServersDecryptThroughSecretsManager": SERVERS,
+    }
+    assert _actions(statements["ServersDecryptThroughSecretsManager"]) == ["kms:Decrypt"]
+    for sid in decrypting:
+        assert statements[sid]["Condition"] == {
+            "StringEquals": {"kms:ViaService": "secretsmanager.eu-west-1.amazonaws.com"},
+            "StringLike": {"kms:EncryptionContext:SecretARN": SECRETS},
+        }
+
+
+def test_join_key_is_administered_by_the_deployer_and_managed_not_used_by_the_account():
+    statements = _join_key_statements()
+    assert _actions(statements["DeployerAdministers"]) == list(KEY_ADMIN_ACTIONS)
+    assert statements["DeployerAdministers"]["Principal"] == {"AWS": DEPLOYER}
+    account = statements["AccountAdministersOnly"]
+    assert account["Principal"] == {"AWS": "arn:aws:iam::123456789012:root"}
+    # Keeps the key manageable (PutKeyPolicy) without handing decryption, or grants, to IAM policies.
+    assert "kms:Put*" in _actions(account)
+    assert set(_actions(account)) == set(KEY_ADMIN_ACTIONS) - {"kms:Create*"}
+    assert "Condition" not in account
+
+
+def test_every_deployer_of_the_stack_stays_in_the_join_key_policy():
+    """A teammate's or CI's run must not rewrite the others out (their next refresh reads the secret):
+    the caller and cluster.adminPrincipalArns are all named, once each."""
+    ci = "arn:aws:iam::123456789012:role/ci-deployer"
+    statements = _join_key_statements(DEPLOYER, ci, DEPLOYER)
+    for sid in ("DeployerAdministers", "DeployerWritesThroughSecretsManager"):
+        assert statements[sid]["Principal"] == {"AWS": sorted([DEPLOYER, ci])}

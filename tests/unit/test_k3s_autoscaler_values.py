@@ -40,7 +40,10 @@ def test_eks_values_are_unchanged_by_the_shared_chart_module() -> None:
     # The EKS golden (tests/golden/cluster-autoscaler-values-eks.yaml) pins every value; this pins
     # that the chart constants are the ones EKS used.
     values = cluster_autoscaler_values("eks-dev", "us-west-2", "1.35")
-    assert values["image"] == {"tag": "v1.35.0"}
+    # Issue 29, point 19: the 1.35 image by digest, not by a tag that can be moved.
+    assert values["image"] == {
+        "tag": "v1.35.0@sha256:2fc9433dd3b47baef0e68d6b1110b770a3c93db10c7bead4c5bc6cb21c72b875"
+    }
     assert set(values) == {"cloudProvider", "awsRegion", "autoDiscovery", "rbac", "image", "extraArgs"}
 
 

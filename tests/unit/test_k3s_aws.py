@@ -10,8 +10,9 @@ import pytest
 from gpukit.components.catalog.instances import CpuArch
 from gpukit.components.spec import DriverMode
 from gpukit.providers.aws.k3s.api_lb import api_lb_internal
-from gpukit.providers.aws.k3s.iam import node_policy
+from gpukit.providers.aws.k3s.iam import agent_policy, node_cleanup_policy, server_policy
 from gpukit.providers.aws.k3s.images import IMAGES, ImageFamily, k3s_image
+from gpukit.providers.aws.k3s.join_key import alias_name, secret_arns
 from gpukit.providers.aws.k3s.security import Group, IngressRule, ingress_rules
 from gpukit.providers.aws.k3s.user_data import EC2_USER_DATA_LIMIT, ec2_user_data
 
@@ -121,10 +122,10 @@ def test_rule_names_are_stable_unique_and_resource_safe() -> None:
 # --- IAM
 
 
-def test_node_role_reads_its_own_secret_then_may_only_detach_its_own_profile() -> None:
+def test_agent_role_reads_its_own_secret_then_may_only_detach_its_own_profile_from_itself() -> None:
     arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpukit/c/k3s-agent-join-abc-XyZ123"
     profile = "arn:aws:iam::123456789012:instance-profile/c-agent-profile-1a2b3c"
-    policy = json.loads(node_policy(arn, profile, "c"))
+    policy = json.loads(agent_policy(arn, profile, "c", "us-east-1", "aws"))
     read, find, detach = policy["Statement"]
     assert (read["Effect"], read["Action"], read["Resource"]) == (
         "Allow",
@@ -133,10 +134,33 @@ def test_node_role_reads_its_own_secret_then_may_only_detach_its_own_profile() -
     )
     assert "Condition" not in read and "NotResource" not in read
     assert (find["Action"], find["Resource"]) == ("ec2:DescribeIamInstanceProfileAssociations", "*")
+    assert find["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-east-1"}}
     assert detach["Action"] == "ec2:DisassociateIamInstanceProfile"
+    # The calling instance only: its own ARN is the instance the action is on (a policy variable).
+    assert detach["Condition"]["ArnLike"] == {
+        "ec2:SourceInstanceARN": "arn:aws:ec2:us-east-1:*:instance/${ec2:InstanceId}"
+    }
     assert detach["Condition"]["ArnEquals"] == {"ec2:InstanceProfile": profile}
     assert detach["Condition"]["StringEquals"] == {"aws:ResourceTag/gpukit:cluster": "c"}
     assert all(s["Effect"] == "Allow" and "NotAction" not in s for s in policy["Statement"])
+
+
+def test_server_role_reads_its_own_secret_and_detaches_nothing() -> None:
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpukit/c/k3s-server-join-abc-XyZ123"
+    (read,) = json.loads(server_policy(arn))["Statement"]
+    assert (read["Action"], read["Resource"]) == ("secretsmanager:GetSecretValue", arn)
+
+
+def test_node_cleanup_describes_instances_in_the_clusters_region_only() -> None:
+    (describe,) = json.loads(node_cleanup_policy("eu-west-1"))["Statement"]
+    assert (describe["Action"], describe["Resource"]) == ("ec2:DescribeInstances", "*")
+    assert describe["Condition"] == {"StringEquals": {"aws:RequestedRegion": "eu-west-1"}}
+
+
+def test_join_key_alias_and_secret_pattern() -> None:
+    assert alias_name("gpu-prod") == "alias/gpukit/gpu-prod/k3s-server-join"
+    pattern = secret_arns("aws", "us-east-1", "123456789012", "gpukit/gpu-prod/k3s-server-join-")
+    assert pattern == "arn:aws:secretsmanager:us-east-1:123456789012:secret:gpukit/gpu-prod/k3s-server-join-*"
 
 
 # --- user data

@@ -1,6 +1,8 @@
 """k3s node names and API URLs from host addresses."""
 
-from gpukit.components.catalog.k3s import K3S_VERSIONS, k3s_minor, k3s_version_for
+import re
+
+from gpukit.components.catalog.k3s import ARCHES, K3S_VERSIONS, binary_sha256, k3s_minor, k3s_version_for
 from gpukit.components.k3s.names import node_name, url_host
 
 
@@ -24,3 +26,13 @@ def test_pinned_k3s_versions_match_their_minor() -> None:
         assert version.endswith("+k3s1")
     assert k3s_version_for("1.35") == K3S_VERSIONS["1.35"]
     assert k3s_version_for("1.35", "v1.35.9+k3s1") == "v1.35.9+k3s1"
+
+
+def test_every_default_release_has_pinned_sums_for_both_architectures() -> None:
+    """Issue 29, point 21: a stack on Kubernetes 1.34 or 1.35 needed a hand-given SHA-256; every
+    release gpukit installs by default now carries its sums, and an unpinned one still needs the stack's."""
+    for version in K3S_VERSIONS.values():
+        for arch in ARCHES:
+            digest = binary_sha256(version, arch)
+            assert digest is not None and re.fullmatch(r"[0-9a-f]{64}", digest), (version, arch)
+    assert binary_sha256("v1.35.9+k3s1", "amd64") is None

@@ -8,6 +8,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from gpukit.components.addons.storage.isolation import storage_egress_policy
 from gpukit.components.addons.storage.nfs.chart import (
     CHART,
     CHART_REPOSITORY,
@@ -169,7 +170,7 @@ DOC = Path(__file__).parents[2] / "docs/shared-storage.md"
 def _doc_network_policy() -> dict[str, Any]:
     """The NetworkPolicy example of docs/shared-storage.md (k3s, Security), as YAML."""
     text = DOC.read_text()
-    start = text.index("```yaml\n", text.index("**Keep pods off the server with a NetworkPolicy**"))
+    start = text.index("```yaml\n", text.index("**Pods are kept off the server by a NetworkPolicy**"))
     block = text[start + len("```yaml\n") : text.index("```", start + 3)]
     return yaml.safe_load("\n".join(line.removeprefix("  ") for line in block.splitlines()))
 
@@ -183,6 +184,8 @@ def test_the_documented_network_policy_is_valid_and_keeps_pods_off_the_server() 
     ]
     # The only address range allowed to every pod leaves the server's address out.
     assert blocks == [{"cidr": "0.0.0.0/0", "except": ["192.0.2.10/32"]}]
+    # The copy for a namespace of yours is the policy gpukit applies for a server it made.
+    assert policy["spec"] == storage_egress_policy("team-a", [("192.0.2.10", True)])["spec"]
 
 
 def test_the_node_plugin_mounts_from_the_host_network_so_the_policy_never_blocks_a_mount() -> None:

@@ -11,6 +11,7 @@ from gpukit.providers.gcp.fakes import GcpFakes
 LB = "aws:lb/loadBalancer:LoadBalancer"
 TG = "aws:lb/targetGroup:TargetGroup"
 ROLE = "aws:iam/role:Role"
+ALIAS = "aws:kms/alias:Alias"
 ADDRESS = "gcp:compute/address:Address"
 ACCOUNT = "gcp:serviceaccount/account:Account"
 
@@ -48,6 +49,10 @@ def test_names_are_the_given_name_a_prefix_and_an_id_or_pulumis_auto_name() -> N
         (TG, "a" * 25, {}, "Pulumi's auto-name .* would have 33 characters; the cloud takes at most 32"),
         (ROLE, "role", {"name": "r" * 65}, "1-64 characters"),
         (ROLE, "role", {"name": "a role"}, r"letters, digits and \+=,\.@_-"),
+        # KMS keeps alias/aws/ for AWS managed keys, and every alias begins with alias/.
+        (ALIAS, "alias", {"name": "alias/aws/secretsmanager"}, "not alias/aws/"),
+        (ALIAS, "alias", {"name": "gpukit/c/k3s-server-join"}, "alias/ then"),
+        (ALIAS, "alias", {"name": "alias/" + "a" * 251}, "1-256 characters"),
     ],
 )
 def test_the_aws_fakes_refuse_what_aws_refuses(

@@ -56,7 +56,7 @@ class BatchAddon(Addon):
         # Kueue looks for the ProvisioningRequest API only when it starts: it waits for what installs it.
         waits = [*ctx.ready(), *ctx.handle.api_extensions]
         batch = BatchScheduling(f"{ctx.name}-batch", batch_args(ctx.cluster), opts=ctx.in_cluster(waits))
-        return Built(ready=(batch,))
+        return Built(ready=(batch,), workload_namespaces=tuple(batch.namespaces.items()))
 
 
 BATCH_ADDON = BatchAddon()

@@ -135,6 +135,8 @@ class BatchScheduling(pulumi.ComponentResource):
     releases wait for (the system pools, or the GPU Operator)."""
 
     kueue_release: pulumi.Output[str | None]
+    namespaces: dict[str, k8s.core.v1.Namespace]
+    """The team namespaces, by name: workloads run there (the storage add-on's egress policy goes in)."""
 
     def __init__(self, name: str, args: BatchSchedulingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -157,6 +159,7 @@ class BatchScheduling(pulumi.ComponentResource):
             )
             for n in args["namespaces"]
         }
+        self.namespaces = namespaces
         cluster_objects = [
             _custom(f"{name}-{m['kind'].lower()}-{m['metadata']['name']}", m, after_kueue)
             for m in args["kueue_objects"]

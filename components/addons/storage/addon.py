@@ -2,19 +2,24 @@
 caches, each a StorageClass `shared-<name>`, built by the substrate's storage variant (variant.py); and
 in the plan, the cluster's default StorageClass beside them."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
+from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.isolation import isolation_lines
 from gpukit.components.addons.storage.plan import planned_volumes
 from gpukit.components.addons.storage.report import shared_storage_document, shared_storage_lines
 from gpukit.components.addons.storage.usage import spans_zones, usage_findings
 from gpukit.components.addons.storage.validate import validate_storage
-from gpukit.components.addons.storage.variant import STORAGE, storage_variant
+from gpukit.components.addons.storage.variant import STORAGE, StorageVariant, storage_variant
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pricing import Charge
 from gpukit.components.substrate import ResolvedCluster
+
+if TYPE_CHECKING:
+    import pulumi
 
 
 class StorageAddon(Addon):
@@ -65,7 +70,14 @@ class StorageAddon(Addon):
         )
 
     def report(self, cluster: ResolvedCluster, handle: ClusterHandle) -> list[str]:
-        return ["", f"Storage: {handle.storage_summary}", *shared_storage_lines(planned_volumes(cluster))]
+        volumes = planned_volumes(cluster)
+        variant = storage_variant(cluster.substrate)
+        return [
+            "",
+            f"Storage: {handle.storage_summary}",
+            *shared_storage_lines(volumes),
+            *isolation_lines(volumes, variant.network_policy, variant.pod_access),
+        ]
 
     def document(self, cluster: ResolvedCluster, handle: ClusterHandle) -> dict[str, Any]:
         volumes = planned_volumes(cluster)
@@ -85,7 +97,39 @@ class StorageAddon(Addon):
             raise RuntimeError(
                 f"substrate {ctx.cluster.substrate.name!r} built no shared volume {', '.join(missing)}"
             )
+        isolate(ctx, storage_variant(ctx.cluster.substrate), built)
         return Built(ready=tuple(resource for volume in built for resource in volume.resources))
+
+
+DEFAULT_WORKLOAD_NAMESPACES = ("default",)
+"""Where workloads start without a namespace of their own (and the example claims live)."""
+
+
+def workload_namespaces(ctx: BuildContext) -> list[tuple[str, list["pulumi.Resource"]]]:
+    """`default`, and every namespace an earlier add-on created for workloads (batch's teams), each with
+    what its policy waits for."""
+    found: list[tuple[str, list[pulumi.Resource]]] = [(n, []) for n in DEFAULT_WORKLOAD_NAMESPACES]
+    for built in ctx.built.values():
+        found += [(n, [resource]) for n, resource in built.workload_namespaces if n not in dict(found)]
+    return found
+
+
+def isolate(ctx: BuildContext, variant: StorageVariant, built: list[BuiltVolume]) -> None:
+    """Pods kept off the volumes' servers where the substrate's CNI enforces NetworkPolicy."""
+    servers = [server for volume in built for server in volume.servers]
+    if not variant.network_policy or not servers:
+        return
+    from gpukit.components.addons.storage.isolation_component import StorageServerIsolation
+
+    StorageServerIsolation(
+        f"{ctx.name}-storage-isolation",
+        {
+            "servers": servers,
+            "namespaces": workload_namespaces(ctx),
+            "allows": variant.network_policy_allows,
+        },
+        opts=ctx.in_cluster(ctx.handle.system_ready),
+    )
 
 
 STORAGE_ADDON = StorageAddon()

@@ -78,6 +78,9 @@ class Backend:
     encrypted_at_rest: bool | None
     encrypted_in_transit: bool | None
     needs_bucket: bool = False
+    trusts_addresses: bool = False
+    """Its server admits clients by network address alone (an NFS export to the nodes, Filestore's to
+    its VPC), so any pod there could use it directly: isolation.py keeps pods off where it can."""
     takes_zone: bool = False
     """A single-zone backend whose zone the config may pin (`zone`): a change of zone replaces it."""
     regions: frozenset[str] | None = None
@@ -212,6 +215,10 @@ BACKENDS: dict[StorageKind, Backend] = {
             # encrypts in transit, which needs Managed Microsoft AD; gpukit mounts NFSv3).
             encrypted_at_rest=True,
             encrypted_in_transit=False,
+            # gpukit sets no nfsExportOptions, so every client on the VPC may mount it read/write as
+            # root (Filestore API v1 NfsExportOptions: accessMode READ_WRITE and squashMode
+            # NO_ROOT_SQUASH are the defaults).
+            trusts_addresses=True,
             # Its basic and zonal tiers live in one zone; GKE refuses `zone` on the regional ones
             # (providers/gcp/gke/shared_storage/filestore_zone.py).
             takes_zone=True,
@@ -304,6 +311,7 @@ BACKENDS: dict[StorageKind, Backend] = {
             "nfs.csi.k8s.io",
             encrypted_at_rest=None,
             encrypted_in_transit=False,
+            trusts_addresses=True,  # exports.py: to the nodes' subnet or addresses, sec=sys
         ),
     )
 }

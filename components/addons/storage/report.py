@@ -71,7 +71,7 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
     out += [f"  {v.name}: auto chose {v.reason}" for v in volumes if v.reason]
     out += [_server_line(v, v.server) for v in volumes if v.server is not None]
     out += [
-        f"  {v.name}: bucket {v.spec.get('bucket', '')} bills the bytes it stores, not sizeGb: "
+        f"  {v.name}: bucket {_bucket_name(v.spec.get('bucket'))} bills the bytes it stores, not sizeGb: "
         f"{_rate(v, v.usd_per_gb_month, '/GiB-month')} for Standard storage in {v.region or 'its region'}"
         " (another location or storage class bills its own rate), plus operations and data transfer;"
         " not in the totals"
@@ -85,6 +85,11 @@ def shared_storage_lines(volumes: list[PlannedVolume]) -> list[str]:
         if not v.highly_available
     ]
     return out
+
+
+def _bucket_name(bucket: Any) -> str:
+    """A bucket's name, or what stands for it when GpuCluster was given an Output (known only at up)."""
+    return bucket if isinstance(bucket, str) else "(a pulumi.Output, named at up)"
 
 
 def shared_storage_document(volumes: list[PlannedVolume]) -> list[dict[str, Any]]:

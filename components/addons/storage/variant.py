@@ -38,6 +38,14 @@ class StorageVariant:
     cloud_zones: bool = True
     """The machines sit in a cloud's zones, whose traffic between zones is billed (hosts over SSH sit in
     none)."""
+    network_policy: str = ""
+    """What enforces NetworkPolicy on this substrate's clusters as gpukit builds them, for the report;
+    empty where nothing does by default (pods are then not kept off the volumes' servers: isolation.py)."""
+    network_policy_allows: tuple[tuple[str, int], ...] = ()
+    """(CIDR, TCP port) pairs the platform's docs say an egress policy must allow explicitly."""
+    pod_access: str = ""
+    """What keeps pods from using the backends directly where no NetworkPolicy is enforced (the report
+    says it)."""
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """Checks of `gpukit:storage` only this substrate makes (the neutral ones are validate.py's)."""

@@ -25,6 +25,18 @@ def verifies_gpus(cluster: ResolvedCluster) -> bool:
     return bool(verification_spec(cluster).get("enabled", False)) and bool(checkable_pools(cluster))
 
 
+def verified_pools(cluster: ResolvedCluster) -> frozenset[str]:
+    """The GPU pools `pulumi up` verifies: each one's Job scales a node up (a pool at zero included)."""
+    return frozenset(p.name for p in checkable_pools(cluster)) if verifies_gpus(cluster) else frozenset()
+
+
+def nodes_at_up(pool: PoolFacts, verified: frozenset[str]) -> int:
+    """The nodes of `pool` that `pulumi up` starts right away: its minNodes, or the one node its
+    verification Job's pod scales up where the pool is verified and may have one. What a cloud's quota
+    preflight must allow before anything is created (providers/aws/quotas.py, providers/gcp/quotas.py)."""
+    return max(pool.min_nodes, 1 if pool.name in verified and pool.max_nodes else 0)
+
+
 def cluster_checks(cluster: ResolvedCluster) -> list[PoolCheck]:
     """One check per GPU pool whose nodes a pending pod starts, in config order. A pool whose nodes
     only ProvisioningRequests start (GKE's queued provisioning) would leave the check's pod pending

@@ -247,7 +247,7 @@ class EksCluster(pulumi.ComponentResource):
             {"cluster_name": cluster.name, "volume_tags": expiry_tags(spec)},
             opts=in_cluster,
         )
-        api_extensions = _autoscaler(
+        api_extensions, autoscaler_node_roles = _autoscaler(
             name,
             args["cluster"],
             subnets=[s for zone in sorted(subnets_by_zone) for s in subnets_by_zone[zone]],
@@ -282,6 +282,7 @@ class EksCluster(pulumi.ComponentResource):
                 vpc_id=vpc_id,
                 subnet_by_zone={zone: subnets[0] for zone, subnets in sorted(subnets_by_zone.items())},
                 node_security_group_id=cluster.vpc_config.cluster_security_group_id,
+                node_role_arns=[node_role.arn, *autoscaler_node_roles],
                 aws_provider=provider,
                 wait_for=[pod_identity_agent, *system_pools],
                 gpu_zones=gpu_zones(pools),
@@ -369,13 +370,14 @@ def _autoscaler(
     account: tuple[str, str],
     gpu_groups: list[tuple[pulumi.Output[str], bool]],
     opts: pulumi.ResourceOptions,
-) -> list[pulumi.Resource]:
+) -> tuple[list[pulumi.Resource], list[pulumi.Output[str]]]:
     """What scales the GPU pools: Karpenter (its NodePools are the GPU pools) or the Cluster Autoscaler
     (over the pools' managed node groups). Returns what installs the ProvisioningRequest API, where a
-    queued pool needs it (ClusterHandle.api_extensions)."""
+    queued pool needs it (ClusterHandle.api_extensions), and the node roles it launches nodes with
+    (Karpenter's own)."""
     spec = resolved.spec
     if uses_karpenter(spec):
-        Karpenter(
+        karpenter = Karpenter(
             f"{name}-karpenter",
             {
                 "cluster_name": spec["name"],
@@ -389,7 +391,7 @@ def _autoscaler(
             },
             opts=opts,
         )
-        return []
+        return [], [karpenter.node_role_arn]
     queued = takes_provisioning_requests(resolved.pools)
     autoscaler = ClusterAutoscaler(
         f"{name}-autoscaler",
@@ -403,7 +405,7 @@ def _autoscaler(
         },
         opts=opts,
     )
-    return [autoscaler] if queued else []
+    return ([autoscaler] if queued else []), []
 
 
 def _private_api_access(

@@ -12,6 +12,12 @@ Why these values:
   awslabs/amazon-eks-ami's CHANGELOG (read 2026-12): AL2023 x86_64 NVIDIA AMIs for Kubernetes 1.34,
   1.35 and 1.36 with NVIDIA driver 580.159.03 (kmod-nvidia-latest-dkms), the R580 branch the managed
   node groups' AL2023_x86_64_NVIDIA images run (providers/aws/eks/images.py).
+  Bottlerocket GPU pools: the `bottlerocket` alias, pinned to v1.66.0 (Karpenter resolves
+  /aws/service/bottlerocket/aws-k8s-<minor>-nvidia/<arch>/1.66.0/image_id from SSM; its
+  amifamily/bottlerocket.go trims the `v`). Bottlerocket's "GPU Driver Versions" page for 1.66.0
+  (bottlerocket.dev/en/os/1.66.x/version-information/gpu-drivers/1.66.0/, read 2026-12) lists
+  aws-k8s-1.34-nvidia, 1.35-nvidia and 1.36-nvidia with NVIDIA driver 580.178.04: R580, as the managed
+  node groups' BOTTLEROCKET_x86_64_NVIDIA images, for every Kubernetes minor gpukit supports.
 - IMDSv2 only with a hop limit of 1 and encrypted gp3 root volumes: as the managed node groups' launch
   templates (providers/aws/eks/node_group.py).
 - Subnets and security groups by ID (the cluster's private subnets and its cluster security group, which
@@ -40,13 +46,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import Capacity
+from gpukit.components.spec import Capacity, NodeImage
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.labels import pool_labels
 
 NODE_POOL_API = "karpenter.sh/v1"
 NODE_CLASS_API = "karpenter.k8s.aws/v1"
 AMI_ALIAS = "al2023@v20260714"
+BOTTLEROCKET_AMI_ALIAS = "bottlerocket@v1.66.0"
+AMI_ALIASES: dict[NodeImage, str] = {
+    NodeImage.AL2023: AMI_ALIAS,
+    NodeImage.BOTTLEROCKET: BOTTLEROCKET_AMI_ALIAS,
+}
 ZONE_ID_LABEL = "topology.k8s.aws/zone-id"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
@@ -76,7 +87,7 @@ def ec2_node_class_spec(
     image = eks_image(pool.node_image, pool.instance.arch, pool.is_gpu)
     return {
         "role": role,
-        "amiSelectorTerms": [{"alias": AMI_ALIAS}],
+        "amiSelectorTerms": [{"alias": AMI_ALIASES[pool.node_image]}],
         "subnetSelectorTerms": [{"id": subnet} for subnet in subnet_ids],
         "securityGroupSelectorTerms": [{"id": group} for group in security_group_ids],
         "metadataOptions": {

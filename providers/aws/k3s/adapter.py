@@ -3,7 +3,8 @@
 Every instance sits in private subnets without a public address. A Network Load Balancer on 6443 in
 front of the servers is the API address (internet-facing only when apiAccessCidrs has a public range).
 Servers are fixed instances with stable addresses; agent pools are Auto Scaling groups. Join secrets
-sit in Secrets Manager, one per node role, each readable by that role's instance role only.
+sit in Secrets Manager, one per node role, each readable by that role's instance role only; the
+servers' (every CA key) under a KMS key of its own (join_key.py).
 """
 
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.k3s.agent_pool import K3sEc2AgentPool
 from gpukit.providers.aws.k3s.api_lb import K3sEc2ApiLoadBalancer
 from gpukit.providers.aws.k3s.autoscaler import ec2_autoscaler_values
-from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole, machine_check
+from gpukit.providers.aws.k3s.iam import K3sEc2NodeRole, K3sEc2NodeRoleArgs, KeyOwner, machine_check
 from gpukit.providers.aws.k3s.nfs_server import K3sEc2NfsServer
 from gpukit.providers.aws.k3s.security import Group, K3sEc2SecurityGroups
 from gpukit.providers.aws.k3s.servers import K3sEc2Servers
@@ -81,19 +82,26 @@ class Ec2Adapter:
         return Ec2Network(vpc, groups, api)
 
     def join_secrets(self, pki: K3sPki) -> JoinRoles:
-        return {
-            role: K3sEc2NodeRole(
-                f"{self.name}-{role.value}",
-                {
-                    "cluster_name": self.cluster.name,
-                    "role": role,
-                    "bundle": files.apply(secrets_bundle),
-                    "runs_autoscaler": role == NodeRole.SERVER,
-                },
-                opts=self.children,
-            )
-            for role, files in ((NodeRole.SERVER, pki.server_files), (NodeRole.AGENT, pki.agent_files))
-        }
+        """The servers' secret (every CA key) under a key of its own that the deployer administers
+        (iam.py KeyOwner, join_key.py); the agents' under Secrets Manager's default key."""
+        region = self.spec["region"]
+        partition = aws.get_partition(opts=self.invoke).partition
+        caller = aws.get_caller_identity(opts=self.invoke)
+        deployers = (deployer_arn(caller.arn, self.invoke), *self.spec.get("admin_principal_arns", []))
+        owner = KeyOwner(account_id=caller.account_id, deployer_arns=tuple(dict.fromkeys(deployers)))
+        roles: JoinRoles = {}
+        for role, files in ((NodeRole.SERVER, pki.server_files), (NodeRole.AGENT, pki.agent_files)):
+            args: K3sEc2NodeRoleArgs = {
+                "cluster_name": self.cluster.name,
+                "region": region,
+                "partition": partition,
+                "role": role,
+                "bundle": files.apply(secrets_bundle),
+            }
+            if role == NodeRole.SERVER:
+                args["key_owner"] = owner
+            roles[role] = K3sEc2NodeRole(f"{self.name}-{role.value}", args, opts=self.children)
+        return roles
 
     def servers(
         self, pool: PoolFacts, node: CloudNode, network: Ec2Network, secrets: JoinRoles
@@ -174,3 +182,13 @@ class Ec2Adapter:
         return ec2_autoscaler_values(
             self.cluster.name, self.spec["region"], self.spec["kubernetes_version"], self.agent_pools
         )
+
+
+def deployer_arn(caller_arn: str, invoke: pulumi.InvokeOptions) -> str:
+    """The IAM role or user running `pulumi up`: an assumed role's session ARN
+    (arn:aws:sts::A:assumed-role/R/session) resolved to the role's ARN, path included, which is what a
+    key policy may name (pulumi-aws iam.get_session_context: "these arguments often do not allow
+    assumed-role (i.e., STS, temporary credential) principals"; a user's ARN passes through). A session
+    name changes with every sign-in; the role does not, so the key policy stays put between runs of
+    the same role. The look-up reads the role (iam:GetRole), which a deployer that creates roles may."""
+    return aws.iam.get_session_context(arn=caller_arn, opts=invoke).issuer_arn

@@ -5,15 +5,18 @@ A node's user data names its secret but never holds it (any process on the machi
 data from the metadata service); the node reads the secret at first boot with its instance role
 (scripts/fetch-secrets-aws.sh). Each role may call secretsmanager:GetSecretValue on its
 own secret and nothing else: agents never see the CA keys that servers hold, and no node gets
-Systems Manager, ECR or any wildcard permission. Once joined, an agent detaches its own instance
-profile (scripts/release-identity-aws.sh): the only other thing the role may do, on the cluster's
-instances that carry this very profile. Servers keep theirs: the Cluster Autoscaler runs on them with
-it (`runs_autoscaler`: resize only this cluster's groups, iam_policies.py cluster_autoscaler_policy).
+Systems Manager, ECR or any wildcard permission. The servers' secret is encrypted with a key of its own
+(join_key.py), which only the servers' role may decrypt with. Once joined, an agent detaches its own
+instance profile (scripts/release-identity-aws.sh): the only other thing the agents' role may do, on
+the very instance that calls and only for this profile. Servers keep theirs, and may detach none: the
+Cluster Autoscaler runs on them with it (resize only this cluster's groups, iam_policies.py
+cluster_autoscaler_policy), and their node sync asks EC2 about nodes' instances.
 """
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NotRequired, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
@@ -21,7 +24,8 @@ import pulumi_aws as aws
 from gpukit.components.k3s.cloud_init import provider_id_script as provider_id_script_for
 from gpukit.components.k3s.host_scripts import MachineCheck, render_script
 from gpukit.components.spec import NodeRole
-from gpukit.providers.aws.iam_policies import assume_role_policy, cluster_autoscaler_policy
+from gpukit.providers.aws.iam_policies import assume_role_policy, cluster_autoscaler_policy, in_region
+from gpukit.providers.aws.k3s.join_key import K3sEc2JoinKey
 
 TYPE_TOKEN = "gpukit:index:K3sEc2NodeRole"
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -61,9 +65,11 @@ def machine_check(region: str) -> MachineCheck:
     return MachineCheck((INSTANCE_ROLE, MACHINE_GONE), (("REGION", region),))
 
 
-def node_cleanup_policy() -> str:
-    """Servers: read instance states, so the node sync can delete the Node of a terminated instance
-    (DescribeInstances has no resource-level permissions: `*`, read-only)."""
+def node_cleanup_policy(region: str) -> str:
+    """Servers: read instance states, so the node sync can delete the Node of a terminated instance.
+    ec2:DescribeInstances takes no resource-level permission (EC2 user guide, "Supported resource-level
+    permissions for Amazon EC2 API actions": such an action needs `*`), so `*`, read-only, and in the
+    cluster's region only (aws:RequestedRegion)."""
     return json.dumps(
         {
             "Version": "2012-10-17",
@@ -73,38 +79,65 @@ def node_cleanup_policy() -> str:
                     "Effect": "Allow",
                     "Action": "ec2:DescribeInstances",
                     "Resource": "*",
+                    "Condition": in_region(region),
                 }
             ],
         }
     )
 
 
-def node_policy(secret_arn: str, profile_arn: str, cluster_name: str) -> str:
-    """Read one secret; then detach the instance profile, from the cluster's instances only and only
-    this profile (the EC2 condition keys ec2:InstanceProfile and aws:ResourceTag; the association list
-    has no resource-level permissions, so `*`, and it is read-only)."""
+def read_secret_statement(secret_arn: str) -> dict[str, Any]:
+    return {
+        "Sid": "ReadOwnJoinSecret",
+        "Effect": "Allow",
+        "Action": "secretsmanager:GetSecretValue",
+        "Resource": secret_arn,
+    }
+
+
+def server_policy(secret_arn: str) -> str:
+    """Servers: read their own secret (decrypting it takes the join key's policy too, join_key.py)."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [read_secret_statement(secret_arn)]})
+
+
+def agent_policy(secret_arn: str, profile_arn: str, cluster_name: str, region: str, partition: str) -> str:
+    """Agents: read their own secret; then detach the instance profile, from the calling instance only.
+
+    - FindOwnProfileAssociation: DescribeIamInstanceProfileAssociations takes no resource-level
+      permission (`*`), read-only, in the cluster's region only.
+    - DetachOwnProfileOnceJoined: DisassociateIamInstanceProfile on an instance whose ARN is the
+      caller's own. `ec2:SourceInstanceARN` is the ARN of the instance a request comes from, present
+      when it is signed with that instance's profile credentials (IAM user guide, "IAM policy elements:
+      Variables and tags", information available in all requests); `${ec2:InstanceId}` is the instance
+      the action is on (the `ec2:InstanceID` condition key of the instance resource type, Service
+      Authorization Reference, Amazon EC2). The pair is AWS's own pattern for "an instance acts on
+      itself only" (AWS managed policy AWSEC2VssSnapshotPolicy: ArnLike ec2:SourceInstanceARN
+      arn:aws:ec2:*:*:instance/${ec2:InstanceId}). Without it one agent could detach every other
+      agent's profile, including one still booting, before it has read its secret. Where either value
+      is missing the condition is false: the detach is refused, which release-identity-aws.sh reports
+      as a warning. Kept: only this profile (ec2:InstanceProfile) and only the cluster's instances
+      (aws:ResourceTag).
+    """
+    itself = f"arn:{partition}:ec2:{region}:*:instance/${{ec2:InstanceId}}"
     return json.dumps(
         {
             "Version": "2012-10-17",
             "Statement": [
-                {
-                    "Sid": "ReadOwnJoinSecret",
-                    "Effect": "Allow",
-                    "Action": "secretsmanager:GetSecretValue",
-                    "Resource": secret_arn,
-                },
+                read_secret_statement(secret_arn),
                 {
                     "Sid": "FindOwnProfileAssociation",
                     "Effect": "Allow",
                     "Action": "ec2:DescribeIamInstanceProfileAssociations",
                     "Resource": "*",
+                    "Condition": in_region(region),
                 },
                 {
                     "Sid": "DetachOwnProfileOnceJoined",
                     "Effect": "Allow",
                     "Action": "ec2:DisassociateIamInstanceProfile",
-                    "Resource": "arn:aws:ec2:*:*:instance/*",
+                    "Resource": f"arn:{partition}:ec2:{region}:*:instance/*",
                     "Condition": {
+                        "ArnLike": {"ec2:SourceInstanceARN": itself},
                         "ArnEquals": {"ec2:InstanceProfile": profile_arn},
                         "StringEquals": {"aws:ResourceTag/gpukit:cluster": cluster_name},
                     },
@@ -114,14 +147,26 @@ def node_policy(secret_arn: str, profile_arn: str, cluster_name: str) -> str:
     )
 
 
+@dataclass(frozen=True)
+class KeyOwner:
+    """Who holds the servers' join key (join_key.py): the account, and the deployers that administer it
+    (whoever runs `pulumi up`, and `cluster.adminPrincipalArns`: every teammate or CI role that deploys
+    the stack, so that one's run does not lock the others out of the secret)."""
+
+    account_id: str
+    deployer_arns: tuple[str, ...]
+
+
 class K3sEc2NodeRoleArgs(TypedDict):
     cluster_name: str
+    region: str
+    partition: str
     role: NodeRole
     bundle: pulumi.Input[str]
     """Secret: what install.sh reads on stdin (components/k3s/host_scripts.py `secrets_bundle`)."""
-    runs_autoscaler: NotRequired[bool]
-    """Servers: the Cluster Autoscaler runs on them with this role (their machines keep it), and their
-    node sync asks EC2 about nodes' instances."""
+    key_owner: NotRequired[KeyOwner]
+    """Servers: encrypt the secret with a key of its own that only this role decrypts with
+    (join_key.py); without it, Secrets Manager's default key (the agents' token)."""
 
 
 class K3sEc2NodeRole(pulumi.ComponentResource):
@@ -138,11 +183,37 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
         cluster = args["cluster_name"]
         kind = args["role"].value
 
+        region, partition = args["region"], args["partition"]
+        role = aws.iam.Role(
+            f"{name}-role",
+            assume_role_policy=assume_role_policy("ec2.amazonaws.com"),
+            description=f"k3s {kind}s of {cluster}: read their join secret, nothing else",
+            opts=child,
+        )
+        profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, opts=child)
+        name_prefix = f"gpukit/{cluster}/k3s-{kind}-join-"
+        key_arn: pulumi.Output[str] | None = None
+        if "key_owner" in args:
+            owner = args["key_owner"]
+            key_arn = K3sEc2JoinKey(
+                f"{name}-join-key",
+                {
+                    "cluster_name": cluster,
+                    "region": region,
+                    "account_id": owner.account_id,
+                    "partition": partition,
+                    "deployer_arns": list(owner.deployer_arns),
+                    "reader_arn": role.arn,
+                    "secret_name_prefix": name_prefix,
+                },
+                opts=child,
+            ).key_arn
         secret = aws.secretsmanager.Secret(
             f"{name}-secret",
-            name_prefix=f"gpukit/{cluster}/k3s-{kind}-join-",
+            name_prefix=name_prefix,
             description=f"k3s join secrets of the {kind}s of {cluster} (read at first boot)",
             recovery_window_in_days=RECOVERY_WINDOW_DAYS,
+            kms_key_id=key_arn,
             opts=child,
         )
         version = aws.secretsmanager.SecretVersion(
@@ -151,31 +222,27 @@ class K3sEc2NodeRole(pulumi.ComponentResource):
             secret_string=pulumi.Output.secret(args["bundle"]),
             opts=child,
         )
-        role = aws.iam.Role(
-            f"{name}-role",
-            assume_role_policy=assume_role_policy("ec2.amazonaws.com"),
-            description=f"k3s {kind}s of {cluster}: read their join secret, nothing else",
-            opts=child,
-        )
-        profile = aws.iam.InstanceProfile(f"{name}-profile", role=role.name, opts=child)
-        aws.iam.RolePolicy(
-            f"{name}-read-secret",
-            role=role.id,
-            policy=pulumi.Output.all(secret.arn, profile.arn).apply(
-                lambda a: node_policy(a[0], a[1], cluster)
-            ),
-            opts=child,
-        )
-        if args.get("runs_autoscaler", False):
-            # The Cluster Autoscaler's AWS provider, on the servers, with their instance role: describe
-            # calls, and resizing only the groups tagged as this cluster's (iam_policies.py).
+        if args["role"] == NodeRole.SERVER:
+            policy = secret.arn.apply(server_policy)
+        else:
+            policy = pulumi.Output.all(secret.arn, profile.arn).apply(
+                lambda a: agent_policy(a[0], a[1], cluster, region, partition)
+            )
+        aws.iam.RolePolicy(f"{name}-read-secret", role=role.id, policy=policy, opts=child)
+        if args["role"] == NodeRole.SERVER:
+            # The Cluster Autoscaler's AWS provider runs on the servers with their instance role
+            # (their machines keep it): describe calls in the cluster's region, and resizing only the
+            # groups tagged as this cluster's (iam_policies.py); and their node sync asks EC2 whether a
+            # node's instance is gone.
             aws.iam.RolePolicy(
                 f"{name}-cluster-autoscaler",
                 role=role.id,
-                policy=cluster_autoscaler_policy(cluster, eks=False),
+                policy=cluster_autoscaler_policy(cluster, eks=False, region=region),
                 opts=child,
             )
-            aws.iam.RolePolicy(f"{name}-node-cleanup", role=role.id, policy=node_cleanup_policy(), opts=child)
+            aws.iam.RolePolicy(
+                f"{name}-node-cleanup", role=role.id, policy=node_cleanup_policy(region), opts=child
+            )
 
         self.secret_arn = secret.arn
         self.secret_version_id = version.version_id

@@ -24,6 +24,7 @@ from gpukit.providers.gcp.labels import cluster_labels, expiry_labels
 from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.provider import cluster_provider
+from gpukit.providers.gcp.quotas import enforce_quotas, gke_quota_needs
 from gpukit.providers.gcp.ranges import subnet_ranges
 
 TYPE_TOKEN = "gpukit:index:GkeCluster"
@@ -54,6 +55,11 @@ class GkeCluster(pulumi.ComponentResource):
         shared_kinds = {v.kind for v in shared}
         provider, apis = cluster_provider(name, spec, self, GKE_APIS + storage_apis(shared_kinds))
         child = pulumi.ResourceOptions(parent=self, provider=provider)
+        # Before the cluster: a GPU quota of 0 would leave node pools and verification waiting. The
+        # read goes through the provider that waits for the project's APIs (Cloud Quotas among them).
+        enforce_quotas(
+            resolved, gke_quota_needs(resolved), pulumi.InvokeOptions(parent=self, provider=provider)
+        )
         secrets_key = GkeSecretsKey(
             f"{name}-secrets",
             {"project": project, "region": region, "apis": apis},
@@ -128,9 +134,9 @@ class GkeCluster(pulumi.ComponentResource):
                 "enable_private_nodes": True,  # nodes have internal addresses only
                 "enable_private_endpoint": not cidrs,  # no CIDRs: the API is reachable only inside the VPC
             },
-            control_plane_endpoints_config=(
-                {"dns_endpoint_config": {"allow_external_traffic": True}} if dns_endpoint else None
-            ),
+            # Always stated: the block is optional and computed, so leaving it out after the DNS endpoint
+            # was opened would keep it open (the provider keeps the last value).
+            control_plane_endpoints_config={"dns_endpoint_config": {"allow_external_traffic": dns_endpoint}},
             master_authorized_networks_config={
                 "cidr_blocks": [
                     {"cidr_block": c, "display_name": f"gpukit-{i}"} for i, c in enumerate(cidrs)

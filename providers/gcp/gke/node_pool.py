@@ -14,6 +14,7 @@ from gpukit.providers.gcp.gke.queued_provisioning import (
     queued_node_config,
     queued_provisioning,
 )
+from gpukit.providers.gcp.placement import initial_node_count
 
 TYPE_TOKEN = "gpukit:index:GkeNodePool"
 
@@ -158,7 +159,7 @@ class GkeNodePool(pulumi.ComponentResource):
                 # queued: GKE's guide asks for ANY (a gang's nodes come from wherever they are).
                 "location_policy": "ANY" if spot or pool.queued else "BALANCED",
             },
-            initial_node_count=1 if pool.min_nodes > 0 else 0,
+            initial_node_count=initial_node_count(pool),  # per zone: the quota preflight counts it
             placement_policy={"type": "COMPACT"} if args["compact_placement"] else None,
             node_config=node_config,
             management=management(pool),

@@ -27,10 +27,10 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
+from gpukit.providers.gcp.kms import rotated_key
+
 TYPE_TOKEN = "gpukit:index:GkeSecretsKey"
 ENCRYPTER_DECRYPTER = "roles/cloudkms.cryptoKeyEncrypterDecrypter"
-ROTATION_DAYS = 90
-ROTATION_PERIOD = f"{ROTATION_DAYS * 24 * 3600}s"  # the API takes seconds
 
 
 def gke_service_agent(project_number: str) -> str:
@@ -60,14 +60,7 @@ class GkeSecretsKey(pulumi.ComponentResource):
     def __init__(self, name: str, args: GkeSecretsKeyArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
         child = pulumi.ResourceOptions(parent=self)
-        ring = gcp.kms.KeyRing(f"{name}-ring", location=key_location(args["region"]), opts=child)
-        key = gcp.kms.CryptoKey(
-            f"{name}-key",
-            key_ring=ring.id,
-            purpose="ENCRYPT_DECRYPT",
-            rotation_period=ROTATION_PERIOD,
-            opts=child,
-        )
+        key = rotated_key(name, key_location(args["region"]), child, child)
         project = gcp.organizations.get_project_output(
             project_id=args["project"], opts=pulumi.InvokeOutputOptions(parent=self, depends_on=args["apis"])
         )

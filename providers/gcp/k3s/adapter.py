@@ -19,18 +19,20 @@ from gpukit.components.k3s.pki import K3sPki
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import NodeRole
 from gpukit.components.substrate import ResolvedCluster
-from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool
-from gpukit.providers.gcp.k3s.autoscaler import gce_autoscaler_values, is_spot
+from gpukit.providers.gcp.k3s.agent_pool import K3sGceAgentPool, base_instance_name
+from gpukit.providers.gcp.k3s.autoscaler import gce_autoscaler_values, is_spot, zone_groups
 from gpukit.providers.gcp.k3s.autoscaler_iam import K3sGceAutoscalerAccess
 from gpukit.providers.gcp.k3s.firewall import firewall_rules, node_tag, server_tag
 from gpukit.providers.gcp.k3s.iam import MACHINE_CHECK, K3sGceJoinSecrets
 from gpukit.providers.gcp.k3s.machine import gce_label_value, gce_labels
+from gpukit.providers.gcp.k3s.machine_read_iam import K3sGceMachineReadAccess
 from gpukit.providers.gcp.k3s.nfs_server import K3sGceNfsServer
 from gpukit.providers.gcp.k3s.nfs_vm_facts import nfs_zone
 from gpukit.providers.gcp.k3s.preemption import preemption_ready
-from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_zones
+from gpukit.providers.gcp.k3s.servers import K3sGceServers, server_name, server_zones
 from gpukit.providers.gcp.labels import cluster_labels
 from gpukit.providers.gcp.network import GcpNetwork
+from gpukit.providers.gcp.quotas import enforce_quotas, k3s_quota_needs
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class GceAdapter:
         self.spec = cluster.spec
         self.with_gcp = pulumi.ResourceOptions(parent=parent, providers={"gcp": provider})
         self.child = pulumi.ResourceOptions(parent=parent, provider=provider)
+        self.invoke = pulumi.InvokeOptions(parent=parent, provider=provider)
         # Resources with a fixed name: a replacement (another network) must delete the old one first,
         # or the new one's create fails on the name.
         self.fixed_name = pulumi.ResourceOptions(parent=parent, provider=provider, delete_before_replace=True)
@@ -61,6 +64,9 @@ class GceAdapter:
 
     def network(self) -> GceNetwork:
         name, cluster_name = self.name, self.cluster.name
+        # Before anything but the project's APIs: a GPU quota of 0 would leave the groups retrying in
+        # silence (the read waits for the Cloud Quotas API through the provider).
+        enforce_quotas(self.cluster, k3s_quota_needs(self.cluster), self.invoke)
         network = self.spec["network"]
         if "network_id" in network:
             found = GceNetwork(
@@ -100,6 +106,7 @@ class GceAdapter:
             {
                 "cluster_name": self.cluster.name,
                 "project": self.spec.get("project", ""),
+                "region": self.spec["region"],
                 "server_files": pki.server_files,
                 "agent_files": pki.agent_files,
             },
@@ -113,6 +120,7 @@ class GceAdapter:
         self.server_zones = server_zones(self.spec, pool)
         self._firewall(network, secrets)  # the first step that knows both the network and the accounts
         self.secrets = secrets
+        self._machine_read(pool, secrets.service_accounts[NodeRole.SERVER])
         return K3sGceServers(
             f"{self.name}-{pool.name}",
             {
@@ -127,9 +135,34 @@ class GceAdapter:
                 "external": needs_public_endpoint(self.spec.get("api_access_cidrs", [])),
                 "service_account": self._server_account(secrets),
                 "secret_version": secrets.secret_versions[NodeRole.SERVER],
+                "join_key": secrets.server_key,
                 "tags": [node_tag(cluster_name), server_tag(cluster_name)],
                 "disk_labels": {**cluster_labels(self.spec), **gce_labels(pool)},
                 "waits": secrets.ready,
+            },
+            opts=self.with_gcp,
+        )
+
+    def _machine_read(self, server_pool: PoolFacts, account: pulumi.Output[str]) -> None:
+        """The servers' node sync may ask Compute Engine about this cluster's machines only, by their
+        names (machine_read_iam.py): the servers, and the machines of every agent group, whose names
+        are known before the groups exist."""
+        cluster_name = self.cluster.name
+        servers = [server_name(cluster_name, server_pool.name, i) for i in range(server_pool.min_nodes)]
+        prefixes = [
+            f"{base_instance_name(group.name)}-"
+            for pool in self.cluster.pools
+            if pool.role != NodeRole.SERVER
+            for group in zone_groups(cluster_name, pool, server_zones(self.spec, pool))
+        ]
+        K3sGceMachineReadAccess(
+            f"{self.name}-machine-read",
+            {
+                "cluster_name": cluster_name,
+                "project": self.spec.get("project", ""),
+                "member": account.apply(lambda email: f"serviceAccount:{email}"),
+                "server_names": servers,
+                "group_prefixes": prefixes,
             },
             opts=self.with_gcp,
         )

@@ -42,6 +42,12 @@ MIG_INSTANCE_SUFFIX = 5
 NAME_PREFIX_MAX = 37
 
 
+def base_instance_name(group_name: str) -> str:
+    """What a group's machines are named after: the group adds `-xxxx` to it, and k3s `-<node id>` to
+    the hostname (the instance name)."""
+    return fit_name(group_name, "", CLOUD_HOSTNAME_MAX - MIG_INSTANCE_SUFFIX)
+
+
 def update_policy() -> gcp.compute.InstanceGroupManagerUpdatePolicyArgsDict:
     """Template changes reach machines only as they are created (OPPORTUNISTIC): a running GPU
     machine is never replaced behind its workload's back. (A zonal group never moves machines
@@ -135,8 +141,7 @@ class K3sGceAgentPool(pulumi.ComponentResource):
                 f"{name}-group-{group.zone.rsplit('-', 1)[-1]}",
                 name=group.name,
                 zone=group.zone,
-                # The group adds `-xxxx` to it, and k3s `-<node id>` to the hostname (the instance name).
-                base_instance_name=fit_name(group.name, "", CLOUD_HOSTNAME_MAX - MIG_INSTANCE_SUFFIX),
+                base_instance_name=base_instance_name(group.name),
                 description=(
                     f"k3s agents of pool {pool.name} of {cluster} in {group.zone} (gpukit): "
                     f"{group.min_size}..{group.max_size} machines, sized by the Cluster Autoscaler"

@@ -6,10 +6,14 @@ in two custom roles (no predefined role is this narrow: roles/compute.instanceAd
 and delete any machine in the project):
 - read: the get/list calls the provider makes (kubernetes/autoscaler cloudprovider/gce
   autoscaling_gce_client.go: machine types, instance group managers and their managed instances,
-  instance groups, zones and regions, zone operations; newer releases also list instances,
-  reservations and disk types for their caches). Unconditioned, project-wide (IAM conditions do not
-  narrow list calls): this is the trade-off. These calls return names, sizes and states, never disk
-  contents, instance metadata of templates, or secrets in Secret Manager.
+  instance groups, zones and regions, zone operations; newer releases also list reservations and disk
+  types for their caches). Unconditioned, project-wide (IAM conditions do not narrow list calls): this
+  is the trade-off. These calls return names, sizes and states, never disk contents, instance metadata
+  of templates, or secrets in Secret Manager. Not instances: the provider lists them only with
+  `--bulk-mig-instances-listing-enabled` (autoscaling_gce_client.go FetchAllInstances, called from
+  mig_info_provider.go bulkListMigInstances; off by default, and gpukit does not set it) and never
+  gets one, and an instance's metadata holds its startup script. The servers' node sync gets
+  this cluster's own machines only (machine_read_iam.py).
 - templates: compute.instanceTemplates.get, only on this cluster's agent templates (the provider
   reads a group's template by name, FetchMigTemplate, to build its node at zero; it never lists
   templates). A template carries its machines' metadata, and in a shared project other teams' startup
@@ -40,8 +44,6 @@ READ_PERMISSIONS = (
     "compute.instanceGroupManagers.list",
     "compute.instanceGroups.get",
     "compute.instanceGroups.list",
-    "compute.instances.get",
-    "compute.instances.list",
     "compute.machineTypes.get",
     "compute.machineTypes.list",
     "compute.regions.get",

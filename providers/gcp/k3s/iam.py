@@ -3,7 +3,11 @@ kind of machine (servers, agents) reads at first boot with its own account, and 
 
 The secrets (token; for servers also the cluster CAs) live in Secret Manager, never in instance
 metadata, which every process on a machine can read. Servers and agents get separate accounts and
-separate secrets: an agent's account can read the agent token only, never the CA keys.
+separate secrets: an agent's account can read the agent token only, never the CA keys. The servers'
+secret holds their bundle encrypted with a Cloud KMS key of the stack's own (join_key.py), which only
+the servers' account may decrypt with: reading the secret alone does not read the CA keys. Both secrets
+keep automatic replication and Google's default encryption (a CMEK on the secret would add nothing: the
+bundle is ciphertext already, and Secret Manager decrypts a CMEK secret for whoever may read it).
 """
 
 from pathlib import Path
@@ -17,6 +21,7 @@ from gpukit.components.k3s.host_scripts import MachineCheck, render_script, secr
 from gpukit.components.names import fit_name
 from gpukit.components.spec import NodeRole
 from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
+from gpukit.providers.gcp.k3s.join_key import K3sGceJoinKey
 
 TYPE_TOKEN = "gpukit:index:K3sGceJoinSecrets"
 FETCH_SECRETS = Path(__file__).parent / "scripts" / "fetch-secrets-gcp.sh"
@@ -45,10 +50,12 @@ def secret_id(cluster_name: str, role: NodeRole) -> str:
     return f"{cluster_name}-k3s-{_KIND[role]}-join"
 
 
-def fetch_secrets_script(secret_version: str) -> str:
+def fetch_secrets_script(secret_version: str, kms_key: str = "") -> str:
     """What a machine runs at first boot to read its join secret with its service account, through the
-    metadata server's token: scripts/fetch-secrets-gcp.sh next to this file."""
-    return render_script(FETCH_SECRETS, SECRET_VERSION=secret_version)
+    metadata server's token: scripts/fetch-secrets-gcp.sh next to this file. `kms_key`: the servers'
+    join key (join_key.py), which the script decrypts the secret's data with; empty for the agents',
+    whose secret holds their token as it is."""
+    return render_script(FETCH_SECRETS, SECRET_VERSION=secret_version, KMS_KEY=kms_key)
 
 
 def provider_id_script() -> str:
@@ -59,6 +66,8 @@ def provider_id_script() -> str:
 class K3sGceJoinSecretsArgs(TypedDict):
     cluster_name: str
     project: str
+    region: str
+    """Where the servers' join key lives."""
     server_files: pulumi.Input[dict[str, str]]
     """Secret: K3sPki.server_files."""
     agent_files: pulumi.Input[dict[str, str]]
@@ -71,8 +80,11 @@ class K3sGceJoinSecrets(pulumi.ComponentResource):
     secret_versions: dict[NodeRole, pulumi.Output[str]]
     """Role -> `projects/P/secrets/S/versions/N`, the version the stack wrote: what its machines
     fetch (never `latest`, which a later write, or someone else's, would change under them)."""
+    server_key: pulumi.Output[str]
+    """`projects/P/locations/L/keyRings/R/cryptoKeys/K`: what the servers decrypt their bundle with."""
     ready: list[pulumi.Resource]
-    """Secret versions and read grants: machines are created after them, so the first fetch works."""
+    """Secret versions, read grants and the servers' decrypt grant: machines are created after them, so
+    the first fetch works."""
 
     def __init__(self, name: str, args: K3sGceJoinSecretsArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -108,10 +120,25 @@ class K3sGceJoinSecrets(pulumi.ComponentResource):
             )
             bundle: pulumi.Output[str] = pulumi.Output.from_input(role_files).apply(secrets_bundle)
             data: pulumi.Output[str] = pulumi.Output.secret(bundle)
+            encoded: bool | None = None
+            if role == NodeRole.SERVER:
+                # Stored as its Cloud KMS ciphertext, which only the servers' account may decrypt
+                # (join_key.py). Its bytes, not its base64 text: Secret Manager hands a payload back
+                # base64-encoded, which is then the ciphertext as cryptoKeys.decrypt takes it, and the
+                # payload is no third larger than the ciphertext (Secret Manager takes 64 KiB).
+                key = K3sGceJoinKey(
+                    f"{name}-server-key",
+                    {"region": args["region"], "decrypter": account.member, "plaintext": data},
+                    opts=child,
+                )
+                data, encoded = key.ciphertext, True
+                self.server_key = key.key_id
+                self.ready.append(key.grant)
             version = gcp.secretmanager.SecretVersion(
                 f"{name}-{kind}-version",
                 secret=secret.id,
                 secret_data=data,
+                is_secret_data_base64=encoded,
                 opts=child,
             )
             # On the secret, not the project: each account reads its own secret and nothing else.

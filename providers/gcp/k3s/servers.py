@@ -52,6 +52,12 @@ def server_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
     return zones
 
 
+def server_name(cluster_name: str, pool_name: str, index: int) -> str:
+    """Server `index`'s instance name, also its hostname: short enough for the node name k3s adds an
+    id to."""
+    return fit_name(f"{cluster_name}-{pool_name}", f"-{index}", CLOUD_HOSTNAME_MAX)
+
+
 def api_url(address: str) -> str:
     return f"https://{url_host(address)}:{API_PORT}"
 
@@ -69,11 +75,13 @@ class K3sGceServersArgs(TypedDict):
     """Give each server a static external address (some API client range is public)."""
     service_account: pulumi.Input[str]
     secret_version: pulumi.Input[str]
+    join_key: pulumi.Input[str]
+    """The Cloud KMS key the servers decrypt their bundle with (K3sGceJoinSecrets.server_key)."""
     tags: list[str]
     disk_labels: dict[str, str]
     """Labels on the boot disks: a VM's labels do not reach the disks made with it."""
     waits: list[pulumi.Resource]
-    """What must exist before a server boots (its secret and the grant to read it)."""
+    """What must exist before a server boots (its secret, the grant to read it and the one to decrypt it)."""
 
 
 class K3sGceServers(pulumi.ComponentResource):
@@ -127,15 +135,16 @@ class K3sGceServers(pulumi.ComponentResource):
 
         def startup_script(i: int, values: list[Any]) -> str:
             """Each server joins through the others; the first starts the cluster when none answers."""
-            sans, join_urls, secret_version = values
+            sans, join_urls, secret_version, join_key = values
             node = replace(args["node"], join=server_join(i, join_urls), tls_sans=sans)
-            return gce_startup_script(node, fetch_secrets_script(secret_version), provider_id_script())
+            fetch = fetch_secrets_script(secret_version, join_key)
+            return gce_startup_script(node, fetch, provider_id_script())
 
         self.instances = []
         for i in range(count):
-            script = pulumi.Output.all(tls_sans, self.join_urls, args["secret_version"]).apply(
-                partial(startup_script, i)
-            )
+            script = pulumi.Output.all(
+                tls_sans, self.join_urls, args["secret_version"], args["join_key"]
+            ).apply(partial(startup_script, i))
             interface: gcp.compute.InstanceNetworkInterfaceArgsDict = {
                 "subnetwork": args["subnetwork"],
                 "network_ip": internal[i].address,
@@ -145,8 +154,7 @@ class K3sGceServers(pulumi.ComponentResource):
             self.instances.append(
                 gcp.compute.Instance(
                     f"{name}-{i}",
-                    # Its hostname too: short enough for the node name k3s adds an id to.
-                    name=fit_name(prefix, f"-{i}", CLOUD_HOSTNAME_MAX),
+                    name=server_name(cluster, pool.name, i),
                     zone=zones[i % len(zones)],
                     machine_type=machine_type(pool),
                     boot_disk={

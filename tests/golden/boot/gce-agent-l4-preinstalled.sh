@@ -154,8 +154,12 @@ cat > /opt/gpukit/fetch-secrets.sh <<'GPUKIT_FETCH_SECRETS_EOF'
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-agents/versions/3
+KMS_KEY=''
 # --- gpukit: print the join secrets bundle from Secret Manager, read with the VM's service account.
-# Inputs (set above by the renderer): SECRET_VERSION (projects/P/secrets/S/versions/N)
+# Inputs (set above by the renderer): SECRET_VERSION (projects/P/secrets/S/versions/N), KMS_KEY (the
+# servers': projects/P/locations/L/keyRings/R/cryptoKeys/K, the Cloud KMS key their bundle is
+# encrypted with before it is stored, so that reading the secret alone does not read it; empty for the
+# agents', whose secret holds their token as it is)
 # Needs only curl and python3 (both on Ubuntu and the Deep Learning VM images): no gcloud. The
 # access token goes to curl on stdin (-K -), never on a command line other users can read.
 fail() {
@@ -169,8 +173,23 @@ access_token=$(printf '%s' "$token_json" | python3 -c 'import json, sys; print(j
 response=$(printf 'header = "Authorization: Bearer %s"\n' "$access_token" \
   | curl -sf -K - "https://secretmanager.googleapis.com/v1/$SECRET_VERSION:access") \
   || fail "Secret Manager refused to return $SECRET_VERSION"
-printf '%s' "$response" \
-  | python3 -c 'import base64, json, sys; print(base64.b64decode(json.load(sys.stdin)["payload"]["data"]).decode())'
+# The payload's data, base64 as Secret Manager returns it (checked: it goes into curl's config below).
+data=$(printf '%s' "$response" | python3 -c '
+import base64, json, sys
+data = json.load(sys.stdin)["payload"]["data"]
+base64.b64decode(data, validate=True)
+print(data)')
+if [ -z "$KMS_KEY" ]; then
+  printf '%s' "$data" | python3 -c 'import base64, sys; print(base64.b64decode(sys.stdin.read()).decode())'
+  exit 0
+fi
+# The servers' payload is the bundle's Cloud KMS ciphertext: Cloud KMS decrypts it for the accounts
+# the key lets decrypt (the servers' own), whoever else may read the secret.
+plaintext=$(printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: application/json"\ndata-binary = "{\\"ciphertext\\": \\"%s\\"}"\n' "$access_token" "$data" \
+  | curl -sf -K - "https://cloudkms.googleapis.com/v1/$KMS_KEY:decrypt") \
+  || fail "Cloud KMS refused to decrypt $SECRET_VERSION with $KMS_KEY: the servers' service account needs roles/cloudkms.cryptoKeyDecrypter on that key, and the key version that encrypted it must be enabled"
+printf '%s' "$plaintext" \
+  | python3 -c 'import base64, json, sys; print(base64.b64decode(json.load(sys.stdin)["plaintext"]).decode())'
 GPUKIT_FETCH_SECRETS_EOF
 chmod 700 /opt/gpukit/fetch-secrets.sh
 cat > /opt/gpukit/install.sh <<'GPUKIT_INSTALL_EOF'

@@ -147,7 +147,7 @@ MANAGED_KEYS=gpukit.dev/,nvidia.com/,CriticalAddonsOnly,k8s.amazonaws.com/accele
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
 # pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>".
 # What the sync set before is kept in the ConfigMap kube-system/gpukit-node-sync (keys
-# labels.<node> and taints.<node>), which only the servers and cluster admins can write: a kubelet
+# labels.<node>, taints.<node> and pool.<node>), which only the servers and cluster admins can write: a kubelet
 # may write its own Node'"'"'s annotations and labels, so nothing on the Node decides what is removed.
 # A label or taint taken out of a pool goes from its nodes only when that record says the sync set it
 # and its key is one gpukit manages (MANAGED_KEYS): never node-restriction.kubernetes.io/ labels or
@@ -163,14 +163,20 @@ else
   pools="" pools_read=false
 fi
 
-# The record: "labels.<node>" and "taints.<node>" -> what the last sync set on that node.
+# The record: "labels.<node>", "taints.<node>" -> what the last sync set on that node, and
+# "pool.<node>" -> the pool it was first seen in. Only a missing record counts as empty: on any other
+# error this run writes no record, so a passing API error never forgets what a sync set.
 declare -A record=()
+record_read=true
 # shellcheck disable=SC2016  # a Go template for kubectl, not shell
-if record_lines=$(kubectl -n kube-system get configmap gpukit-node-sync \
+if record_lines=$(kubectl -n kube-system get configmap gpukit-node-sync --ignore-not-found \
   -o '"'"'go-template={{range $k, $v := .data}}{{$k}}{{"\t"}}{{$v}}{{"\n"}}{{end}}'"'"' 2>/dev/null); then
   while IFS="$(printf '"'"'\t'"'"')" read -r key value; do
     [ -n "$key" ] && record[$key]=$value
   done <<< "$record_lines"
+else
+  echo "gpukit: warning: could not read kube-system/gpukit-node-sync; its record is left as it is" >&2
+  record_read=false
 fi
 synced=()  # --from-literal arguments: the record this run writes
 
@@ -216,22 +222,41 @@ sync_node() {  # sync_node NODE LABELS TAINTS; fails when any change fails (call
   done
 }
 
+keep_record() {  # keep_record NODE: what the record held for NODE stays, so a later sync still acts on it
+  synced+=("--from-literal=labels.$1=${record[labels.$1]:-}" "--from-literal=taints.$1=${record[taints.$1]:-}")
+  [ -z "${record[pool.$1]:-}" ] || synced+=("--from-literal=pool.$1=${record[pool.$1]}")
+}
+
 while IFS="$(printf '"'"'\t'"'"')" read -r pool labels taints; do
   [ -n "$pool" ] || continue
-  for node in $(kubectl get nodes -l "$POOL_LABEL=$pool" -o '"'"'jsonpath={.items[*].metadata.name}'"'"'); do
+  if ! nodes=$(kubectl get nodes -l "$POOL_LABEL=$pool" -o '"'"'jsonpath={.items[*].metadata.name}'"'"'); then
+    echo "gpukit: warning: could not list the nodes of pool $pool; the record is left as it is" >&2
+    record_read=false
+    continue
+  fi
+  for node in $nodes; do
+    # A kubelet may relabel its own Node, pool label included: a node that says it moved pools is not
+    # synced (that would take off its own pool'"'"'s taints), and its record stays.
+    first_pool=${record[pool.$node]:-$pool}
+    if [ "$first_pool" != "$pool" ]; then
+      echo "gpukit: warning: node $node was in pool $first_pool and now says $pool: not synced" >&2
+      keep_record "$node"
+      continue
+    fi
     if sync_node "$node" "$labels" "$taints"; then
       synced+=("--from-literal=labels.$node=$labels" "--from-literal=taints.$node=$taints")
+      synced+=("--from-literal=pool.$node=$pool")
     else
       echo "gpukit: warning: could not sync node $node" >&2
-      # What it had set stays on record, so that a later sync still removes it.
-      synced+=("--from-literal=labels.$node=${record[labels.$node]:-}" "--from-literal=taints.$node=${record[taints.$node]:-}")
+      keep_record "$node"
     fi
   done
 done <<< "$pools"
 
 # The record of this run, for nodes that exist: server-side apply drops the entries of nodes that
-# are gone. Not written when the desired state could not be read (the record stays as it was).
-if [ "$pools_read" = true ]; then
+# are gone. Not written when the desired state, the record or a pool'"'"'s nodes could not be read (the
+# record stays as it was).
+if [ "$pools_read" = true ] && [ "$record_read" = true ]; then
   kubectl -n kube-system create configmap gpukit-node-sync "${synced[@]}" --dry-run=client -o yaml \
     | kubectl apply --server-side --force-conflicts --field-manager=gpukit-node-sync -f - >/dev/null \
     || echo "gpukit: warning: could not write kube-system/gpukit-node-sync" >&2
@@ -261,11 +286,11 @@ if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '"'"'\t'"'"')" read -r node ready since provider created; do
     if [ -n "$node" ] && gone "$ready" "$since"; then
       echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
-      kubectl delete node "$node" --ignore-not-found >/dev/null
+      kubectl delete node "$node" --ignore-not-found >/dev/null || echo "gpukit: warning: could not delete node $node" >&2
     elif [ -n "$node" ] && [ -n "$provider" ] && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" \
       && machine_gone "$provider" "$created"; then
       echo "gpukit: node $node is not Ready and its machine $provider is gone; deleting the node"
-      kubectl delete node "$node" --ignore-not-found >/dev/null
+      kubectl delete node "$node" --ignore-not-found >/dev/null || echo "gpukit: warning: could not delete node $node" >&2
     fi
   done
   # A server'"'"'s Node goes when the cloud says its machine is gone or was recreated, which makes k3s
@@ -278,7 +303,7 @@ if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
     if [ -n "$node" ] && [ -n "$provider" ] && [ "$ready_servers" -ge 2 ] \
       && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" && machine_gone "$provider" "$created"; then
       echo "gpukit: server $node is not Ready, its machine $provider is gone and $ready_servers others are Ready: removing it (and its etcd member)"
-      kubectl delete node "$node" --ignore-not-found >/dev/null
+      kubectl delete node "$node" --ignore-not-found >/dev/null || echo "gpukit: warning: could not delete server $node" >&2
     fi
   done
 fi
@@ -289,6 +314,8 @@ After=k3s.service
 
 [Service]
 Type=oneshot
+# A oneshot has no start timeout by default: one hung cloud or API call would stop every later run.
+TimeoutStartSec=5min
 ExecStart=/usr/local/lib/gpukit/node-sync.sh'
 NODE_SYNC_TIMER='[Unit]
 Description=gpukit node sync, every 2min
@@ -308,6 +335,7 @@ TLS_DIR=/var/lib/rancher/k3s/server/tls
 JOIN_FILE=/etc/rancher/k3s/config.yaml.d/50-gpukit-join.yaml
 ETCD_DIR=/var/lib/rancher/k3s/server/db/etcd
 REJOIN_MARKER=/var/lib/gpukit/rejoined-at
+START_MARKER=/var/lib/gpukit/k3s-started-at
 REMOVED_MESSAGE='"'"'the member has been permanently removed from the cluster'"'"'
 # --- gpukit: ping URL, true when the k3s server at URL answers /ping with "pong"; checked against the
 # cluster'"'"'s CA once this machine holds it (agents'"'"' tokens carry the CA'"'"'s hash, which k3s checks when
@@ -327,15 +355,30 @@ ping() {
 # aside and joins again through another server that answers, as a new member, with the same CA,
 # token and config. It never starts a new cluster: without another server that answers it leaves
 # everything as it is (and k3s fails on, as it would have).
+# Only what k3s logged since the previous start counts: an old "removed" line from an incident fixed
+# by hand must not move a healthy member'"'"'s data aside (it would then join as a second member with the
+# same peer address, which etcd refuses). The first start this script sees only records the time; if
+# k3s then fails on a removed member, systemd restarts it and the next run finds the line.
 # Inputs (set above by the renderer): JOIN_URLS (the other servers), TLS_DIR, JOIN_FILE, ETCD_DIR,
-# REJOIN_MARKER (when this last moved the data aside), REMOVED_MESSAGE
+# START_MARKER (when the previous start began), REJOIN_MARKER (when this last moved the data aside),
+# REMOVED_MESSAGE
 ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit'"'"'s tests
 etcd="$ROOT$ETCD_DIR"
 marker="$ROOT$REJOIN_MARKER"
+started="$ROOT$START_MARKER"
+previous=$(cat "$started" 2>/dev/null || true)
+mkdir -p "$(dirname "$started")"
+date +%s > "$started"
 [ -d "$etcd" ] || exit 0  # SQLite, or not joined yet: nothing to rejoin
-since=$(cat "$marker" 2>/dev/null || echo 0)
-[[ "$since" =~ ^[0-9]+$ ]] || since=0
-if ! journalctl -u k3s --since "@$since" -o cat --no-pager 2>/dev/null | grep -qF "$REMOVED_MESSAGE"; then
+[[ "$previous" =~ ^[0-9]+$ ]] || exit 0  # the first start seen: nothing logged since one yet
+since=$previous
+rejoined=$(cat "$marker" 2>/dev/null || echo 0)
+if [[ "$rejoined" =~ ^[0-9]+$ ]] && [ "$rejoined" -gt "$since" ]; then
+  since=$rejoined
+fi
+# grep reads the whole journal (no -q): with -q it stops at the first match, journalctl then fails
+# writing to the closed pipe, and under pipefail the match would count as none (systemd/systemd#38114).
+if ! journalctl -u k3s --since "@$since" -o cat --no-pager 2>/dev/null | grep -F -- "$REMOVED_MESSAGE" >/dev/null; then
   exit 0
 fi
 joined=""

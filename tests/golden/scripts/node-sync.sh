@@ -21,7 +21,7 @@ MANAGED_KEYS=gpukit.dev/,nvidia.com/,CriticalAddonsOnly,k8s.amazonaws.com/accele
 # Desired state: the ConfigMap kube-system/gpukit-pools that Pulumi writes, key `pools`, one line per
 # pool: "<pool><TAB><k=v,k=v><TAB><key=value:Effect,...>".
 # What the sync set before is kept in the ConfigMap kube-system/gpukit-node-sync (keys
-# labels.<node> and taints.<node>), which only the servers and cluster admins can write: a kubelet
+# labels.<node>, taints.<node> and pool.<node>), which only the servers and cluster admins can write: a kubelet
 # may write its own Node's annotations and labels, so nothing on the Node decides what is removed.
 # A label or taint taken out of a pool goes from its nodes only when that record says the sync set it
 # and its key is one gpukit manages (MANAGED_KEYS): never node-restriction.kubernetes.io/ labels or
@@ -37,14 +37,20 @@ else
   pools="" pools_read=false
 fi
 
-# The record: "labels.<node>" and "taints.<node>" -> what the last sync set on that node.
+# The record: "labels.<node>", "taints.<node>" -> what the last sync set on that node, and
+# "pool.<node>" -> the pool it was first seen in. Only a missing record counts as empty: on any other
+# error this run writes no record, so a passing API error never forgets what a sync set.
 declare -A record=()
+record_read=true
 # shellcheck disable=SC2016  # a Go template for kubectl, not shell
-if record_lines=$(kubectl -n kube-system get configmap gpukit-node-sync \
+if record_lines=$(kubectl -n kube-system get configmap gpukit-node-sync --ignore-not-found \
   -o 'go-template={{range $k, $v := .data}}{{$k}}{{"\t"}}{{$v}}{{"\n"}}{{end}}' 2>/dev/null); then
   while IFS="$(printf '\t')" read -r key value; do
     [ -n "$key" ] && record[$key]=$value
   done <<< "$record_lines"
+else
+  echo "gpukit: warning: could not read kube-system/gpukit-node-sync; its record is left as it is" >&2
+  record_read=false
 fi
 synced=()  # --from-literal arguments: the record this run writes
 
@@ -90,22 +96,41 @@ sync_node() {  # sync_node NODE LABELS TAINTS; fails when any change fails (call
   done
 }
 
+keep_record() {  # keep_record NODE: what the record held for NODE stays, so a later sync still acts on it
+  synced+=("--from-literal=labels.$1=${record[labels.$1]:-}" "--from-literal=taints.$1=${record[taints.$1]:-}")
+  [ -z "${record[pool.$1]:-}" ] || synced+=("--from-literal=pool.$1=${record[pool.$1]}")
+}
+
 while IFS="$(printf '\t')" read -r pool labels taints; do
   [ -n "$pool" ] || continue
-  for node in $(kubectl get nodes -l "$POOL_LABEL=$pool" -o 'jsonpath={.items[*].metadata.name}'); do
+  if ! nodes=$(kubectl get nodes -l "$POOL_LABEL=$pool" -o 'jsonpath={.items[*].metadata.name}'); then
+    echo "gpukit: warning: could not list the nodes of pool $pool; the record is left as it is" >&2
+    record_read=false
+    continue
+  fi
+  for node in $nodes; do
+    # A kubelet may relabel its own Node, pool label included: a node that says it moved pools is not
+    # synced (that would take off its own pool's taints), and its record stays.
+    first_pool=${record[pool.$node]:-$pool}
+    if [ "$first_pool" != "$pool" ]; then
+      echo "gpukit: warning: node $node was in pool $first_pool and now says $pool: not synced" >&2
+      keep_record "$node"
+      continue
+    fi
     if sync_node "$node" "$labels" "$taints"; then
       synced+=("--from-literal=labels.$node=$labels" "--from-literal=taints.$node=$taints")
+      synced+=("--from-literal=pool.$node=$pool")
     else
       echo "gpukit: warning: could not sync node $node" >&2
-      # What it had set stays on record, so that a later sync still removes it.
-      synced+=("--from-literal=labels.$node=${record[labels.$node]:-}" "--from-literal=taints.$node=${record[taints.$node]:-}")
+      keep_record "$node"
     fi
   done
 done <<< "$pools"
 
 # The record of this run, for nodes that exist: server-side apply drops the entries of nodes that
-# are gone. Not written when the desired state could not be read (the record stays as it was).
-if [ "$pools_read" = true ]; then
+# are gone. Not written when the desired state, the record or a pool's nodes could not be read (the
+# record stays as it was).
+if [ "$pools_read" = true ] && [ "$record_read" = true ]; then
   kubectl -n kube-system create configmap gpukit-node-sync "${synced[@]}" --dry-run=client -o yaml \
     | kubectl apply --server-side --force-conflicts --field-manager=gpukit-node-sync -f - >/dev/null \
     || echo "gpukit: warning: could not write kube-system/gpukit-node-sync" >&2
@@ -135,11 +160,11 @@ if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
   readiness "$POOL_LABEL,!node-role.kubernetes.io/control-plane" | while IFS="$(printf '\t')" read -r node ready since provider created; do
     if [ -n "$node" ] && gone "$ready" "$since"; then
       echo "gpukit: node $node has not been Ready since $since: its machine is gone; deleting the node"
-      kubectl delete node "$node" --ignore-not-found >/dev/null
+      kubectl delete node "$node" --ignore-not-found >/dev/null || echo "gpukit: warning: could not delete node $node" >&2
     elif [ -n "$node" ] && [ -n "$provider" ] && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" \
       && machine_gone "$provider" "$created"; then
       echo "gpukit: node $node is not Ready and its machine $provider is gone; deleting the node"
-      kubectl delete node "$node" --ignore-not-found >/dev/null
+      kubectl delete node "$node" --ignore-not-found >/dev/null || echo "gpukit: warning: could not delete node $node" >&2
     fi
   done
   # A server's Node goes when the cloud says its machine is gone or was recreated, which makes k3s
@@ -152,7 +177,7 @@ if [ "$REAP_AFTER_SECONDS" -gt 0 ]; then
     if [ -n "$node" ] && [ -n "$provider" ] && [ "$ready_servers" -ge 2 ] \
       && not_ready_for "$MACHINE_CHECK_AFTER_SECONDS" "$ready" "$since" && machine_gone "$provider" "$created"; then
       echo "gpukit: server $node is not Ready, its machine $provider is gone and $ready_servers others are Ready: removing it (and its etcd member)"
-      kubectl delete node "$node" --ignore-not-found >/dev/null
+      kubectl delete node "$node" --ignore-not-found >/dev/null || echo "gpukit: warning: could not delete server $node" >&2
     fi
   done
 fi

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import pulumi
 
-from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.built import BuiltVolume, StorageServer
 from gpukit.components.addons.storage.nfs.driver import K3sNfsDriver, NfsVolumeArgs
 from gpukit.components.addons.storage.nfs.exports import served_by_vm, volume_directory
 from gpukit.components.addons.storage.volume import PlannedVolume
@@ -33,10 +33,24 @@ def build_nfs_driver(
     )
 
 
+def _own_vm(volume: PlannedVolume) -> bool:
+    """The volume's server is a VM gpukit makes for it (not an SSH host's `nfs.host`, not `nfs.server`)."""
+    return served_by_vm(volume) and "host" not in (volume.spec.get("nfs") or {})
+
+
 def built_volumes(volumes: Sequence[PlannedVolume], driver: K3sNfsDriver) -> list[BuiltVolume]:
     """What the storage add-on gets back: each volume's class (made by `driver`, which a workload waits
-    for)."""
-    return [BuiltVolume(v.name, v.storage_class, [driver]) for v in volumes]
+    for) and its export's server, which admits the nodes' addresses and so any pod's. Only the VM gpukit
+    makes for a volume serves nothing else (an SSH host may be a k3s server, an export the user's NAS)."""
+    return [
+        BuiltVolume(
+            v.name,
+            v.storage_class,
+            [driver],
+            [StorageServer(driver.servers[v.name], dedicated=_own_vm(v))],
+        )
+        for v in volumes
+    ]
 
 
 def build_cloud_nfs(

@@ -48,6 +48,8 @@ class K3sNfsDriver(pulumi.ComponentResource):
     """Pass the cluster's Kubernetes provider through `opts.providers`."""
 
     storage_classes: list[pulumi.Output[str]]
+    servers: dict[str, pulumi.Input[str]]
+    """Each volume's NFS server, as its class names it."""
 
     def __init__(self, name: str, args: K3sNfsDriverArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -62,6 +64,7 @@ class K3sNfsDriver(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.storage_classes = []
+        self.servers = {volume["volume"]: volume["server"] for volume in args["volumes"]}
         for volume in args["volumes"]:
             manifest = pulumi.Output.from_input(volume["server"]).apply(
                 functools.partial(_storage_class, volume["volume"], volume["share"])

@@ -21,9 +21,9 @@ The controller creates it as root, which the server squashes to nobody (root_squ
 the directory would be nobody's 0755 and pods (whatever their uid) could not write. File modes guard
 nothing here anyway, and neither does RBAC on claims: the exports admit the nodes' addresses, a pod's
 egress leaves with its node's address, and with sec=sys the server trusts the uid a client sends, so
-any pod can reach the server on 2049 with a userspace NFS client. A NetworkPolicy on pod egress keeps
-them off (docs/shared-storage.md, k3s, Security); the mounts themselves are the node plugin's, on the
-host network, which such a policy does not touch."""
+any pod can reach the server on 2049 with a userspace NFS client. gpukit's NetworkPolicy on pod egress
+keeps them off (components/addons/storage/isolation.py); the mounts themselves are the node plugin's, on
+the host network, which such a policy does not touch."""
 LABELS = {"app.kubernetes.io/managed-by": "gpukit"}
 
 

@@ -27,6 +27,9 @@ class NfsStorage(StorageVariant):
     (an export the user names is served the same way everywhere: build_nfs_driver)."""
 
     kinds = frozenset({StorageKind.NFS})
+    # k3s runs kube-router's network policy controller unless started with --disable-network-policy,
+    # which gpukit never sets (k3s docs, "Networking Services": "Network Policy Controller").
+    network_policy = "k3s's embedded network policy controller"
     rules: NfsRules
     """Where a volume's export may come from here (components/addons/storage/nfs/validation.py)."""
 

@@ -31,7 +31,11 @@ def s3_read_only(volume: PlannedVolume) -> bool:
 
 
 def _addon(
-    key: str, spec: CsiAddon, ctx: EksStorageContext, opts: pulumi.ResourceOptions, policy: str | None = None
+    key: str,
+    spec: CsiAddon,
+    ctx: EksStorageContext,
+    opts: pulumi.ResourceOptions,
+    policy: pulumi.Input[str] | None = None,
 ) -> EksCsiAddon:
     args: EksCsiAddonArgs = {"cluster_name": ctx.eks_cluster_name, "addon": spec, "wait_for": ctx.wait_for}
     if policy is not None:
@@ -52,14 +56,23 @@ def _addons(
             f"{name}-fsx-csi", FSX_CSI, ctx, opts, lustre_static_controller_policy()
         )
     if StorageKind.S3 in kinds:
-        s3 = [v for v in volumes if v.kind is StorageKind.S3]
-        policy = mountpoint_bucket_policy(
-            [v.spec["bucket"] for v in s3 if not s3_read_only(v)],
-            partition=ctx.partition,
-            read_only=[v.spec["bucket"] for v in s3 if s3_read_only(v)],
-        )
-        addons[StorageKind.S3] = _addon(f"{name}-s3-csi", S3_CSI, ctx, opts, policy)
+        addons[StorageKind.S3] = _addon(f"{name}-s3-csi", S3_CSI, ctx, opts, _s3_policy(volumes, ctx))
     return addons
+
+
+def _s3_policy(volumes: list[PlannedVolume], ctx: EksStorageContext) -> pulumi.Input[str]:
+    """The S3 driver's policy on the volumes' buckets. A bucket given from Python as an Output (the
+    user's own bucket resource) is known only at up: the same pure function renders the policy then."""
+    s3 = [v for v in volumes if v.kind is StorageKind.S3]
+    writable = [v.spec["bucket"] for v in s3 if not s3_read_only(v)]
+    read_only = [v.spec["bucket"] for v in s3 if s3_read_only(v)]
+    if all(isinstance(b, str) for b in [*writable, *read_only]):
+        return mountpoint_bucket_policy(writable, partition=ctx.partition, read_only=read_only)
+    return pulumi.Output.all(pulumi.Output.all(*writable), pulumi.Output.all(*read_only)).apply(
+        lambda names: mountpoint_bucket_policy(
+            list(names[0]), partition=ctx.partition, read_only=list(names[1])
+        )
+    )
 
 
 def build_eks_shared_storage(
@@ -88,6 +101,7 @@ def build_eks_shared_storage(
                     "vpc_id": ctx.vpc_id,
                     "subnet_by_zone": ctx.subnet_by_zone,
                     "node_security_group_id": ctx.node_security_group_id,
+                    "node_role_arns": ctx.node_role_arns,
                     "throughput_mode": EFS_DEFAULT_MODE,
                     "wait_for": wait_for,
                 },

@@ -22,6 +22,8 @@ class EksStorageContext:
     subnet_by_zone: "dict[str, pulumi.Input[str]]"
     """The first private node subnet of each AZ ID (EFS: one mount target per zone)."""
     node_security_group_id: "pulumi.Input[str]"
+    node_role_arns: "list[pulumi.Input[str]]"
+    """Every node role (managed node groups', Karpenter's): EFS admits these only."""
     aws_provider: "pulumi.ProviderResource"
     wait_for: "list[pulumi.Resource]" = field(default_factory=list)
     """The Pod Identity agent add-on and the system pools: CSI controllers need both to run."""

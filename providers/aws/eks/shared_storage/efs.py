@@ -29,6 +29,9 @@ class EksEfsVolumeArgs(TypedDict):
     subnet_by_zone: dict[str, pulumi.Input[str]]
     """One private node subnet per AZ ID: EFS takes one mount target per zone."""
     node_security_group_id: pulumi.Input[str]
+    node_role_arns: list[pulumi.Input[str]]
+    """The IAM roles of every node (managed node groups', Karpenter's): the only clients the file
+    system admits (policies.efs_file_system_policy)."""
     throughput_mode: str
     """elastic, provisioned or bursting (facts.EFS_MODES)."""
     provisioned_mibps: NotRequired[int]
@@ -71,12 +74,13 @@ class EksEfsVolume(pulumi.ComponentResource):
             tags={"Name": f"{args['cluster_name']}-{volume}"},
             opts=child,
         )
-        # Encryption in transit enforced by the file system, not only the driver's default: a client that
-        # mounts without TLS is refused (policies.efs_file_system_policy).
+        # Only the nodes' roles, over TLS, through a mount target (policies.efs_file_system_policy).
         policy = aws.efs.FileSystemPolicy(
             f"{name}-policy",
             file_system_id=file_system.id,
-            policy=file_system.arn.apply(efs_file_system_policy),
+            policy=pulumi.Output.all(file_system.arn, pulumi.Output.all(*args["node_role_arns"])).apply(
+                lambda found: efs_file_system_policy(found[0], list(found[1]))
+            ),
             opts=child,
         )
         targets = [

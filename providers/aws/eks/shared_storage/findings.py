@@ -64,3 +64,24 @@ def _unpinned(key: str, name: str, zone: str) -> Finding:
         "the data on the old one is lost",
         fix=fix,
     )
+
+
+def efs_iam_findings(cluster: ResolvedCluster, volumes: list[PlannedVolume]) -> list[Finding]:
+    """A note per efs volume: its file system admits the node roles only, through access points, with
+    IAM authorization (policies.efs_file_system_policy). A claim that an earlier gpukit provisioned kept
+    its class's mount options of then, without `iam`, and EFS refuses its next mount until the option
+    is added: the plan cannot see a cluster's claims, so it says what to check."""
+    configured = cluster.args.get("storage", {}).get("shared", [])
+    index = {v["name"]: i for i, v in enumerate(configured)}
+    return [
+        Finding(
+            Severity.INFO,
+            f"{SHARED}[{index[volume.name]}]",
+            f"EFS volume {volume.name} admits only the nodes' IAM roles, through access points, mounting "
+            "with IAM authorization (`iam`); on a cluster whose claims an earlier gpukit provisioned, add "
+            f"`iam` to their PersistentVolumes' mountOptions (class shared-{volume.name}), or EFS refuses "
+            'their next mount (docs/shared-storage.md, "Who may mount EFS")',
+        )
+        for volume in volumes
+        if volume.kind is StorageKind.EFS
+    ]

@@ -32,12 +32,18 @@ def storage_class_name(volume: str) -> str:
     return f"{STORAGE_CLASS_PREFIX}{volume}"
 
 
+EFS_MOUNT_OPTIONS = ("iam",)
+
+
 def efs_storage_class(volume: str, file_system_id: Any) -> dict[str, Any]:
     """Dynamic provisioning through EFS access points: each claim gets its own directory, owned by one
     POSIX identity, with permissions 700 (aws-efs-csi-driver docs/parameters.md). Mounts use TLS: the
     driver's encryptInTransit defaults to true and only an explicit "false" turns it off (pkg/driver/
     node.go @a4fc6760, `encryptInTransit := true`; docs/parameters.md "Encryption In Transit").
-    Regional EFS serves every zone: Immediate binding."""
+    Regional EFS serves every zone: Immediate binding. Mounts use IAM authorization (efs-utils `iam`,
+    passed through as a mount option: pkg/driver/node.go appends the volume's mount flags), signed with
+    the node's role, the only principal the file system policy admits (policies.efs_file_system_policy).
+    A class's mount options are copied into each PersistentVolume it provisions."""
     return {
         "metadata": {"name": storage_class_name(volume)},
         "provisioner": EFS_CSI.driver,
@@ -48,6 +54,7 @@ def efs_storage_class(volume: str, file_system_id: Any) -> dict[str, Any]:
         },
         "reclaim_policy": RECLAIM,
         "volume_binding_mode": "Immediate",
+        "mount_options": list(EFS_MOUNT_OPTIONS),
     }
 
 
@@ -82,13 +89,14 @@ def lustre_volume(
 
 
 def s3_volume(
-    volume: str, size_gb: int, bucket: str, region: str, *, read_only: bool = False
+    volume: str, size_gb: int, bucket: Any, region: str, *, read_only: bool = False
 ) -> dict[str, Any]:
     """A bucket as a PersistentVolume (mountpoint-s3-csi-driver docs/CONFIGURATION.md "Static
     Provisioning": bucketName, a unique volumeHandle, capacity ignored but required; region as a mount
     option). Mountpoint speaks HTTPS to S3; no allow-delete/allow-overwrite: new files only, the
     read-mostly use it is for (Mountpoint SEMANTICS.md). `read_only` (datasets): ReadOnlyMany and
-    Mountpoint's read-only flag, so no pod writes the bucket whatever it mounts the claim as."""
+    Mountpoint's read-only flag, so no pod writes the bucket whatever it mounts the claim as. `bucket`:
+    its name, or from Python a pulumi.Output of it (the resource takes either)."""
     csi = {
         "driver": S3_CSI.driver,
         "volume_handle": f"s3-{volume}",

@@ -70,38 +70,46 @@ def mountpoint_bucket_policy(
     return json.dumps({"Version": "2012-10-17", "Statement": statements})
 
 
-EFS_CLIENT_ACTIONS = (
-    "elasticfilesystem:ClientRootAccess",
-    "elasticfilesystem:ClientWrite",
-    "elasticfilesystem:ClientMount",
-)
+EFS_NODE_ACTIONS = ("elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite")
+"""What the nodes' roles may do as NFS clients: mount and write. Not elasticfilesystem:ClientRootAccess:
+every claim mounts through its own access point, which enforces the POSIX identity it was made with
+(EFS guide, efs-access-points.html, "Enforcing a user identity"), so no mount needs root, and with no
+principal granted it EFS squashes root to nobody for every client."""
 
 
-def efs_file_system_policy(file_system_arn: str) -> str:
-    """An EFS file system policy that refuses every connection without TLS and otherwise grants what
-    EFS's default policy grants.
+def efs_file_system_policy(file_system_arn: str, node_role_arns: list[str]) -> str:
+    """An EFS file system policy that admits only the nodes' IAM roles, only through a mount target,
+    only over TLS.
 
-    Without a policy of its own, a file system runs EFS's default one: "grants full access to any
-    anonymous client that can connect to the file system using a mount target", TLS or not (EFS guide,
-    iam-access-control-nfs-efs.html, "Default EFS file system policy"). A policy of gpukit's replaces it,
-    so it keeps that grant (the three client actions, through a mount target: the EFS CSI driver mounts
-    the mount targets gpukit makes, with its access points) and adds the console's "Enforce in-transit
-    encryption for all clients" statement: Deny every action when aws:SecureTransport is false (EFS guide,
-    create-file-system-policy.html; the console writes Principal {"AWS": "*"} with these conditions). The
-    AccessedViaMountTarget condition also keeps the policy non-public, which EFS's block public access
-    requires (access-control-block-public-access.html: a grant to elasticfilesystem:AccessedViaMountTarget
-    is non-public). The driver mounts with TLS by default (manifests.efs_storage_class)."""
+    Without a policy of its own, a file system runs EFS's default one, which "grants full access to any
+    anonymous client that can connect to the file system using a mount target" (EFS guide,
+    iam-access-control-nfs-efs.html, "Default EFS file system policy"): any pod that reaches a mount
+    target on 2049, and pods on the VPC CNI carry their node's security groups, could read and write as
+    root with a userspace NFS client. This policy replaces it: ClientMount and ClientWrite for the node
+    roles only, so a client must mount with IAM authorization (efs-utils' `iam` option, which the
+    StorageClass sets: manifests.efs_storage_class) and sign with a node role's credentials, which the
+    CSI node plugin gets from instance metadata on the host network and no pod reaches (IMDS answers one
+    hop only: node_group.py and karpenter_objects.py). The console's "Enforce in-transit encryption for
+    all clients" statement denies every action when aws:SecureTransport is false (EFS guide,
+    create-file-system-policy.html). The AccessedViaMountTarget condition keeps the policy non-public,
+    which EFS's block public access requires (access-control-block-public-access.html). The
+    AccessPointArn condition (it must be present: EFS guide, access-points-iam-policy.html) admits
+    mounts through an access point only: a node role's credentials alone cannot mount the file
+    system's root and read every claim's directory as whatever uid it sends."""
     return json.dumps(
         {
             "Version": "2012-10-17",
             "Statement": [
                 {
-                    "Sid": "ClientsThroughMountTargets",
+                    "Sid": "NodesThroughAccessPoints",
                     "Effect": "Allow",
-                    "Principal": {"AWS": "*"},
-                    "Action": list(EFS_CLIENT_ACTIONS),
+                    "Principal": {"AWS": sorted(dict.fromkeys(node_role_arns))},
+                    "Action": list(EFS_NODE_ACTIONS),
                     "Resource": file_system_arn,
-                    "Condition": {"Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"}},
+                    "Condition": {
+                        "Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"},
+                        "Null": {"elasticfilesystem:AccessPointArn": "false"},
+                    },
                 },
                 {
                     "Sid": "DenyWithoutTls",

@@ -14,9 +14,9 @@ TYPE_TOKEN = "gpukit:index:EksS3Volume"
 
 class EksS3VolumeArgs(TypedDict):
     volume: str
-    bucket: str
+    bucket: pulumi.Input[str]
     """An existing bucket gpukit neither creates nor deletes (its encryption and bucket policy are the
-    owner's)."""
+    owner's); from Python, the user's own bucket's name as an Output."""
     region: str
     size_gb: int
     """Required by Kubernetes, ignored by the driver (mountpoint-s3-csi-driver docs/CONFIGURATION.md)."""

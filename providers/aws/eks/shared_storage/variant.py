@@ -11,13 +11,25 @@ from gpukit.components.findings import Finding
 from gpukit.components.spec import StorageKind
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.eks.shared_storage.context import EksStorageContext, gpu_zones
-from gpukit.providers.aws.eks.shared_storage.findings import LUSTRE_ZONE_UNKNOWN, lustre_zone_findings
+from gpukit.providers.aws.eks.shared_storage.findings import (
+    LUSTRE_ZONE_UNKNOWN,
+    efs_iam_findings,
+    lustre_zone_findings,
+)
 from gpukit.providers.aws.eks.shared_storage.validation import validate_eks_storage
 
 
 class EksSharedStorage(StorageVariant):
     kinds = frozenset({StorageKind.EFS, StorageKind.FSX_LUSTRE, StorageKind.S3})
     zone_notes = frozenset({StorageKind.FSX_LUSTRE})  # lustre_zone_findings, per GPU pool
+    # The VPC CNI enforces no NetworkPolicy unless its network policy agent is turned on, which gpukit
+    # does not do (EKS user guide, cni-network-policy.html): pods are kept off the backends otherwise.
+    pod_access = (
+        "efs: the file system admits only the nodes' IAM roles (IAM authorization), whose credentials no "
+        "pod reaches (instance metadata answers one hop only); s3: the bucket through the driver's own "
+        "role; fsx-lustre: a Lustre client is a kernel mount, which only a privileged pod can make "
+        "(refused by Pod Security baseline, gpukit's default level)"
+    )
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         args = scope.args
@@ -37,8 +49,8 @@ class EksSharedStorage(StorageVariant):
         return list(gpu_zones(cluster.pools)[:1]) or [LUSTRE_ZONE_UNKNOWN]
 
     def findings(self, cluster: ResolvedCluster, volumes: list[PlannedVolume]) -> list[Finding]:
-        """Single-zone file systems whose zone is not pinned, or not the GPUs'."""
-        return lustre_zone_findings(cluster, volumes)
+        """Single-zone file systems whose zone is not pinned, or not the GPUs'; EFS's IAM mounts."""
+        return lustre_zone_findings(cluster, volumes) + efs_iam_findings(cluster, volumes)
 
     def build(self, ctx: BuildContext, volumes: list[PlannedVolume]) -> list[BuiltVolume]:
         # Lazy: building imports pulumi_aws, which planning another cloud's stack never needs.

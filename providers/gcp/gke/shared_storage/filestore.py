@@ -95,6 +95,9 @@ class FilestoreVolume(pulumi.ComponentResource):
     """Needs `opts.providers` with the stack's gcp provider and the cluster's kubernetes provider."""
 
     instance: gcp.filestore.Instance
+    address: pulumi.Output[str]
+    """The instance's IP: its NFS export admits the whole VPC, so any pod (components/addons/storage/
+    isolation.py keeps them off)."""
 
     def __init__(self, name: str, args: FilestoreVolumeArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -113,6 +116,7 @@ class FilestoreVolume(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[args["connection"]]),
         )
         ip = self.instance.networks.apply(first_address)
+        self.address = ip
         klass = class_name(args["volume"])
         # Never a default: a claim without a class must not bind to the shared volume.
         storage_class = static_storage_class(klass)

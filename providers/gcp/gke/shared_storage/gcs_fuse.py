@@ -30,8 +30,8 @@ class GcsFuseVolumeArgs(TypedDict):
     role: str
     """datasets (read-only) or model-cache (read and write)."""
     size_gb: int
-    bucket: str
-    """The existing bucket to mount."""
+    bucket: pulumi.Input[str]
+    """The existing bucket to mount (from Python, the user's own bucket's name as an Output)."""
 
 
 class GcsFuseVolume(pulumi.ComponentResource):

@@ -20,7 +20,8 @@ REUSED_NETWORK_KEY = "gpukit:cluster.network.networkId"
 
 def _gcs_fuse(key: str, volume: Mapping[str, Any], problems: list[Problem]) -> None:
     bucket = volume.get("bucket")
-    if bucket is not None and not (isinstance(bucket, str) and bucket_name_ok(bucket)):
+    # A pulumi.Output (GpuCluster from Python) names the user's own bucket: it exists, so it is a name.
+    if isinstance(bucket, str) and not bucket_name_ok(bucket):
         problems.append(
             Problem(f"{key}.bucket", f"a Cloud Storage bucket name is {BUCKET_SHAPE}; got {bucket!r}")
         )

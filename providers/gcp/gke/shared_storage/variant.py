@@ -29,6 +29,20 @@ from gpukit.providers.gcp.gke.shared_storage.validation import (
 
 class GkeSharedStorageVariant(StorageVariant):
     kinds = frozenset({StorageKind.FILESTORE, StorageKind.GCS_FUSE, StorageKind.MANAGED_LUSTRE})
+    # gpukit's GKE clusters run Dataplane V2 (gke/cluster.py datapath_provider), which enforces
+    # NetworkPolicy with no add-on to enable (GKE docs, "About GKE Dataplane V2").
+    network_policy = "GKE Dataplane V2"
+    # Pods reach the GKE metadata server (Workload Identity) through these, which GKE's network policy
+    # guide says an egress policy must allow (GKE docs, "Control communication between Pods and
+    # Services using network policies", requirements: 169.254.169.252/32 port 988 since 1.21.0-gke.1000,
+    # and 169.254.169.254/32 port 80 on Dataplane V2). Dataplane V2 is Cilium, whose ipBlock 0.0.0.0/0
+    # does not select node addresses (cilium/cilium#20550), so they are named rather than assumed.
+    network_policy_allows = (("169.254.169.254/32", 80), ("169.254.169.252/32", 988))
+    pod_access = (
+        "gcs-fuse: the bucket admits the volume's own Kubernetes service account only (Workload Identity); "
+        "managed-lustre: a Lustre client is a kernel mount, which only a privileged pod can make "
+        "(refused by Pod Security baseline, gpukit's default level)"
+    )
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         substrate = scope.substrate

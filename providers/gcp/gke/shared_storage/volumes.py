@@ -7,7 +7,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_gcp as gcp
 
-from gpukit.components.addons.storage.built import BuiltVolume
+from gpukit.components.addons.storage.built import BuiltVolume, StorageServer
 from gpukit.components.addons.storage.plan import planned_volumes
 from gpukit.components.addons.storage.volume import PlannedVolume
 from gpukit.components.substrate import ResolvedCluster
@@ -36,7 +36,7 @@ class GkeSharedVolume:
     size_gb: int
     tier: str
     """The tier the plan chose or the config named (components/addons/storage/plan.py)."""
-    bucket: str | None = None
+    bucket: pulumi.Input[str] | None = None
     """The existing bucket of a gcs-fuse volume (validation requires it)."""
     location: str = ""
     """Where a Filestore instance lives: its zone (zonal tiers) or the region (filestore_location)."""
@@ -131,7 +131,8 @@ class GkeSharedStorage(pulumi.ComponentResource):
                     opts=after,
                 )
             if built is not None:
-                self.built.append(BuiltVolume(volume.name, class_name(volume.name), [built]))
+                servers = [StorageServer(built.address)] if isinstance(built, FilestoreVolume) else []
+                self.built.append(BuiltVolume(volume.name, class_name(volume.name), [built], servers))
         self.storage_classes = {v.name: class_name(v.name) for v in volumes}
         self.register_outputs({})
 

@@ -7,10 +7,10 @@ json_field() {
 }
 # IMDSv2: a session token first (the launch template refuses IMDSv1).
 imds_token() {
-  curl -sf -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 300'
+  curl -sf --connect-timeout 5 --max-time 20 -X PUT "$imds/api/token" -H 'X-aws-ec2-metadata-token-ttl-seconds: 300'
 }
 meta() {  # meta PATH: a metadata value, with the session token in $token
-  curl -sf -H "X-aws-ec2-metadata-token: $token" "$imds/meta-data/$1"
+  curl -sf --connect-timeout 5 --max-time 20 -H "X-aws-ec2-metadata-token: $token" "$imds/meta-data/$1"
 }
 signed() {  # signed SERVICE CURL-ARGUMENTS...: a request signed with the role's $credentials
   service=$1
@@ -19,5 +19,5 @@ signed() {  # signed SERVICE CURL-ARGUMENTS...: a request signed with the role's
     "$(printf '%s' "$credentials" | json_field AccessKeyId)" \
     "$(printf '%s' "$credentials" | json_field SecretAccessKey)" \
     "$(printf '%s' "$credentials" | json_field Token)" \
-    | curl -sf -K - --aws-sigv4 "aws:amz:$REGION:$service" "$@"
+    | curl -sf --connect-timeout 5 --max-time 30 -K - --aws-sigv4 "aws:amz:$REGION:$service" "$@"
 }

@@ -5,15 +5,30 @@
 # aside and joins again through another server that answers, as a new member, with the same CA,
 # token and config. It never starts a new cluster: without another server that answers it leaves
 # everything as it is (and k3s fails on, as it would have).
+# Only what k3s logged since the previous start counts: an old "removed" line from an incident fixed
+# by hand must not move a healthy member's data aside (it would then join as a second member with the
+# same peer address, which etcd refuses). The first start this script sees only records the time; if
+# k3s then fails on a removed member, systemd restarts it and the next run finds the line.
 # Inputs (set above by the renderer): JOIN_URLS (the other servers), TLS_DIR, JOIN_FILE, ETCD_DIR,
-# REJOIN_MARKER (when this last moved the data aside), REMOVED_MESSAGE
+# START_MARKER (when the previous start began), REJOIN_MARKER (when this last moved the data aside),
+# REMOVED_MESSAGE
 ROOT="${GPUKIT_ROOT:-}"  # empty on a real host; a temporary root in gpukit's tests
 etcd="$ROOT$ETCD_DIR"
 marker="$ROOT$REJOIN_MARKER"
+started="$ROOT$START_MARKER"
+previous=$(cat "$started" 2>/dev/null || true)
+mkdir -p "$(dirname "$started")"
+date +%s > "$started"
 [ -d "$etcd" ] || exit 0  # SQLite, or not joined yet: nothing to rejoin
-since=$(cat "$marker" 2>/dev/null || echo 0)
-[[ "$since" =~ ^[0-9]+$ ]] || since=0
-if ! journalctl -u k3s --since "@$since" -o cat --no-pager 2>/dev/null | grep -qF "$REMOVED_MESSAGE"; then
+[[ "$previous" =~ ^[0-9]+$ ]] || exit 0  # the first start seen: nothing logged since one yet
+since=$previous
+rejoined=$(cat "$marker" 2>/dev/null || echo 0)
+if [[ "$rejoined" =~ ^[0-9]+$ ]] && [ "$rejoined" -gt "$since" ]; then
+  since=$rejoined
+fi
+# grep reads the whole journal (no -q): with -q it stops at the first match, journalctl then fails
+# writing to the closed pipe, and under pipefail the match would count as none (systemd/systemd#38114).
+if ! journalctl -u k3s --since "@$since" -o cat --no-pager 2>/dev/null | grep -F -- "$REMOVED_MESSAGE" >/dev/null; then
   exit 0
 fi
 joined=""

@@ -27,6 +27,7 @@ cat > /opt/gpukit/fetch-secrets.sh <<'GPUKIT_FETCH_SECRETS_EOF'
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-server-join/versions/1
+KMS_KEY=projects/acme-ml-dev/locations/us-central1/keyRings/k3s-gcp-join-server-key-ring-d3d9c85/cryptoKeys/k3s-gcp-join-server-key-key-03618e5
 «scripts/fetch-secrets-gcp.sh»
 GPUKIT_FETCH_SECRETS_EOF
 chmod 700 /opt/gpukit/fetch-secrets.sh
@@ -197,6 +198,8 @@ After=k3s.service
 
 [Service]
 Type=oneshot
+# A oneshot has no start timeout by default: one hung cloud or API call would stop every later run.
+TimeoutStartSec=5min
 ExecStart=/usr/local/lib/gpukit/node-sync.sh'
 NODE_SYNC_TIMER='[Unit]
 Description=gpukit node sync, every 2min
@@ -216,6 +219,7 @@ TLS_DIR=/var/lib/rancher/k3s/server/tls
 JOIN_FILE=/etc/rancher/k3s/config.yaml.d/50-gpukit-join.yaml
 ETCD_DIR=/var/lib/rancher/k3s/server/db/etcd
 REJOIN_MARKER=/var/lib/gpukit/rejoined-at
+START_MARKER=/var/lib/gpukit/k3s-started-at
 REMOVED_MESSAGE='"'"'the member has been permanently removed from the cluster'"'"'
 «scripts/server-ping.sh»
 «scripts/server-rejoin.sh»

@@ -27,6 +27,7 @@ cat > /opt/gpukit/fetch-secrets.sh <<'GPUKIT_FETCH_SECRETS_EOF'
 # Rendered by gpukit (components/k3s/host_scripts.py); edit the source, not this copy.
 set -euo pipefail
 SECRET_VERSION=projects/acme-ml-dev/secrets/k3s-gcp-k3s-agent-join/versions/1
+KMS_KEY=''
 «scripts/fetch-secrets-gcp.sh»
 GPUKIT_FETCH_SECRETS_EOF
 chmod 700 /opt/gpukit/fetch-secrets.sh
