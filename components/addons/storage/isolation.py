@@ -19,6 +19,7 @@ import ipaddress
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from gpukit.components.addons.storage.nfs.exports import NFS_PORT
 from gpukit.components.admission import not_in_namespaces, pod_policy
 
 if TYPE_CHECKING:
@@ -36,10 +37,8 @@ def address_literal(server: str) -> ipaddress.IPv4Address | ipaddress.IPv6Addres
         return None
 
 
-NFS_PORT = 2049
-"""Where nfsd serves file data, for NFSv3 and v4 alike (RFC 7530: NFSv4 on port 2049; NFSv3 servers
-listen there by convention, RFC 1813 leaves the port to the portmapper): a client kept off it reads no
-file, whatever mountd or the portmapper tell it."""
+# NFS_PORT (2049) is where nfsd serves file data, for NFSv3 and v4 alike (RFC 7530: NFSv4 on 2049; NFSv3
+# servers listen there by convention): a client kept off it reads no file, whatever mountd says.
 PORT_RANGES_BUT_NFS = ((1, NFS_PORT - 1), (NFS_PORT + 1, 65535))
 
 
@@ -56,7 +55,8 @@ def _host(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
 
 def _all_but_nfs(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> dict[str, Any]:
     """Every TCP and UDP port of a host but NFS's (NetworkPolicy `endPort` ranges, stable since
-    Kubernetes 1.25; kube-router and Cilium implement them)."""
+    Kubernetes 1.25, which k3s's kube-router implements: pkg/controllers/netpol/policy.go). Only servers
+    that serve more than the volume get it, which are k3s's (an SSH host, the user's own export)."""
     return {
         "to": [{"ipBlock": {"cidr": _host(address)}}],
         "ports": [
