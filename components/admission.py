@@ -5,7 +5,8 @@ Kubernetes 1.30, older than every minor gpukit supports."""
 from collections.abc import Sequence
 from typing import Any
 
-LABELS = {"app.kubernetes.io/managed-by": "gpukit"}
+MANAGED_LABELS = {"app.kubernetes.io/managed-by": "gpukit"}
+"""What gpukit's own in-cluster objects carry (policies, StorageClasses), so `kubectl get -l` finds them."""
 
 
 def pod_policy(
@@ -17,7 +18,7 @@ def pod_policy(
     policy = {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": name, "labels": dict(LABELS)},
+        "metadata": {"name": name, "labels": dict(MANAGED_LABELS)},
         "spec": {
             "failurePolicy": "Fail",
             "matchConstraints": {
@@ -37,7 +38,7 @@ def pod_policy(
     binding = {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": name, "labels": dict(LABELS)},
+        "metadata": {"name": name, "labels": dict(MANAGED_LABELS)},
         "spec": {"policyName": name, "validationActions": ["Deny"]},
     }
     return policy, binding

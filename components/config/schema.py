@@ -51,7 +51,8 @@ Kind = Literal[
     "list[object]",
 ]
 """`input`: a string, or from Python a pulumi.Output[str] (the name of a resource the user's own program
-makes). Only keys whose value no check and no resource name needs take one; see OUTPUT_KEYS_DOC."""
+makes). Only keys whose value no check and no resource name needs take one (docs/own-program.md lists
+them and says why the others must be plain)."""
 
 
 @dataclass(frozen=True)

@@ -108,10 +108,11 @@ DEFAULT_WORKLOAD_NAMESPACES = ("default",)
 def workload_namespaces(ctx: BuildContext) -> list[tuple[str, list["pulumi.Resource"]]]:
     """`default`, and every namespace an earlier add-on created for workloads (batch's teams), each with
     what its policy waits for."""
-    found: list[tuple[str, list[pulumi.Resource]]] = [(n, []) for n in DEFAULT_WORKLOAD_NAMESPACES]
+    found: dict[str, list[pulumi.Resource]] = {n: [] for n in DEFAULT_WORKLOAD_NAMESPACES}
     for built in ctx.built.values():
-        found += [(n, [resource]) for n, resource in built.workload_namespaces if n not in dict(found)]
-    return found
+        for namespace, resource in built.workload_namespaces:
+            found.setdefault(namespace, [resource])
+    return list(found.items())
 
 
 def isolate(ctx: BuildContext, variant: StorageVariant, built: list[BuiltVolume]) -> None:

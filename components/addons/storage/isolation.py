@@ -20,13 +20,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.storage.nfs.exports import NFS_PORT
-from gpukit.components.admission import not_in_namespaces, pod_policy
+from gpukit.components.admission import MANAGED_LABELS, not_in_namespaces, pod_policy
 
 if TYPE_CHECKING:
     from gpukit.components.addons.storage.volume import PlannedVolume
 
 POLICY_NAME = "gpukit-no-storage-servers"
-LABELS = {"app.kubernetes.io/managed-by": "gpukit"}
 
 
 def address_literal(server: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
@@ -99,7 +98,7 @@ def storage_egress_policy(
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
-        "metadata": {"name": POLICY_NAME, "namespace": namespace, "labels": dict(LABELS)},
+        "metadata": {"name": POLICY_NAME, "namespace": namespace, "labels": dict(MANAGED_LABELS)},
         "spec": {"podSelector": {}, "policyTypes": ["Egress"], "egress": egress},
     }
 

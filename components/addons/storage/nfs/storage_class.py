@@ -7,6 +7,7 @@ Parameters are the NFS CSI driver's (kubernetes-csi/csi-driver-nfs v4.13.4 docs/
 from typing import Any
 
 from gpukit.components.addons.storage.nfs.chart import PROVISIONER
+from gpukit.components.admission import MANAGED_LABELS
 
 MOUNT_OPTIONS = ("nfsvers=4.1", "hard")
 """NFS v4.1 only (one TCP port, 2049, no rpcbind or mountd on the wire); `hard`: while the server is
@@ -24,7 +25,6 @@ egress leaves with its node's address, and with sec=sys the server trusts the ui
 any pod can reach the server on 2049 with a userspace NFS client. gpukit's NetworkPolicy on pod egress
 keeps them off (components/addons/storage/isolation.py); the mounts themselves are the node plugin's, on
 the host network, which such a policy does not touch."""
-LABELS = {"app.kubernetes.io/managed-by": "gpukit"}
 
 
 def storage_class_name(volume: str) -> str:
@@ -37,7 +37,7 @@ def nfs_storage_class(volume: str, server: str, share: str) -> dict[str, Any]:
     return {
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": storage_class_name(volume), "labels": dict(LABELS)},
+        "metadata": {"name": storage_class_name(volume), "labels": dict(MANAGED_LABELS)},
         "provisioner": PROVISIONER,
         "parameters": {"server": server, "share": share, "mountPermissions": MOUNT_PERMISSIONS},
         "reclaimPolicy": RECLAIM_POLICY,

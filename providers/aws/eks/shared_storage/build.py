@@ -61,13 +61,11 @@ def _addons(
 
 
 def _s3_policy(volumes: list[PlannedVolume], ctx: EksStorageContext) -> pulumi.Input[str]:
-    """The S3 driver's policy on the volumes' buckets. A bucket given from Python as an Output (the
-    user's own bucket resource) is known only at up: the same pure function renders the policy then."""
+    """The S3 driver's policy on the volumes' buckets, rendered once their names are known: a bucket
+    given from Python as an Output (the user's own bucket resource) is known only at up."""
     s3 = [v for v in volumes if v.kind is StorageKind.S3]
     writable = [v.spec["bucket"] for v in s3 if not s3_read_only(v)]
     read_only = [v.spec["bucket"] for v in s3 if s3_read_only(v)]
-    if all(isinstance(b, str) for b in [*writable, *read_only]):
-        return mountpoint_bucket_policy(writable, partition=ctx.partition, read_only=read_only)
     return pulumi.Output.all(pulumi.Output.all(*writable), pulumi.Output.all(*read_only)).apply(
         lambda names: mountpoint_bucket_policy(
             list(names[0]), partition=ctx.partition, read_only=list(names[1])
