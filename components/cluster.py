@@ -1,11 +1,11 @@
 """GpuCluster: one typed description in, a GPU-ready Kubernetes cluster out, on any substrate."""
 
 import contextvars
-from typing import NotRequired, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict, cast
 
 import pulumi
 
-from gpukit.components.addons.build import build_addons
+from gpukit.components.addons.build import addon_pool_output, build_addons
 from gpukit.components.resolve.library import resolve_args
 from gpukit.components.spec import ClusterConfig
 from gpukit.components.substrate import ResolvedCluster, require_sdk
@@ -33,6 +33,10 @@ class PoolOutput(TypedDict):
     labels: dict[str, str]
     taints: list[str]
     """`key=value:Effect`."""
+    interconnect: Optional[dict[str, Any]]
+    """Added by the interconnect add-on (its `pool_output`, as any add-on may add keys): a pool with a
+    fast fabric, its kind, interfaces and bandwidth and what a pod per node requests and sets to use
+    it; None on the ordinary network."""
 
 
 class GpuClusterArgs(ClusterConfig):
@@ -91,17 +95,21 @@ class GpuCluster(pulumi.ComponentResource):
         self.cluster_name = handle.name
         self.kubeconfig = handle.kubeconfig
         self.pools = [
-            {
-                "name": p.name,
-                "instanceType": p.instance.name,
-                "gpuModel": p.gpu.name if p.gpu else None,
-                "gpusPerNode": p.gpus_per_node,
-                "minNodes": p.min_nodes,
-                "maxNodes": p.max_nodes,
-                "capacity": p.capacity.value,
-                "labels": dict(p.labels),
-                "taints": [t.spec() for t in p.taints],
-            }
+            cast(
+                PoolOutput,
+                {
+                    "name": p.name,
+                    "instanceType": p.instance.name,
+                    "gpuModel": p.gpu.name if p.gpu else None,
+                    "gpusPerNode": p.gpus_per_node,
+                    "minNodes": p.min_nodes,
+                    "maxNodes": p.max_nodes,
+                    "capacity": p.capacity.value,
+                    "labels": dict(p.labels),
+                    "taints": [t.spec() for t in p.taints],
+                    **addon_pool_output(cluster, p),
+                },
+            )
             for p in cluster.pools
         ]
         self.register_outputs({"cluster_name": self.cluster_name, "kubeconfig": self.kubeconfig})

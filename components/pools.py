@@ -9,6 +9,7 @@ template can never disagree.
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from gpukit.components.catalog.fabrics import FabricKind, MachineFabric, machine_fabric
 from gpukit.components.catalog.gpus import GpuModel
 from gpukit.components.catalog.instances import InstanceType
 from gpukit.components.sharing import (
@@ -23,6 +24,7 @@ from gpukit.components.sharing import (
 from gpukit.components.spec import (
     Capacity,
     HostSpec,
+    Interconnect,
     MigStrategy,
     NodeImage,
     NodePoolSpec,
@@ -37,6 +39,9 @@ GPU_TAINT_VALUE = "true"
 POOL_LABEL = "gpukit.dev/pool"
 GPU_MODEL_LABEL = "gpukit.dev/gpu-model"
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+FABRIC_LABEL = "gpukit.dev/fabric"
+"""On the nodes of a pool gpukit sets a fabric up for, its kind (`efa`): what the fabric's device plugin
+selects nodes by (the instance-type label would not do on k3s, which rewrites it to `k3s`)."""
 
 DEFAULT_GPU_DISK_GB = 100  # CUDA images are large: 20 GiB fills with one PyTorch image
 DEFAULT_CPU_DISK_GB = 50
@@ -90,6 +95,12 @@ class PoolFacts:
     pending_pods_scale: bool = True
     """Whether a pending pod makes the autoscaler start a node of the pool; False where the nodes come
     only through ProvisioningRequests (GKE's queued provisioning), so a plain pod there never runs."""
+    fabric: MachineFabric | None = None
+    """The fast fabric gpukit sets up for the pool's nodes (`interconnect: auto` on a machine that has
+    one, on a substrate that builds it); None: the ordinary network."""
+    fabric_skipped: str | None = None
+    """Why a pool whose `interconnect` is left out runs on the ordinary network although its machine
+    has a fabric gpukit sets up (fabric_conflicts); None otherwise."""
 
     @property
     def is_gpu(self) -> bool:
@@ -167,10 +178,12 @@ def make_pool_facts(
     min_nodes: int,
     max_nodes: int,
     gpu_taint_value: str,
+    *,
+    fabrics: frozenset[FabricKind] = frozenset(),
 ) -> PoolFacts:
     """Facts for one validated pool spec that runs `instance` machines (each substrate picks those).
     A shared pool's labels select the GPU Operator's sharing setting (components/resolve/config.py drops
-    them where the platform shares GPUs itself)."""
+    them where the platform shares GPUs itself). `fabrics`: the fabric kinds the substrate sets up."""
     labels = {POOL_LABEL: pool["name"]}
     taints: tuple[Taint, ...] = ()
     gpu = instance.gpu
@@ -181,6 +194,9 @@ def make_pool_facts(
     sharing = pool_sharing(pool.get("sharing"), gpu if instance.has_gpu else None)
     if sharing.shares:
         labels.update(sharing_labels(sharing))
+    fabric = pool_fabric(pool, instance, fabrics)
+    if fabric is not None:
+        labels[FABRIC_LABEL] = fabric.kind.value
     default_disk = DEFAULT_GPU_DISK_GB if instance.has_gpu else DEFAULT_CPU_DISK_GB
     return PoolFacts(
         name=pool["name"],
@@ -196,7 +212,72 @@ def make_pool_facts(
         role=pool.get("role", NodeRole.AGENT),
         sharing=sharing,
         provisioning=pool.get("provisioning", Provisioning.STANDARD),
+        fabric=fabric,
     )
+
+
+def pool_fabric(
+    pool: NodePoolSpec, instance: InstanceType, fabrics: frozenset[FabricKind]
+) -> MachineFabric | None:
+    """The fabric a pool gets: its machine's, unless `interconnect: none` or the substrate does not set
+    that kind up (then the pool runs on the ordinary network, and the plan says why)."""
+    if pool.get("interconnect", Interconnect.AUTO) is Interconnect.NONE or not instance.has_gpu:
+        return None
+    fabric = machine_fabric(instance)
+    return fabric if fabric is not None and fabric.kind in fabrics else None
+
+
+@dataclass(frozen=True)
+class FabricConflict:
+    """Why a pool cannot have its machine's fabric as configured."""
+
+    key: str
+    """The pool's key at fault, below `nodePools[i]`: `zones`, `alternativeInstanceTypes[1]`."""
+    why: str
+
+
+def fabric_conflicts(pool: PoolFacts) -> list[FabricConflict]:
+    """What keeps a fabric pool from its fabric: more than one zone (a fabric's nodes sit close together,
+    in one placement, which lives in one zone), or an alternative machine with another fabric (the
+    pool's nodes launch with one interface layout, its machine's). What decides both a left-out
+    `interconnect` (the ordinary network, with why) and an explicit `auto` (refused, naming the key)."""
+    if pool.fabric is None:
+        return []
+    found: list[FabricConflict] = []
+    if len(pool.zones) > 1:
+        found.append(
+            FabricConflict(
+                "zones",
+                f"the pool is spread over {len(pool.zones)} zones ({', '.join(pool.zones)}), and its "
+                f"{pool.fabric.kind.display} nodes sit in one placement, in one zone",
+            )
+        )
+    mine = (pool.fabric.kind, pool.fabric.interfaces)
+    for j, other in enumerate(pool.alternative_instances):
+        theirs = machine_fabric(other)
+        if theirs is None or (theirs.kind, theirs.interfaces) != mine:
+            has = theirs.describe() if theirs is not None else "no fast fabric"
+            found.append(
+                FabricConflict(
+                    f"alternativeInstanceTypes[{j}]",
+                    f"alternative {other.name} has {has}, and the pool's nodes launch with one interface "
+                    f"layout, {pool.instance.name}'s ({pool.fabric.describe()})",
+                )
+            )
+    return found
+
+
+def settle_fabric(facts: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
+    """The pool's facts once every machine it may launch is known (alternatives included): where
+    `interconnect` is left out and a fabric conflict stands, the ordinary network, with why (a stack
+    that planned before interconnect existed still plans); an explicit `auto` keeps the fabric, so the
+    interconnect add-on refuses the conflict naming its key."""
+    conflicts = fabric_conflicts(facts)
+    if not conflicts or "interconnect" in pool:
+        return facts
+    labels = {k: v for k, v in facts.labels.items() if k != FABRIC_LABEL}
+    why = "; ".join(c.why for c in conflicts)
+    return replace(facts, fabric=None, labels=labels, fabric_skipped=why)
 
 
 def without_operator_sharing_labels(pool: PoolFacts) -> PoolFacts:

@@ -35,6 +35,13 @@ class Provisioning(str, Enum):
     admits the gang (GKE's queued provisioning; the Cluster Autoscaler's best-effort atomic scale-up)."""
 
 
+class Interconnect(str, Enum):
+    AUTO = "auto"
+    """The machine's fast fabric (EFA, GPUDirect), set up where gpukit builds it for the substrate."""
+    NONE = "none"
+    """The ordinary node and pod network only."""
+
+
 class DriverMode(str, Enum):
     PREINSTALLED = "preinstalled"
     """The node image ships the NVIDIA driver and container toolkit (EKS AL2023/Bottlerocket NVIDIA)."""
@@ -324,6 +331,8 @@ class NodePoolSpec(TypedDict):
     """GPU pools: how the pool's GPUs are shared between pods (default: whole GPUs)."""
     provisioning: NotRequired[Provisioning]
     """GPU pools: `standard` (default) or `queued` (a gang's nodes all at once, with gpukit:batch)."""
+    interconnect: NotRequired[Interconnect]
+    """GPU pools: `auto` (the machine's fast fabric where gpukit sets it up; the default) or `none`."""
 
 
 class GpuOperatorSpec(TypedDict):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gpukit.components.catalog.fabrics import FabricKind
 from gpukit.components.catalog.instances import MachineCatalog
 from gpukit.components.errors import MissingExtraError, Problem
 from gpukit.components.findings import Finding
@@ -125,6 +126,9 @@ class Substrate(Protocol):
     """The value of the nvidia.com/gpu taint on GPU nodes (GKE sets `present` itself)."""
     limits: SubstrateLimits = NO_LIMITS
     """The provider's sourced limits on node counts and list sizes (providers/<cloud>/limits.py)."""
+    fabrics: frozenset[FabricKind] = frozenset()
+    """The fast fabrics it sets up for pools whose machines have one (`nodePools[].interconnect`,
+    components/catalog/fabrics.py); a pool on a machine with another runs on the ordinary network."""
     addon_variants: Mapping[str, object] = NO_VARIANTS
     """What this substrate contributes to add-ons, by add-on name, each in the shape that add-on's folder
     defines (components/addons/<name>/variant.py): the shared-storage backends it builds, for one. A
@@ -134,7 +138,9 @@ class Substrate(Protocol):
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
         """The facts of one validated pool: its machine from the catalog, its scale bounds."""
         instance = self.catalog.pool_instance(pool["instance_type"], pool.get("gpu"))
-        return make_pool_facts(pool, instance, pool["min_nodes"], pool["max_nodes"], self.gpu_taint_value)
+        return make_pool_facts(
+            pool, instance, pool["min_nodes"], pool["max_nodes"], self.gpu_taint_value, fabrics=self.fabrics
+        )
 
     def cluster_pool_facts(self, pools: list[NodePoolSpec]) -> tuple[PoolFacts, ...]:
         """The facts of every pool of a cluster, where one pool's depend on the others (k3s servers are

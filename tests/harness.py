@@ -291,3 +291,13 @@ def answer_gcp_quotas(
     monkeypatch.setattr(PlanMocks, "new_resource", recording)
     monkeypatch.setattr(pulumi.log, "warn", lambda message, *_, **__: warned.append(message))
     return asked, registered, warned
+
+
+def asg_tags(rec: Recording, name_prefix: str) -> dict[str, str]:
+    """The autoscaling-group tags (key -> value) of the node groups whose resource names start with
+    `name_prefix` (`unit-h100-`), as the engine recorded them."""
+    return {
+        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
+        for t in rec.of_type("aws:autoscaling/tag:Tag")
+        if t.name.startswith(name_prefix)
+    }

@@ -174,9 +174,9 @@ class Addon(Protocol):
 
     Which hooks run for which cluster: `problems` wherever its section parsed; `findings`, `charges`,
     `unpriced` and `build` only where the cluster wants it (what is not built costs and warns nothing);
-    `report` and `document` always (a section may say what runs instead: the platform's GPU software,
-    the cluster's default StorageClass); `checks` always (`gpukit verify` checks a running cluster,
-    whatever the stack deploys)."""
+    `report`, `document` and `pool_output` always (a section may say what runs instead: the platform's
+    GPU software, the cluster's default StorageClass); `checks` always (`gpukit verify` checks a running
+    cluster, whatever the stack deploys)."""
 
     name: str
     """Its name in the registry, in Substrate.addon_variants and in BuildContext.built: `gpu-operator`."""
@@ -215,6 +215,12 @@ class Addon(Protocol):
 
     def document(self, cluster: ResolvedCluster, handle: "ClusterHandle") -> dict[str, Any]:
         """Its keys of plan.json's cluster document."""
+        return {}
+
+    def pool_output(self, cluster: ResolvedCluster, pool: PoolFacts) -> dict[str, Any]:
+        """Its keys of one pool's entry in the `pools` stack output (what a workload on the pool copies:
+        the interconnect's resource and environment); the same keys for every pool, so the entry's
+        shape does not depend on the stack."""
         return {}
 
     def checks(self, cluster: ResolvedCluster, timeout_minutes: int | None = None) -> CheckSuite | None:

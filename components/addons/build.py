@@ -1,9 +1,10 @@
 """Build every wanted add-on of a cluster, in the registry's order, after its substrate."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons import registry as addons
 from gpukit.components.addons.base import BuildContext, Built
+from gpukit.components.pools import PoolFacts
 from gpukit.components.substrate import ResolvedCluster
 
 if TYPE_CHECKING:
@@ -27,3 +28,11 @@ def build_addons(
             ctx = BuildContext(name, cluster, handle, parent, dict(built), addon.after)
             built[addon.name] = addon.build(ctx)
     return built
+
+
+def addon_pool_output(cluster: ResolvedCluster, pool: PoolFacts) -> dict[str, Any]:
+    """Every add-on's keys of one pool's entry in the `pools` stack output, in the registry's order."""
+    out: dict[str, Any] = {}
+    for addon in addons.ADDONS:
+        out.update(addon.pool_output(cluster, pool))
+    return out

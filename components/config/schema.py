@@ -22,6 +22,7 @@ from gpukit.components.spec import (
     DriverMode,
     GkeDriverVersion,
     GpuArchitecture,
+    Interconnect,
     MigStrategy,
     NatGateways,
     NodeImage,
@@ -730,6 +731,21 @@ POOL_FIELDS = (
         "(the whole gang in one scale-up; Auto Scaling groups and instance groups do not make it atomic, "
         "so a gang short of capacity is requeued by gang admission). Not with Karpenter (it implements "
         "no ProvisioningRequest) or existing hosts (fixed capacity). docs/batch.md.",
+    ),
+    Field(
+        "interconnect",
+        "str",
+        "GPU pools: the machine's fast fabric between nodes (auto) or the ordinary network (none)",
+        choices=Interconnect,
+        specific=True,
+        default_doc="`auto`",
+        doc="`auto`: the machine's fast fabric for multi-node training, where it has one: on EKS, EFA "
+        "on types with 4 or more EFA interfaces (p4d, p4de, p5, p5e, p5en, p6-b200, g6e.48xlarge, "
+        "g7e.48xlarge). Such a pool gets its EFA interfaces (an ENA primary, the rest EFA-only), a "
+        "cluster placement group, exactly one zone, a security group open to itself and the EFA device "
+        "plugin; pods request `vpc.amazonaws.com/efa`. Other machines run on the ordinary network, and "
+        "asking for `auto` there is refused. `none`: the ordinary network on any machine (a pool that "
+        "must span zones, say). The plan says per pool what `auto` resolved to. docs/interconnect.md.",
     ),
 )
 

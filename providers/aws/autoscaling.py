@@ -4,6 +4,8 @@ Shared by EKS managed node groups (tagged through their groups) and k3s agent po
 """
 
 from gpukit.components.pools import GPU_RESOURCE, PoolFacts
+from gpukit.components.spec import NodeImage
+from gpukit.providers.aws.efa import efa_node_resources
 
 # The label the Cluster Autoscaler's AWS provider reads as "this node has GPUs" (kubernetes/autoscaler
 # cloudprovider/aws/aws_cloud_provider.go: GPULabel). Its presence is what counts
@@ -65,4 +67,7 @@ def autoscaler_node_template_tags(labels: dict[str, str], pool: PoolFacts) -> di
         advertised = {GPU_RESOURCE: 0, **advertised}
     for resource, count in advertised.items():
         tags[f"{prefix}/resources/{resource}"] = str(count)
+    if pool.fabric is not None:  # an EFA pool: its EFA devices (and huge pages) scale it from zero too
+        offered = efa_node_resources(pool.fabric.interfaces, pool.node_image is NodeImage.AL2023)
+        tags.update({f"{prefix}/resources/{resource}": value for resource, value in offered.items()})
     return tags

@@ -47,6 +47,7 @@ EKS_KEYS = (
         "nodePools.sharing",
         "nodePools.zones",
         "nodePools.alternativeInstanceTypes",
+        "nodePools.interconnect",
     }
 )
 K3S_EC2_KEYS = (

@@ -110,6 +110,51 @@ def _check_ebs_volume(name: str, inputs: dict[str, Any]) -> None:
         raise ResourceNameError(f"EBS volume {name}: {volume_type} takes {low} to {high} GiB; got {size}")
 
 
+# EC2 API, LaunchTemplateInstanceNetworkInterfaceSpecificationRequest InterfaceType: "Valid values:
+# interface | efa | efa-only"; the rules below are EC2's for EFA (EC2 user guide, efa-acc-inst-types:
+# "You can't use an EFA-only network interface as the primary network interface"; node-efa: "You can
+# assign up to one EFA per network card"; create-efa: "You can't assign an IP address to an EFA-only
+# network interface"; Karpenter launchtemplate.go: with several interfaces, no public address).
+_INTERFACE_TYPES = ("interface", "efa", "efa-only")
+_PLACEMENT_STRATEGIES = ("cluster", "partition", "spread")
+
+
+def _check_launch_template(name: str, inputs: dict[str, Any]) -> None:
+    """A launch template's network interfaces EC2 would refuse fail the plan, as `pulumi up` would."""
+    interfaces = inputs.get("networkInterfaces") or []
+    if not interfaces:
+        return
+    problems: list[str] = []
+    slots: list[tuple[int, int]] = []
+    efa_cards: list[int] = []
+    for i, nic in enumerate(interfaces):
+        kind = nic.get("interfaceType") or "interface"
+        slot = (int(nic.get("networkCardIndex") or 0), int(nic.get("deviceIndex") or 0))
+        if kind not in _INTERFACE_TYPES:
+            problems.append(
+                f"networkInterfaces[{i}].interfaceType {kind!r} is not one of {list(_INTERFACE_TYPES)}"
+            )
+        if slot in slots:
+            problems.append(f"networkInterfaces[{i}]: card {slot[0]} device {slot[1]} is taken twice")
+        slots.append(slot)
+        if kind in ("efa", "efa-only"):
+            if slot[0] in efa_cards:
+                problems.append(f"networkInterfaces[{i}]: a second EFA on network card {slot[0]}")
+            efa_cards.append(slot[0])
+        if kind == "efa-only" and slot == (0, 0):
+            problems.append(
+                "networkInterfaces: an EFA-only interface cannot be the primary (card 0, device 0)"
+            )
+        if kind == "efa-only" and (nic.get("ipv4PrefixCount") or nic.get("ipv4AddressCount")):
+            problems.append(f"networkInterfaces[{i}]: an EFA-only interface takes no IP address")
+        if str(nic.get("associatePublicIpAddress")).lower() == "true" and len(interfaces) > 1:
+            problems.append(f"networkInterfaces[{i}]: no public address with several interfaces")
+    if (0, 0) not in slots:
+        problems.append("networkInterfaces: no primary interface (card 0, device 0)")
+    if problems:
+        raise ResourceNameError(f"launch template {name}: " + "; ".join(problems))
+
+
 class AwsFakes:
     """providers' PlanFakes for the `aws` package."""
 
@@ -135,6 +180,16 @@ class AwsFakes:
             self.subnets[rid] = inputs
         if token == "aws:ebs/volume:Volume":
             _check_ebs_volume(name, inputs)
+        if token == "aws:ec2/launchTemplate:LaunchTemplate":
+            _check_launch_template(name, inputs)
+        if (
+            token == "aws:ec2/placementGroup:PlacementGroup"
+            and inputs.get("strategy") not in _PLACEMENT_STRATEGIES
+        ):
+            raise ResourceNameError(
+                f"placement group {name}: strategy {inputs.get('strategy')!r} is not one of "
+                f"{list(_PLACEMENT_STRATEGIES)}"
+            )
         return rid, {**named, **self._outputs(token, name, rid, {**inputs, **named})}
 
     def zones(self) -> list[tuple[str, str]]:
@@ -264,6 +319,11 @@ class AwsFakes:
                 "arn": self._arn("eks", f"nodegroup/{state.get('clusterName')}/{ng}/{_hex(ng, length=8)}"),
                 "resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{_hex(ng, 'asg', length=8)}"}]}],
                 "status": "ACTIVE",
+            }
+        if token == "aws:ec2/placementGroup:PlacementGroup":
+            return {
+                "placementGroupId": f"pg-{_hex(name, length=17)}",
+                "arn": self._arn("ec2", f"placement-group/{state.get('name')}"),
             }
         if token == "aws:ec2/launchTemplate:LaunchTemplate":
             return {

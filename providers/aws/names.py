@@ -50,6 +50,15 @@ AWS_NAME_RULES: dict[str, tuple[NameRule, ...]] = {
             prefix_field="namePrefix",
         ),
     ),
+    "aws:ec2/placementGroup:PlacementGroup": (
+        NameRule(
+            "name",
+            255,
+            re.compile(r"[\x20-\x7e]+"),
+            "ASCII characters",
+            'EC2 API CreatePlacementGroup GroupName ("Up to 255 ASCII characters")',
+        ),
+    ),
     "aws:ec2/launchTemplate:LaunchTemplate": (
         NameRule(
             "name",

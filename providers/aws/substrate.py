@@ -10,15 +10,17 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH
+from gpukit.components.addons.interconnect.variant import INTERCONNECT
 from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.autoscaler.fallback import spot_fallback_findings
+from gpukit.components.catalog.fabrics import FabricKind
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.k3s_substrates import K3sCloudSubstrate
 from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.plan_fakes import PlanFakes
-from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts
+from gpukit.components.pools import GPU_TAINT_VALUE, PoolFacts, settle_fabric
 from gpukit.components.pricing import Charge
 from gpukit.components.spec import (
     ClusterConfig,
@@ -35,6 +37,7 @@ from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
 from gpukit.providers.aws.eks.batch_variant import EksBatch
 from gpukit.providers.aws.eks.images import eks_image
+from gpukit.providers.aws.eks.interconnect_variant import EksInterconnect
 from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
 from gpukit.providers.aws.eks.shared_storage.variant import EksSharedStorage
 from gpukit.providers.aws.eks.software import eks_gpu_node_software
@@ -68,9 +71,10 @@ def aws_pool_facts(base: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
         AWS_CATALOG.pool_instance(name, pool.get("gpu"))
         for name in pool.get("alternative_instance_types", [])
     )
-    return replace(
+    facts = replace(
         base, alternative_instances=alternatives, labels={**base.labels, **accelerator_label(base)}
     )
+    return settle_fabric(facts, pool)
 
 
 if TYPE_CHECKING:
@@ -93,8 +97,14 @@ class EksSubstrate(Substrate):
     catalog = AWS_CATALOG
     gpu_taint_value = GPU_TAINT_VALUE
     limits = EKS_LIMITS
+    fabrics = frozenset({FabricKind.EFA})
     addon_variants = MappingProxyType(
-        {STORAGE: EksSharedStorage(), BATCH: EksBatch(), POD_SECURITY: LabelledNamespaces("EKS")}
+        {
+            STORAGE: EksSharedStorage(),
+            BATCH: EksBatch(),
+            POD_SECURITY: LabelledNamespaces("EKS"),
+            INTERCONNECT: EksInterconnect(),
+        }
     )
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
@@ -155,7 +165,7 @@ class EksSubstrate(Substrate):
                 "each (as many as maxNodes allows), asked of EC2 when `pulumi up` runs; pin AZ IDs to choose",
             )
             for i, pool in enumerate(cluster.pools)
-            if pool.is_gpu and not pool.zones and not karpenter
+            if pool.is_gpu and not pool.zones and not karpenter and pool.fabric is None
         ]
         fallback = [] if karpenter else spot_fallback_findings(cluster.pools)
         days = cluster.spec.get("log_retention_days", DEFAULT_LOG_RETENTION_DAYS)

@@ -10,7 +10,7 @@ import yaml
 from gpukit.program import build
 from gpukit.providers.aws.eks.creator import CREATOR_TAG
 from gpukit.providers.aws.fakes import AwsFakes
-from harness import Recording, eks_config, is_secret, record, unknown_argument_names, unsecret
+from harness import Recording, asg_tags, eks_config, is_secret, record, unknown_argument_names, unsecret
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
@@ -109,21 +109,20 @@ def test_disk_size_from_config(train: Recording) -> None:
 
 
 def test_gpu_autoscaling_group_carries_scale_from_zero_templates(train: Recording) -> None:
-    tags = {
-        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
-        for t in train.of_type("aws:autoscaling/tag:Tag")
-        if t.name.startswith("unit-h100-")
-    }
+    tags = asg_tags(train, "unit-h100-")
     prefix = "k8s.io/cluster-autoscaler/node-template"
     assert tags == {
         "k8s.io/cluster-autoscaler/enabled": "true",  # discovery, and the autoscaler role's IAM condition
         "k8s.io/cluster-autoscaler/unit": "owned",
         f"{prefix}/label/gpukit.dev/pool": "h100",
         f"{prefix}/label/gpukit.dev/gpu-model": "H100",
+        f"{prefix}/label/gpukit.dev/fabric": "efa",  # a one-zone p5 pool gets EFA (interconnect auto)
         f"{prefix}/label/nvidia.com/gpu.present": "true",
         f"{prefix}/label/k8s.amazonaws.com/accelerator": "nvidia-h100",
         f"{prefix}/taint/nvidia.com/gpu": "true:NoSchedule",
         f"{prefix}/resources/nvidia.com/gpu": "8",
+        f"{prefix}/resources/vpc.amazonaws.com/efa": "32",
+        f"{prefix}/resources/hugepages-2Mi": "10256Mi",
     }
     # The tags land on the node group's own autoscaling group (EKS reports its name after creation).
     asg_names = {
@@ -584,11 +583,7 @@ def test_min_nodes_is_spread_over_the_zone_groups_and_sums_to_the_pools() -> Non
 
 def test_scale_from_zero_tags_carry_the_accelerator_label_on_every_zone_group(dev: Recording) -> None:
     for zone in ("usw2-az1", "usw2-az2"):
-        tags = {
-            t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
-            for t in dev.of_type("aws:autoscaling/tag:Tag")
-            if t.name.startswith(f"unit-l4-{zone}-")
-        }
+        tags = asg_tags(dev, f"unit-l4-{zone}-")
         assert (
             tags["k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator"] == "nvidia-l4"
         )
@@ -890,11 +885,7 @@ def test_shared_pools_are_labelled_with_their_device_plugin_entry(shared: Record
 
 
 def test_time_sliced_pool_scales_from_zero_for_its_replicas(shared: Recording) -> None:
-    tags = {
-        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
-        for t in shared.of_type("aws:autoscaling/tag:Tag")
-        if t.name.startswith("unit-l4-usw2-az1-")
-    }
+    tags = asg_tags(shared, "unit-l4-usw2-az1-")
     prefix = "k8s.io/cluster-autoscaler/node-template"
     assert tags[f"{prefix}/resources/nvidia.com/gpu"] == "4"  # 1 L4 x 4 replicas
     assert tags[f"{prefix}/label/nvidia.com/device-plugin.config"] == "time-slicing-4"
@@ -906,11 +897,7 @@ def test_unshared_cluster_sets_no_device_plugin_config(dev: Recording) -> None:
 
 
 def test_mixed_mig_pool_scales_from_zero_for_its_instances(shared: Recording) -> None:
-    tags = {
-        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
-        for t in shared.of_type("aws:autoscaling/tag:Tag")
-        if t.name.startswith("unit-h100-usw2-az3-")
-    }
+    tags = asg_tags(shared, "unit-h100-usw2-az3-")
     prefix = "k8s.io/cluster-autoscaler/node-template"
     assert tags[f"{prefix}/resources/nvidia.com/mig-3g.40gb"] == "16"  # 8 H100 x 2 instances of 3g.40gb
     # The autoscaler would otherwise take the instance type's 8 GPUs as nvidia.com/gpu: a mixed MIG
@@ -937,11 +924,7 @@ def test_a_custom_mig_layout_reaches_the_mig_manager_and_the_autoscaler() -> Non
     release = rec.one("kubernetes:helm.sh/v3:Release", "unit-gpu-operator-release").inputs
     parted = yaml.safe_load(release["values"]["migManager"]["config"]["data"]["config.yaml"])
     assert labels["nvidia.com/mig.config"] in parted["mig-configs"]
-    tags = {
-        t.inputs["tag"]["key"]: t.inputs["tag"]["value"]
-        for t in rec.of_type("aws:autoscaling/tag:Tag")
-        if t.name.startswith("unit-h100-usw2-az3-")
-    }
+    tags = asg_tags(rec, "unit-h100-usw2-az3-")
     prefix = "k8s.io/cluster-autoscaler/node-template/resources"
     assert tags[f"{prefix}/nvidia.com/mig-1g.10gb"] == "32"  # 8 GPUs x 4
     assert tags[f"{prefix}/nvidia.com/mig-3g.40gb"] == "8"  # 8 GPUs x 1

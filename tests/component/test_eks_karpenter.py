@@ -82,7 +82,7 @@ def test_node_pools_carry_the_pools_taints_labels_limits_and_capacity_types(dev:
 def test_node_classes_use_the_clusters_subnets_security_group_and_the_karpenter_node_role(
     dev: Recording,
 ) -> None:
-    spec = custom(dev, "EC2NodeClass", "h100")["spec"]
+    spec = custom(dev, "EC2NodeClass", "l4")["spec"]  # the p5 pool's is EFA's (test_eks_efa.py)
     assert spec["role"].startswith(f"{KARPENTER}-node-role-")
     private = [s.id for s in dev.of_type("aws:ec2/subnet:Subnet") if "-private-" in s.name]
     assert len(private) == 3
@@ -90,7 +90,8 @@ def test_node_classes_use_the_clusters_subnets_security_group_and_the_karpenter_
     (term,) = spec["securityGroupSelectorTerms"]
     assert term["id"].startswith("sg-")  # the cluster security group, known once the cluster exists
     rules = dev.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
-    assert all(r.inputs["securityGroupId"] == term["id"] for r in rules)
+    assert all(r.inputs["securityGroupId"] == term["id"] for r in rules if "-efa-self-" not in r.name)
+    spec = custom(dev, "EC2NodeClass", "h100")["spec"]
     assert spec["blockDeviceMappings"][0]["ebs"]["volumeSize"] == "500Gi"
     assert spec["metadataOptions"]["httpTokens"] == "required"
     assert spec["tags"]["gpukit:cluster"] == "unit"

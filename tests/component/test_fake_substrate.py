@@ -162,6 +162,7 @@ def test_pool_outputs_and_secret_kubeconfig(fake: FakeSubstrate) -> None:
                 "nvidia.com/gpu.present": "true",
             },
             "taints": ["nvidia.com/gpu=fake:NoSchedule"],
+            "interconnect": None,  # the interconnect add-on's key: the fake sets up no fabric
         }
 
     record(program)

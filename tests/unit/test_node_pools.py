@@ -1,7 +1,7 @@
 """Pool facts: labels, taints, disk defaults, tolerations and the autoscaler's scale-from-zero tags."""
 
 from gpukit.components.pools import GPU_TAINT, tolerations_for
-from gpukit.components.spec import Capacity, NodeImage, Provider
+from gpukit.components.spec import Capacity, Interconnect, NodeImage, Provider
 from gpukit.providers.aws.autoscaling import autoscaler_node_template_tags
 from gpukit.providers.aws.eks.labels import pool_labels
 from harness import pool_facts
@@ -77,17 +77,30 @@ def test_gpu_toleration_matches_the_taint():
     assert toleration["operator"] == "Exists"
 
 
-def test_autoscaler_tags_for_an_eight_gpu_pool():
+def test_autoscaler_tags_for_an_eight_gpu_efa_pool():
+    """A p5 pool gets EFA (interconnect auto): its template node carries the fabric label the EFA device
+    plugin selects on, the 32 EFA devices and the huge pages an AL2023 EFA node pre-allocates, so a
+    pending pod asking for them scales the pool from zero."""
     pool = _pool("h100", "p5.48xlarge")
     tags = autoscaler_node_template_tags(pool.labels, pool)
     assert tags == {
         f"{PREFIX}/label/gpukit.dev/pool": "h100",
         f"{PREFIX}/label/gpukit.dev/gpu-model": "H100",
+        f"{PREFIX}/label/gpukit.dev/fabric": "efa",
         f"{PREFIX}/label/nvidia.com/gpu.present": "true",
         f"{PREFIX}/label/k8s.amazonaws.com/accelerator": "nvidia-h100",
         f"{PREFIX}/taint/nvidia.com/gpu": "true:NoSchedule",
         f"{PREFIX}/resources/nvidia.com/gpu": "8",
+        f"{PREFIX}/resources/vpc.amazonaws.com/efa": "32",
+        f"{PREFIX}/resources/hugepages-2Mi": "10256Mi",
     }
+
+
+def test_autoscaler_tags_for_an_eight_gpu_pool_without_a_fabric():
+    pool = _pool("h100", "p5.48xlarge", interconnect=Interconnect.NONE)
+    tags = autoscaler_node_template_tags(pool.labels, pool)
+    assert not [k for k in tags if "efa" in k or "fabric" in k or "hugepages" in k]
+    assert tags[f"{PREFIX}/resources/nvidia.com/gpu"] == "8"
 
 
 def test_autoscaler_tags_use_the_labels_passed_in():

@@ -12,9 +12,12 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity, ClusterSpec, SupportType
 from gpukit.components.substrate import ResolvedCluster
+from gpukit.providers.aws.efa import vpc_cni_version_problem
 from gpukit.providers.aws.eks.cluster_autoscaler import ClusterAutoscaler
 from gpukit.providers.aws.eks.creator import CREATOR_TAG, cluster_creator
+from gpukit.providers.aws.eks.efa_network import efa_networks
 from gpukit.providers.aws.eks.karpenter import Karpenter
+from gpukit.providers.aws.eks.karpenter_objects import KarpenterEfa
 from gpukit.providers.aws.eks.kubeconfig import eks_kubeconfig
 from gpukit.providers.aws.eks.node_group import EksNodePool
 from gpukit.providers.aws.eks.pod_identity_role import pod_identity_role
@@ -78,10 +81,11 @@ class EksCluster(pulumi.ComponentResource):
         partition = aws.get_partition(opts=invoke).partition
 
         # --- network: nodes and the control plane's interfaces in private subnets
-        aws_children = pulumi.ResourceOptions(parent=self, providers={"aws": provider})
         pools = args["cluster"].pools
         enforce_quotas(args["cluster"], invoke)  # before anything: a GPU quota of 0 would hang the run
-        vpc_id, subnet_ids, subnets_by_zone, plans = _network(name, spec, pools, aws_children, invoke)
+        vpc_id, subnet_ids, subnets_by_zone, plans = _network(
+            name, spec, pools, pulumi.ResourceOptions(parent=self, providers={"aws": provider}), invoke
+        )
 
         # --- envelope encryption of Secrets
         key = aws.kms.Key(
@@ -188,6 +192,13 @@ class EksCluster(pulumi.ComponentResource):
             for arn in NODE_ROLE_POLICIES
         ]
         pod_identity_agent, node_network = _node_network(name, cluster, version, provider, self, invoke)
+        efa = efa_networks(
+            name,
+            pools,
+            vpc_id=vpc_id,
+            cluster_security_group=cluster.vpc_config.cluster_security_group_id,
+            opts=child,
+        )
         sizes = current_desired_sizes(cluster_name, exists, invoke)
         # Karpenter launches the GPU pools' nodes itself: they get no node group (the zone plans above
         # still check their pinned zones against the VPC).
@@ -203,7 +214,7 @@ class EksCluster(pulumi.ComponentResource):
                         "autoscaler_cluster_name": cluster_name,
                         "node_role_arn": node_role.arn,
                         "subnet_ids": (
-                            [s for zone in group.zone_ids for s in subnets_by_zone[zone]]
+                            [s for zone in group.zone_ids for s in _zone_subnets(subnets_by_zone, zone, pool)]
                             if group.zone_ids
                             else subnet_ids
                         ),
@@ -215,6 +226,7 @@ class EksCluster(pulumi.ComponentResource):
                         ),
                         "instance_tags": expiry_tags(spec),
                         "wait_for": [*node_grants, *node_network],
+                        "efa": efa.get(pool.name),
                     },
                     opts=pulumi.ResourceOptions(parent=self, providers={"aws": provider}),
                 )
@@ -258,6 +270,12 @@ class EksCluster(pulumi.ComponentResource):
                 for pool, node_pool in node_pools
                 if pool.is_gpu
             ],
+            efa={
+                pool.name: KarpenterEfa(efa[pool.name], zone, _zone_subnets(subnets_by_zone, zone, pool))
+                for pool, groups in zip(pools, plans, strict=True)
+                if pool.name in efa
+                for zone in groups[0].zone_ids
+            },
             opts=in_cluster,
         )
 
@@ -300,6 +318,16 @@ class EksCluster(pulumi.ComponentResource):
         )
 
 
+def _zone_subnets(
+    subnets_by_zone: dict[str, list[pulumi.Input[str]]], zone: str, pool: PoolFacts
+) -> list[pulumi.Input[str]]:
+    """The subnets a pool's nodes in `zone` launch into: every private subnet gpukit knows there, or on an
+    EFA pool only the first (a reused VPC may have several in a zone; EFA is set up within one subnet,
+    which is all the fact sheet's sources confirm)."""
+    subnets = subnets_by_zone[zone]
+    return subnets[:1] if pool.fabric is not None else subnets
+
+
 def _network(
     name: str,
     spec: ClusterSpec,
@@ -313,6 +341,7 @@ def _network(
     ID, and each pool's node groups; a pinned zone the VPC cannot serve fails the run, naming the key."""
     pinned = list(dict.fromkeys(z for pool in pools for z in pool.zones))
     offered = _check_offerings(pools, invoke)  # before the VPC: a wrong pin must not leave half a network
+    _check_efa_cni(pools, spec["kubernetes_version"], invoke)
     vpc = cluster_vpc(name, spec, opts, pinned, EKS_UNSUPPORTED_AZ_IDS)
     subnets_by_zone: dict[str, list[pulumi.Input[str]]]
     if vpc.private_subnet_by_zone_id is not None:
@@ -331,6 +360,18 @@ def _network(
     except ZoneError as err:
         raise pulumi.RunError(str(err)) from None
     return vpc.vpc_id, vpc.private_subnet_ids, subnets_by_zone, plans
+
+
+def _check_efa_cni(pools: tuple[PoolFacts, ...], version: str, invoke: pulumi.InvokeOptions) -> None:
+    """With EFA pools, the VPC CNI EKS installs for `version` must run EFA-only interfaces, asked
+    before anything is created (the add-on's version is EKS's default for the minor)."""
+    efa = [i for i, pool in enumerate(pools) if pool.fabric is not None]
+    if not efa:
+        return
+    cni = aws.eks.get_addon_version(addon_name=VPC_CNI_ADDON, kubernetes_version=version, opts=invoke)
+    problem = vpc_cni_version_problem(cni.version)
+    if problem:
+        raise pulumi.RunError(f"gpukit:nodePools[{efa[0]}].interconnect: {problem}")
 
 
 def _check_offerings(pools: tuple[PoolFacts, ...], invoke: pulumi.InvokeOptions) -> dict[str, set[str]]:
@@ -369,6 +410,7 @@ def _autoscaler(
     security_group_id: pulumi.Input[str],
     account: tuple[str, str],
     gpu_groups: list[tuple[pulumi.Output[str], bool]],
+    efa: dict[str, KarpenterEfa],
     opts: pulumi.ResourceOptions,
 ) -> tuple[list[pulumi.Resource], list[pulumi.Output[str]]]:
     """What scales the GPU pools: Karpenter (its NodePools are the GPU pools) or the Cluster Autoscaler
@@ -388,6 +430,7 @@ def _autoscaler(
                 "subnet_ids": subnets,
                 "security_group_id": security_group_id,
                 "tags": cluster_tags(spec),
+                "efa": efa,
             },
             opts=opts,
         )

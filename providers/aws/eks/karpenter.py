@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from gpukit.components.pools import PoolFacts
 from gpukit.providers.aws.eks.karpenter_interruption import interruption_queue, interruption_queue_name
-from gpukit.providers.aws.eks.karpenter_objects import karpenter_objects
+from gpukit.providers.aws.eks.karpenter_objects import KarpenterEfa, karpenter_objects
 from gpukit.providers.aws.eks.karpenter_values import (
     CHART,
     CHART_VERSION,
@@ -47,6 +47,8 @@ class KarpenterArgs(TypedDict):
     tags: Mapping[str, str]
     """Tags for the instances and volumes Karpenter launches (the provider's default tags do not reach
     them: Karpenter creates them, not Pulumi)."""
+    efa: Mapping[str, KarpenterEfa]
+    """The EFA pools' placement groups, security groups and zone, by pool name."""
 
 
 class Karpenter(pulumi.ComponentResource):
@@ -145,6 +147,7 @@ class Karpenter(pulumi.ComponentResource):
             subnet_ids=args["subnet_ids"],
             security_group_ids=[args["security_group_id"]],
             tags=args["tags"],
+            efa=args["efa"],
         ):
             pool = obj["metadata"]["name"]
             kind = obj["kind"]

@@ -43,10 +43,12 @@ Why these values:
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity, NodeImage
+from gpukit.providers.aws.efa import EfaNetwork, efa_layout, node_class_interfaces
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.labels import pool_labels
 
@@ -66,6 +68,16 @@ DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 CONSOLIDATE_AFTER = "10m"
 
 
+@dataclass(frozen=True)
+class KarpenterEfa:
+    """Where an EFA pool's NodePool launches: its placement group and security groups, its one zone
+    (pinned, or the first of the VPC's zones that EC2 says offers the type) and that zone's subnets."""
+
+    network: EfaNetwork
+    zone_id: str
+    subnet_ids: Sequence[Any]
+
+
 def capacity_types(pool: PoolFacts) -> list[str]:
     """Spot pools: spot first, on-demand when spot has no capacity; on-demand pools: on-demand only."""
     return ["spot", "on-demand"] if pool.capacity == Capacity.SPOT else ["on-demand"]
@@ -82,14 +94,26 @@ def ec2_node_class_spec(
     subnet_ids: Sequence[Any],
     security_group_ids: Sequence[Any],
     tags: Mapping[str, str],
+    efa: KarpenterEfa | None = None,
 ) -> dict[str, Any]:
-    """The EC2NodeClass of a GPU pool. `role` is the Karpenter node role's name; ids may be Outputs."""
+    """The EC2NodeClass of a GPU pool. `role` is the Karpenter node role's name; ids may be Outputs.
+    An EFA pool's class also names its interfaces (providers/aws/efa.py: with them set, Karpenter
+    launches that layout whether or not a pod asks for EFA, and advertises one vpc.amazonaws.com/efa
+    per EFA-only interface), its placement group, its zone's subnets and the EFA security group."""
     image = eks_image(pool.node_image, pool.instance.arch, pool.is_gpu)
+    network: dict[str, Any] = {}
+    if efa is not None and pool.fabric is not None:
+        subnet_ids, security_group_ids = efa.subnet_ids, efa.network.security_groups
+        network = {
+            "networkInterfaces": node_class_interfaces(efa_layout(pool.fabric.interfaces)),
+            "placementGroupSelector": {"name": efa.network.placement_group},
+        }
     return {
         "role": role,
         "amiSelectorTerms": [{"alias": AMI_ALIASES[pool.node_image]}],
         "subnetSelectorTerms": [{"id": subnet} for subnet in subnet_ids],
         "securityGroupSelectorTerms": [{"id": group} for group in security_group_ids],
+        **network,
         "metadataOptions": {
             "httpEndpoint": "enabled",
             "httpProtocolIPv6": "disabled",
@@ -112,15 +136,16 @@ def ec2_node_class_spec(
     }
 
 
-def node_pool_spec(pool: PoolFacts) -> dict[str, Any]:
+def node_pool_spec(pool: PoolFacts, efa_zone: str | None = None) -> dict[str, Any]:
     """The NodePool of a GPU pool: what it may launch, the nodes' labels and taints, its ceiling and
-    when it gives nodes back."""
+    when it gives nodes back. `efa_zone`: an EFA pool's one zone."""
     requirements: list[dict[str, Any]] = [
         {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": list(pool.instance_type_names)},
         {"key": CAPACITY_TYPE_LABEL, "operator": "In", "values": capacity_types(pool)},
     ]
-    if pool.zones:
-        requirements.append({"key": ZONE_ID_LABEL, "operator": "In", "values": list(pool.zones)})
+    zones = [efa_zone] if efa_zone else list(pool.zones)
+    if zones:
+        requirements.append({"key": ZONE_ID_LABEL, "operator": "In", "values": zones})
     return {
         "template": {
             # The same labels as a managed node group of the pool gets (gpukit's pool and GPU labels,
@@ -153,15 +178,22 @@ def karpenter_objects(
     subnet_ids: Sequence[Any],
     security_group_ids: Sequence[Any],
     tags: Mapping[str, str],
+    efa: Mapping[str, KarpenterEfa] | None = None,
 ) -> list[dict[str, Any]]:
     """Every Karpenter object of a cluster, as Kubernetes objects: per GPU pool its EC2NodeClass, then
-    its NodePool."""
+    its NodePool. `efa`: the EFA pools' placement, by pool name."""
     objects: list[dict[str, Any]] = []
     for pool in pools:
         if not pool.is_gpu:
             continue
+        placed = (efa or {}).get(pool.name)
         node_class = ec2_node_class_spec(
-            pool, role=role, subnet_ids=subnet_ids, security_group_ids=security_group_ids, tags=tags
+            pool,
+            role=role,
+            subnet_ids=subnet_ids,
+            security_group_ids=security_group_ids,
+            tags=tags,
+            efa=placed,
         )
         objects.append(
             {
@@ -176,7 +208,7 @@ def karpenter_objects(
                 "apiVersion": NODE_POOL_API,
                 "kind": "NodePool",
                 "metadata": {"name": pool.name},
-                "spec": node_pool_spec(pool),
+                "spec": node_pool_spec(pool, placed.zone_id if placed else None),
             }
         )
     return objects

@@ -1,7 +1,7 @@
 """EksNodePool: one EKS managed node group with its launch template and scale-from-zero tags."""
 
 from collections.abc import Sequence
-from typing import Optional, TypedDict
+from typing import Optional, TypedDict, cast
 
 import pulumi
 import pulumi_aws as aws
@@ -9,6 +9,7 @@ import pulumi_aws as aws
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import Capacity
 from gpukit.providers.aws.autoscaling import autoscaler_discovery_tags, autoscaler_node_template_tags
+from gpukit.providers.aws.efa import EfaNetwork, efa_layout, launch_template_interfaces
 from gpukit.providers.aws.eks.images import eks_image
 from gpukit.providers.aws.eks.labels import pool_labels
 from gpukit.providers.aws.eks.scaling import Scaling
@@ -42,6 +43,8 @@ class EksNodePoolArgs(TypedDict):
     wait_for: list[pulumi.Resource]
     """What the node group itself waits for (the node role's grants, the network add-ons): a
     component's depends_on does not reach its children."""
+    efa: Optional[EfaNetwork]
+    """An EFA pool's placement group and security groups (providers/aws/efa.py); None elsewhere."""
 
 
 class EksNodePool(pulumi.ComponentResource):
@@ -54,7 +57,21 @@ class EksNodePool(pulumi.ComponentResource):
         pool = args["pool"]
         image = eks_image(pool.node_image, pool.instance.arch, pool.is_gpu)
         labels = pool_labels(pool)
-
+        # An EFA pool: its EFA interfaces (efa.py says which layout and why) and its cluster placement
+        # group, which keeps the nodes close (EFA traffic stays within one zone). A managed node group
+        # has no placement argument of its own: it comes with the template.
+        efa = args["efa"]
+        interfaces = (
+            cast(
+                "list[aws.ec2.LaunchTemplateNetworkInterfaceArgsDict]",
+                launch_template_interfaces(efa_layout(pool.fabric.interfaces), efa.security_groups),
+            )
+            if efa is not None and pool.fabric is not None
+            else None
+        )
+        placement: aws.ec2.LaunchTemplatePlacementArgsDict | None = (
+            {"group_name": efa.placement_group} if interfaces and efa else None
+        )
         launch_template = aws.ec2.LaunchTemplate(
             f"{name}-lt",
             description=f"gpukit node pool {pool.name}",
@@ -84,6 +101,8 @@ class EksNodePool(pulumi.ComponentResource):
                 {"resource_type": "volume", "tags": {"gpukit:pool": pool.name, **args["instance_tags"]}},
             ],
             update_default_version=True,
+            network_interfaces=interfaces,
+            placement=placement,
             opts=child,
         )
 

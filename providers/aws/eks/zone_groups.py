@@ -38,7 +38,7 @@ def group_plans(
     """The node groups of `gpukit:nodePools[index]`; `vpc_zone_ids` are the AZ IDs the VPC has private
     subnets in; `offered` what EC2 answered at `pulumi up` (instance type -> AZ IDs), for GPU pools that
     name no zones: they get a group in each VPC zone that offers every type of the pool (as many as
-    `maxNodes` allows, one node each at least, in zone order)."""
+    `maxNodes` allows, one node each at least, in zone order; an EFA pool the first of them only)."""
     key = f"gpukit:nodePools[{index}]"
     for j, zone in enumerate(pool.zones):
         if zone not in vpc_zone_ids:
@@ -54,7 +54,9 @@ def group_plans(
             offered[t] if offered is not None and t in offered else set(offered_zone_ids(region, t) or ())
             for t in pool.instance_type_names
         ]
-        zones = [z for z in sorted(vpc_zone_ids) if all(z in w for w in where)][: max(pool.max_nodes, 1)]
+        # An EFA pool stays in one zone (EFA traffic does not cross zones; providers/aws/efa.py).
+        most = 1 if pool.fabric is not None else max(pool.max_nodes, 1)
+        zones = [z for z in sorted(vpc_zone_ids) if all(z in w for w in where)][:most]
         if not zones:
             known = sorted(set.intersection(*where)) if where else []
             raise ZoneError(

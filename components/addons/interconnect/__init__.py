@@ -1,0 +1,1 @@
+"""The interconnect add-on: the fast fabric between GPU nodes (`nodePools[].interconnect`)."""

@@ -1,0 +1,139 @@
+"""Bad configs around `nodePools[].interconnect`: each is refused with exit 2, names the exact key to
+edit, and builds nothing (checked like test_bad_configs.py: through `gpukit plan --config` and through
+`gpukit.program.build` under the mock engine)."""
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpukit.cli import main
+from harness import eks_config, example_config
+from tests.program.test_bad_configs import POOLS, Config, Mutation, add_pool, assert_refused, broken, pool_set
+
+H100 = {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
+
+CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
+    (
+        "auto-on-a-machine-without-a-fabric",
+        eks_config,
+        pool_set(1, interconnect="auto"),
+        f"{POOLS}[1].interconnect",
+        "`auto` asks for the machine's fast fabric, and none results here: g6.xlarge has no fast fabric",
+    ),
+    (
+        "auto-on-a-cpu-pool",
+        eks_config,
+        pool_set(0, interconnect="auto"),
+        f"{POOLS}[0].interconnect",
+        "none results here: the pool has no GPUs",
+    ),
+    (
+        "auto-on-a-one-efa-machine",
+        eks_config,
+        pool_set(1, instanceType="p5.4xlarge", capacity="on-demand", interconnect="auto"),
+        f"{POOLS}[1].interconnect",
+        "p5.4xlarge has no fast fabric gpukit sets up (EKS sets up EFA on types with 4 or more",
+    ),
+    (
+        "explicit-auto-over-two-zones",
+        eks_config,
+        add_pool(**{**H100, "zones": ["usw2-az1", "usw2-az3"]}, interconnect="auto"),
+        f"{POOLS}[2].zones",
+        "the pool is spread over 2 zones (usw2-az1, usw2-az3), and its EFA nodes sit in one placement",
+    ),
+    (
+        "explicit-auto-with-an-alternative-of-another-efa-count",
+        eks_config,
+        add_pool(
+            name="h200",
+            instanceType="p5en.48xlarge",
+            alternativeInstanceTypes=["p5e.48xlarge"],
+            capacity="spot",
+            minNodes=0,
+            maxNodes=2,
+            zones=["usw2-az3"],
+            interconnect="auto",
+        ),
+        f"{POOLS}[2].alternativeInstanceTypes[0]",
+        "alternative p5e.48xlarge has EFA x32, 3,200 Gbps, and the pool's nodes launch with one interface "
+        "layout, p5en.48xlarge's (EFA x16, 3,200 Gbps)",
+    ),
+    (
+        "unknown-value",
+        eks_config,
+        add_pool(**H100, interconnect="fast"),
+        f"{POOLS}[2].interconnect",
+        "fast",
+    ),
+    (
+        "on-gke",
+        lambda: example_config("gke-train"),
+        pool_set(1, interconnect="none"),
+        f"{POOLS}[1].interconnect",
+        "only for platform eks",
+    ),
+    (
+        "on-k3s-aws",
+        lambda: example_config("k3s-aws"),
+        pool_set(1, interconnect="none"),
+        f"{POOLS}[1].interconnect",
+        "only for platform eks",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", [pytest.param(case[1:], id=case[0]) for case in CASES])
+def test_bad_interconnect_config_is_refused(
+    case: tuple[Callable[[], Config], Mutation, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, mutation, key, fragment = case
+    assert_refused(broken(base, mutation)(), key, fragment, tmp_path, capsys)
+
+
+def test_an_efa_pool_in_one_zone_and_a_p5_pool_without_efa_over_two_plan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the refusals point to is accepted: one zone, or `interconnect: none` to spread a pool."""
+    config = eks_config()
+    spread = {**H100, "name": "spread", "zones": ["usw2-az1", "usw2-az3"], "interconnect": "none"}
+    config[POOLS] += [H100, spread]
+    path = tmp_path / "Pulumi.ok.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    assert main(["plan", "--config", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_a_left_out_interconnect_never_refuses_what_planned_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Left out, `interconnect` is `auto` only where the pool can have the fabric: a p5 pool over two
+    zones, or with an alternative of another EFA count, plans on the ordinary network, and the plan says
+    why and what to change; only the one-zone pool's nodes carry the fabric label."""
+    config = eks_config()
+    spread = {**H100, "name": "spread", "zones": ["usw2-az1", "usw2-az3"]}
+    mixed = {
+        "name": "mixed",
+        "instanceType": "p5en.48xlarge",
+        "alternativeInstanceTypes": ["p5e.48xlarge"],
+        "capacity": "spot",
+        "minNodes": 0,
+        "maxNodes": 2,
+        "zones": ["usw2-az3"],
+    }
+    config[POOLS] += [H100, spread, mixed]
+    path = tmp_path / "Pulumi.ok.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    assert main(["plan", "--config", str(path)]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert (
+        "  spread: the ordinary network (auto: the pool is spread over 2 zones (usw2-az1, usw2-az3), and its "
+        "EFA nodes sit in one placement, in one zone; to get it: one zone, alternatives of the same fabric)\n"
+    ) in out
+    assert (
+        "  mixed: the ordinary network (auto: alternative p5e.48xlarge has EFA x32, 3,200 Gbps, and the "
+        "pool's nodes launch with one interface layout, p5en.48xlarge's (EFA x16, 3,200 Gbps); to get it: "
+        "one zone, alternatives of the same fabric)\n"
+    ) in out
+    fabric_tags = sorted(line.split()[-1] for line in out.splitlines() if line.endswith("-gpukit-dev-fabric"))
+    assert fabric_tags == ["unit-h100-usw2-az3-asg-tag-label-gpukit-dev-fabric"]
