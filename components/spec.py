@@ -399,6 +399,9 @@ class VerificationSpec(TypedDict):
     """Run one verification Job per GPU pool at `pulumi up` (default false; ephemeral stacks set it)."""
     timeout_minutes: NotRequired[int]
     """How long each pool's Job may take, 5 to 120 (default 20)."""
+    nccl: NotRequired[bool]
+    """Run a 2-node NCCL all-reduce over the fabric of every fabric pool with maxNodes >= 2 at
+    `pulumi up` (default false; components/addons/interconnect/nccl_check.py)."""
 
 
 class QueueQuotaSpec(TypedDict):

@@ -5,6 +5,11 @@ components/autoscaler/k3s_values.py) start from these."""
 from collections.abc import Sequence
 from typing import Any
 
+IDLE_NODE_MINUTES = 10
+"""How long a node the Cluster Autoscaler started stays once idle (unneeded, or unready as a mixed-MIG
+node counts) before it is removed, as gpukit sets it; Karpenter's consolidateAfter is the same
+(providers/aws/eks/karpenter_objects.py). What a check that starts nodes costs is counted with it."""
+
 CHART = "cluster-autoscaler"
 CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
 # Chart 9.59.0 (appVersion 1.35.0) is the newest released chart (kubernetes/autoscaler, 2026-08).
@@ -68,8 +73,8 @@ def scaling_args(expander: str = "least-waste") -> dict[str, Any]:
         "expander": expander,
         "balance-similar-node-groups": True,
         "skip-nodes-with-system-pods": False,
-        "scale-down-unneeded-time": "10m",
-        "scale-down-unready-time": "10m",
+        "scale-down-unneeded-time": f"{IDLE_NODE_MINUTES}m",
+        "scale-down-unready-time": f"{IDLE_NODE_MINUTES}m",
     }
 
 

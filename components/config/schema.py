@@ -949,6 +949,19 @@ VERIFICATION_FIELDS = (
         doc="How long each pool's Job may take, node start from zero and GPU stack start-up included, "
         "before it fails (`activeDeadlineSeconds`) and `pulumi up` with it. 5 to 120.",
     ),
+    Field(
+        "nccl",
+        "bool",
+        "check the fabric between two nodes of each fabric pool with an NCCL all-reduce at `pulumi up`",
+        default=False,
+        default_doc="`false`",
+        doc="`true`: for every pool gpukit sets a fast fabric up for (`nodePools[].interconnect`) whose "
+        "`maxNodes` is 2 or more, two nodes run nccl-tests' all_reduce_perf (8 B to 16 GiB) over the "
+        "fabric; `pulumi up` fails naming the pool when NCCL falls back to sockets, does not use the "
+        "fabric's plugin (or GPUDirect RDMA where the machine has it), or the bus bandwidth at the "
+        "largest message is below the machine's published gate. It takes `timeoutMinutes`; the plan "
+        "states what the two nodes cost. Independent of `enabled`. See docs/interconnect.md.",
+    ),
 )
 
 QUOTA_FIELDS = (

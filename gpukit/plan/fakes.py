@@ -94,7 +94,12 @@ class PlanMocks(pulumi.runtime.Mocks):
         if token == "random:index/randomPassword:RandomPassword":
             return {"result": f"plan-fake-{_hex(name, length=40)}"}
         if token == "tls:index/privateKey:PrivateKey":
-            return {"privateKeyPem": _pem("PRIVATE KEY", name), "publicKeyPem": _pem("PUBLIC KEY", name)}
+            return {
+                "privateKeyPem": _pem("PRIVATE KEY", name),
+                "publicKeyPem": _pem("PUBLIC KEY", name),
+                "privateKeyOpenssh": _pem("OPENSSH PRIVATE KEY", name),
+                "publicKeyOpenssh": f"ssh-ed25519 gpukitplanfake{_hex('openssh', name, length=32)}\n",
+            }
         if token in (
             "tls:index/selfSignedCert:SelfSignedCert",
             "tls:index/locallySignedCert:LocallySignedCert",

@@ -61,6 +61,14 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "layout, p5en.48xlarge's (EFA x16, 3,200 Gbps)",
     ),
     (
+        "nccl-check-with-no-pool-to-run-it-on",
+        lambda: eks_config(**{"gpukit:verification": {"nccl": True}}),
+        add_pool(**{**H100, "maxNodes": 1}),
+        "gpukit:verification.nccl",
+        "`true` asks for an NCCL check of a fabric, and no pool here can have one: it needs a pool gpukit "
+        "sets a fabric up for (EFA on EKS), with whole GPUs (no `sharing`) and maxNodes 2 or more",
+    ),
+    (
         "unknown-value",
         eks_config,
         add_pool(**H100, interconnect="fast"),

@@ -565,6 +565,12 @@ def _attached_gpus(count: int) -> Mutation:
     return mutate
 
 
+def _efa_pool_on_eks(config: Config) -> None:
+    config.setdefault("gpukit:verification", {})
+    if config[CLUSTER]["platform"] == "eks":
+        config[POOLS].append({"name": "efa", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2})
+
+
 # Keys every substrate takes (not substrate-specific in the schema), and how each substrate treats
 # them: "used" (the mutation changes the plan), "refused" (setting it names the key), or
 # "default-only" (the only value accepted is the default; any other is refused).
@@ -643,6 +649,12 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         lambda c: c[POOLS][_gpu_pool(c)].update(provisioning="queued"),
         _batch_on_demand,
         {"eks": "refused", "gke": "used", "k3s-aws": "used", "k3s-gcp": "used", "k3s-ssh": "refused"},
+    ),
+    # Built where a pool has a fabric gpukit sets up (EKS, given a p5 pool); refused where none can.
+    "verification.nccl": (
+        lambda c: c["gpukit:verification"].update(nccl=True),
+        _efa_pool_on_eks,
+        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used"},
     ),
     "verification.timeoutMinutes": (
         lambda c: c["gpukit:verification"].update(timeoutMinutes=45),

@@ -26,13 +26,13 @@ from gpukit.components.addons.batch.objects import (
 from gpukit.components.addons.batch.runtimes import runtime_pools, torch_runtime
 from gpukit.components.addons.batch.settings import batch_settings
 from gpukit.components.addons.batch.values import kueue_values, trainer_values
+from gpukit.components.awaited_jobs import await_timeouts, awaited_metadata
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.pools import POOL_LABEL, tolerations_for
 from gpukit.components.substrate import ResolvedCluster
 
 TYPE_TOKEN = "gpukit:index:BatchScheduling"
 RELEASE_TIMEOUT_SECONDS = 600
-AWAIT_MARGIN_MINUTES = 2
 
 
 class BatchSchedulingArgs(TypedDict):
@@ -209,16 +209,10 @@ class BatchScheduling(pulumi.ComponentResource):
             spec=service_m["spec"],
             opts=pulumi.ResourceOptions(parent=self, depends_on=[namespace]),
         )
-        await_seconds = (
-            args.get("gang_timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT) + AWAIT_MARGIN_MINUTES
-        ) * 60
-        annotations = {
-            "pulumi.com/timeoutSeconds": str(await_seconds),
-            "pulumi.com/replaceUnready": "true",
-        }
+        deadline = args.get("gang_timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT)
         for i, job_m in enumerate(args.get("gang_jobs", [])):
             pool = job_m["spec"]["template"]["spec"]["nodeSelector"][POOL_LABEL]
-            metadata: Any = {**job_m["metadata"], "annotations": annotations}
+            metadata: Any = awaited_metadata(job_m["metadata"], deadline)
             k8s.batch.v1.Job(
                 # The first keeps the name the single gang Job had, so existing stacks see no change.
                 f"{name}-gang-job" if i == 0 else f"{name}-gang-job-{pool}",
@@ -227,9 +221,7 @@ class BatchScheduling(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(
                     parent=self,
                     depends_on=[lq, service],
-                    custom_timeouts=pulumi.CustomTimeouts(
-                        create=f"{await_seconds}s", update=f"{await_seconds}s"
-                    ),
+                    custom_timeouts=await_timeouts(deadline),
                     # Kueue suspends the Job on creation and resumes it on admission: `suspend` is Kueue's.
                     # (The node labels and tolerations it adds never reach these inputs: ignoring them
                     # would carry an old pool's selector into a replacement Job.)

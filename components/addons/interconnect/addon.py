@@ -8,6 +8,13 @@ from typing import Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, ValidationScope
 from gpukit.components.addons.interconnect.device_plugins import DEVICE_PLUGINS
+from gpukit.components.addons.interconnect.nccl_plan import (
+    nccl_checks,
+    nccl_findings,
+    nccl_problems,
+    nccl_report_line,
+    nccl_timeout_minutes,
+)
 from gpukit.components.addons.interconnect.variant import INTERCONNECT, FabricUse, interconnect_variant
 from gpukit.components.catalog.fabrics import MIN_FAST_EFA_INTERFACES, machine_fabric
 from gpukit.components.errors import Problem
@@ -54,6 +61,7 @@ def _uses(cluster: ResolvedCluster) -> list[tuple[PoolFacts, FabricUse]]:
 
 class InterconnectAddon(Addon):
     name = INTERCONNECT
+    after = ("gpu-operator",)  # the NCCL check's pods need the GPUs advertised
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """`interconnect: auto` asked for where no fabric results, or on a pool that cannot have it as
@@ -89,13 +97,14 @@ class InterconnectAddon(Addon):
                     "or set `none`",
                 )
             )
+        problems += nccl_problems(scope.args, scope.pools)
         return problems + interconnect_variant(scope.substrate).problems(scope)
 
     def wanted(self, cluster: ResolvedCluster) -> bool:
         return any(pool.fabric is not None for pool in cluster.pools)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
-        return interconnect_variant(cluster.substrate).findings(cluster)
+        return interconnect_variant(cluster.substrate).findings(cluster) + nccl_findings(cluster)
 
     def report(self, cluster: ResolvedCluster, handle: ClusterHandle) -> list[str]:
         gpu_pools = list(cluster.gpu_pools)
@@ -115,6 +124,9 @@ class InterconnectAddon(Addon):
             out.append(f"  {pool.name}: auto -> {pool.fabric.describe()}; {use.placement}")
             out.append(f"    a pod per node requests {requests}" + (f"; sets {env}" if env else ""))
             out += [f"    {note}" for note in use.notes]
+            check = nccl_report_line(cluster, pool)
+            if check is not None:
+                out.append(f"    {check}")
             if pool.sharing.shares:
                 out.append(
                     f"    its GPUs are shared (sharing: {pool.sharing.mode.value}): NCCL across nodes wants "
@@ -136,14 +148,28 @@ class InterconnectAddon(Addon):
         kinds = sorted(
             {p.fabric.kind for p in ctx.cluster.pools if p.fabric is not None}, key=lambda k: k.value
         )
+        plugins: list[Any] = []
         for kind in kinds:
             chart = DEVICE_PLUGINS.get(kind)
             if chart is None:
                 raise ValueError(f"no device plugin is pinned for the {kind.display} fabric")
-            FabricDevicePlugin(
+            plugin = FabricDevicePlugin(
                 f"{ctx.name}-{kind.value}-device-plugin",
                 {"chart": chart, "pools": ctx.cluster.pools},
-                opts=ctx.in_cluster(ctx.ready()),
+                # The plugin needs no GPU software: only the cluster's system pools, as the substrate's
+                # own in-cluster software does.
+                opts=ctx.in_cluster(list(ctx.handle.system_ready)),
+            )
+            plugins.append(plugin)
+        checks = nccl_checks(ctx.cluster)
+        if checks:
+            from gpukit.components.addons.interconnect.nccl_component import NcclCheck
+
+            NcclCheck(
+                f"{ctx.name}-nccl",
+                {"checks": checks, "timeout_minutes": nccl_timeout_minutes(ctx.cluster)},
+                # After the GPU stack and the fabric's plugin: its pods request both.
+                opts=ctx.in_cluster([*ctx.ready(), *plugins]),
             )
         return Built()
 

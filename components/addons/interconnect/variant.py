@@ -32,6 +32,9 @@ class FabricUse:
     """Where the pool's nodes are held: `one zone, a cluster placement group`."""
     notes: tuple[str, ...] = ()
     """What a job must know beyond the requests (a resource the autoscaler cannot plan for)."""
+    gpudirect: bool = False
+    """Whether NCCL's channels between two nodes read and write GPU memory directly on this machine
+    (GPUDirect RDMA): the NCCL check then requires it of the run."""
 
 
 class InterconnectVariant:

@@ -1,18 +1,8 @@
 """GpuVerification: one Kubernetes Job per GPU pool that proves a pod there gets what the pool promises,
 and makes `pulumi up` wait for it.
 
-How `pulumi up` waits (pulumi-kubernetes 4.34.2, batch/v1 Job's documented await logic, in
-pulumi_kubernetes/batch/v1/Job.py): a Job counts as created once its `Complete` condition is True; a
-`Failed` condition fails it at once; by default it times out after 10 minutes, which the
-`customTimeouts` resource option overrides (pulumi/pulumi-kubernetes#672: customTimeouts first, then
-the `pulumi.com/timeoutSeconds` annotation, then the default; gpukit sets both to the same value so the
-plan shows it). Each Job's resource name carries its pool's name, so the failed update names the pool,
-and its pod's log says which check failed. The await timeout is the Job's own deadline plus two minutes:
-at the deadline Kubernetes fails the Job (DeadlineExceeded), which is the clearer message.
-
-A Job that failed stays in the stack marked as not ready; `pulumi.com/replaceUnready: "true"` makes the
-next `pulumi up` replace it, so fixing the pool and running `pulumi up` again verifies it again (the
-same docstring). `pulumi.com/skipAwait` is never set: without the await a deploy would not prove anything.
+How `pulumi up` waits and fails: components/awaited_jobs.py. Each Job's resource name carries its pool's
+name, so the failed update names the pool, and its pod's log says which check failed.
 """
 
 from typing import Any, NotRequired, Optional, TypedDict
@@ -27,10 +17,10 @@ from gpukit.components.addons.verification.jobs import (
     job_namespace,
     namespace_manifests,
 )
+from gpukit.components.awaited_jobs import await_timeouts, awaited_metadata
 from gpukit.components.spec import SharingMode
 
 TYPE_TOKEN = "gpukit:index:GpuVerification"
-AWAIT_MARGIN_MINUTES = 2
 
 
 class VerificationTolerationArgs(TypedDict):
@@ -136,20 +126,13 @@ class GpuVerification(pulumi.ComponentResource):
                 metadata=namespace_object["metadata"],
                 opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
             )
-        await_seconds = (timeout + AWAIT_MARGIN_MINUTES) * 60
-        waits = pulumi.CustomTimeouts(create=f"{await_seconds}s", update=f"{await_seconds}s")
+        waits = await_timeouts(timeout)
         self.job_names = {}
         for check in checks:
             job = job_manifest(check, timeout, fingerprint)
             # The Job's metadata as jobs.py renders it, in the namespace this component made.
-            metadata: Any = {
-                **job["metadata"],
-                "namespace": namespaces[job_namespace(check)].metadata["name"],
-                "annotations": {
-                    "pulumi.com/timeoutSeconds": str(await_seconds),
-                    "pulumi.com/replaceUnready": "true",
-                },
-            }
+            namespace = namespaces[job_namespace(check)].metadata["name"]
+            metadata: Any = awaited_metadata({**job["metadata"], "namespace": namespace}, timeout)
             created = k8s.batch.v1.Job(
                 f"{name}-{check.pool}",
                 metadata=metadata,

@@ -12,11 +12,12 @@ for the Job's timeout plus that delay; usually much less (the check takes second
 
 from gpukit.components.addons.verification.checks import timeout_minutes
 from gpukit.components.addons.verification.cluster_checks import verification_spec, verifies_gpus
+from gpukit.components.autoscaler.chart import IDLE_NODE_MINUTES
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.pricing import pool_quote
 from gpukit.components.substrate import ResolvedCluster
 
-SCALE_DOWN_MINUTES = 10
+SCALE_DOWN_MINUTES = IDLE_NODE_MINUTES
 KEY = "gpukit:verification.enabled"
 
 

@@ -13,6 +13,7 @@ from gpukit.providers.aws.efa import (
     EFA_RESOURCE,
     HUGEPAGES_PER_POD,
     HUGEPAGES_RESOURCE,
+    RDMA_READ_TYPES,
     efa_nccl_env,
 )
 from gpukit.providers.aws.karpenter_validation import uses_karpenter
@@ -48,7 +49,9 @@ class EksInterconnect(InterconnectVariant):
             f"one zone ({zone}), a cluster placement group, 1 ENA + {pool.fabric.interfaces} EFA-only "
             "interfaces in a security group open to itself"
         )
-        return FabricUse(requests=requests, env=env, placement=placement, notes=notes)
+        # AWS's EKS tests require `via NET/.../GDRDMA` on the types EC2 runs GPUDirect RDMA reads on.
+        gpudirect = pool.instance.name in RDMA_READ_TYPES
+        return FabricUse(requests=requests, env=env, placement=placement, notes=notes, gpudirect=gpudirect)
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         efa = [(i, pool) for i, pool in enumerate(cluster.pools) if pool.fabric is not None]

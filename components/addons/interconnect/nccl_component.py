@@ -1,0 +1,106 @@
+"""NcclCheck: the NCCL check of a cluster's fabric pools under `pulumi up` (nccl_check.py renders what
+it applies and says how it runs and why it is trusted).
+
+Pulumi waits for each side's Job as it does for the GPU verification's (components/awaited_jobs.py):
+Complete, or Failed at once, or the Job's deadline; a failed Job is replaced on the next `pulumi up`.
+"""
+
+from typing import Any, Optional, TypedDict
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pulumi_tls as tls
+
+from gpukit.components.addons.interconnect.nccl_check import (
+    KEYS_SECRET,
+    ROLES,
+    NcclPoolCheck,
+    job_manifest,
+    namespace_manifest,
+    service_manifest,
+    tools_manifest,
+)
+from gpukit.components.awaited_jobs import await_timeouts, awaited_metadata
+
+TYPE_TOKEN = "gpukit:index:NcclCheck"
+
+
+class NcclCheckArgs(TypedDict):
+    checks: list[NcclPoolCheck]
+    """One per fabric pool with two nodes or more (Python-only values)."""
+    timeout_minutes: int
+    """Each side's deadline, node start from zero included."""
+
+
+class NcclCheck(pulumi.ComponentResource):
+    """Namespace `gpukit-verify-nccl`, the check's ssh keys and judge, and per pool a headless Service
+    and two Jobs; `pulumi up` succeeds only once every Job has. Pass the cluster's Kubernetes provider
+    through `opts.providers` and make it depend on the GPU stack."""
+
+    job_names: dict[str, pulumi.Output[str]]
+    """`<pool>/<role>` -> its Job's name."""
+
+    def __init__(self, name: str, args: NcclCheckArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(TYPE_TOKEN, name, {}, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        # Made here, kept as secrets in the state; no key is ever printed. The tls provider runs on the
+        # deployer's machine (no cloud call).
+        client = tls.PrivateKey(f"{name}-client-key", algorithm="ED25519", opts=child)
+        host = tls.PrivateKey(f"{name}-host-key", algorithm="ED25519", opts=child)
+        namespace_object = namespace_manifest()
+        namespace = k8s.core.v1.Namespace(
+            f"{name}-namespace",
+            metadata=namespace_object["metadata"],
+            opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
+        )
+        in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        keys = k8s.core.v1.Secret(
+            f"{name}-ssh",
+            metadata={"name": KEYS_SECRET, "namespace": namespace.metadata["name"]},
+            type="Opaque",
+            string_data=pulumi.Output.secret(
+                {
+                    "id_ed25519": client.private_key_openssh,
+                    "authorized_keys": client.public_key_openssh,
+                    "ssh_host_ed25519_key": host.private_key_openssh,
+                    # The check's one host key, for every name the launcher may reach the worker by.
+                    "known_hosts": pulumi.Output.concat("* ", host.public_key_openssh),
+                }
+            ),
+            opts=in_namespace,
+        )
+        tools_object: Any = tools_manifest()
+        tools_metadata: Any = {**tools_object["metadata"], "namespace": namespace.metadata["name"]}
+        tools = k8s.core.v1.ConfigMap(
+            f"{name}-tools",
+            metadata=tools_metadata,
+            data=tools_object["data"],
+            opts=in_namespace,
+        )
+        timeout = args["timeout_minutes"]
+        waits = await_timeouts(timeout)
+        self.job_names = {}
+        for check in args["checks"]:
+            service_object: Any = service_manifest(check)
+            service_metadata: Any = {**service_object["metadata"], "namespace": namespace.metadata["name"]}
+            service = k8s.core.v1.Service(
+                f"{name}-{check.pool}-service",
+                metadata=service_metadata,
+                spec=service_object["spec"],
+                opts=in_namespace,
+            )
+            for role in ROLES:
+                job = job_manifest(check, role, timeout)
+                metadata: Any = awaited_metadata(
+                    {**job["metadata"], "namespace": namespace.metadata["name"]}, timeout
+                )
+                created = k8s.batch.v1.Job(
+                    f"{name}-{check.pool}-{role}",
+                    metadata=metadata,
+                    spec=job["spec"],
+                    opts=pulumi.ResourceOptions(
+                        parent=self, depends_on=[keys, tools, service], custom_timeouts=waits
+                    ),
+                )
+                self.job_names[f"{check.pool}/{role}"] = created.metadata["name"]
+        self.register_outputs({"job_names": self.job_names})
