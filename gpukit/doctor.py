@@ -62,6 +62,10 @@ def typed_facts(f: dict[str, str]) -> dict[str, Any]:
         "gpuMemoryMib": _count(f.get("gpu_memory_mib")) if has_gpu else None,
         "migCapable": {"capable": True, "not-capable": False}.get(mig or ""),
         "containerToolkit": f.get("container_toolkit") == "yes",
+        "rdmaPorts": _count(f.get("rdma_ports")),
+        "rdmaActivePorts": _count(f.get("rdma_active_ports")),
+        "rdmaLinkLayer": _known(f.get("rdma_link_layer")),
+        "rdmaRate": _known(f.get("rdma_rate")),
     }
 
 
@@ -81,7 +85,7 @@ def run(expect_gpus: int, gpu_model: str, driver: DriverMode, cuda_version: str 
     if shutil.which("bash") is None:
         return DoctorReport(checks=[("fail", "bash not found: the preflight is a bash script")])
     branch = branch_of(CUDA_MIN_DRIVER[cuda_version]) if cuda_version else 0
-    script = preflight_script(expect_gpus, gpu_model, driver, branch, cuda_version or "")
+    script = preflight_script(expect_gpus, gpu_model, driver, branch, cuda_version or "", rdma=True)
     result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False)
     report = parse(result.stdout, result.returncode)
     if result.returncode not in (0, 1):
@@ -107,12 +111,20 @@ def render(report: DoctorReport, role: str) -> str:
         f"  NVIDIA driver:     {driver}",
         f"  container toolkit: {'installed' if f.get('container_toolkit') == 'yes' else 'not found'}",
         f"  MIG:               {f.get('mig')}",
+        f"  RDMA NICs:         {_rdma_line(f)}",
         "",
         *(f"  [{MARKS.get(status, status)}] {message}" for status, message in report.checks),
         "",
         "Result: ready to join" if report.ready else "Result: NOT ready to join (exit status 1)",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _rdma_line(f: dict[str, str]) -> str:
+    ports, active = f.get("rdma_ports", "0"), f.get("rdma_active_ports", "0")
+    if ports in ("0", ""):
+        return "none found"
+    return f"{active} of {ports} ports active ({f.get('rdma_link_layer')}, {f.get('rdma_rate')})"
 
 
 def describe_role(expect_gpus: int, gpu_model: str, driver: DriverMode) -> str:

@@ -101,6 +101,7 @@ class K3sCluster(pulumi.ComponentResource):
                 args["driver"],
                 args.get("min_driver_branch", 0),
                 args.get("cuda_version", ""),
+                rdma=True,  # own hosts: their RDMA NICs, in the preflight's output
             )
             check = command.remote.Command(
                 f"{name}-{node}-preflight",

@@ -98,10 +98,19 @@ def gpu_spellings(model: str) -> tuple[str, str]:
 
 
 def preflight_script(
-    expect_gpus: int, gpu_model: str, driver: DriverMode, min_driver_branch: int = 0, cuda_version: str = ""
+    expect_gpus: int,
+    gpu_model: str,
+    driver: DriverMode,
+    min_driver_branch: int = 0,
+    cuda_version: str = "",
+    *,
+    rdma: bool = False,
 ) -> str:
+    """The host preflight; `rdma`: also report the host's RDMA NICs (own hosts and `gpukit doctor`; a
+    cloud machine's user data leaves it out: EC2 caps user data at 16 KiB)."""
+    templates = ("preflight-rdma.sh", "preflight.sh") if rdma else ("preflight.sh",)
     return render_script(
-        "preflight.sh",
+        *templates,
         EXPECT_GPUS=expect_gpus,
         GPU_MODEL=gpu_model,
         GPU_PATTERN=gpu_pattern(gpu_model),

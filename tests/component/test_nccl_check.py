@@ -35,28 +35,46 @@ def jobs(rec: Recording) -> dict[str, dict[str, Any]]:
     return {j.name: j.inputs for j in rec.of_type(JOB) if j.name.startswith("unit-nccl-")}
 
 
-def test_two_jobs_a_service_keys_and_the_judge_for_the_efa_pool(checked: Recording) -> None:
+def test_one_indexed_job_of_two_pods_a_service_keys_and_the_judge_for_the_efa_pool(
+    checked: Recording,
+) -> None:
     found = jobs(checked)
-    assert sorted(found) == ["unit-nccl-h100-launcher", "unit-nccl-h100-worker"]
-    for role in ("launcher", "worker"):
-        metadata = found[f"unit-nccl-h100-{role}"]["metadata"]
-        assert metadata["name"].startswith(f"nccl-h100-{role}-")
-        assert metadata["namespace"] == NAMESPACE
-        assert metadata["annotations"]["pulumi.com/timeoutSeconds"] == str((40 + 2) * 60)
-        spec = found[f"unit-nccl-h100-{role}"]["spec"]
-        assert spec["activeDeadlineSeconds"] == 40 * 60
-        assert spec["backoffLimit"] == 0
-        pod = spec["template"]["spec"]
-        assert (pod["hostname"], pod["subdomain"]) == (role, "nccl-h100")
-        assert pod["automountServiceAccountToken"] is False
-        (container,) = pod["containers"]
-        assert container["image"] == NCCL_TESTS_IMAGE and "@sha256:" in NCCL_TESTS_IMAGE
+    assert sorted(found) == ["unit-nccl-h100"]
+    metadata, spec = found["unit-nccl-h100"]["metadata"], found["unit-nccl-h100"]["spec"]
+    assert metadata["name"].startswith("nccl-h100-") and len(metadata["name"]) + 2 <= 63
+    assert metadata["namespace"] == NAMESPACE
+    assert metadata["annotations"]["pulumi.com/timeoutSeconds"] == str((40 + 2) * 60)
+    assert (spec["completionMode"], spec["completions"], spec["parallelism"]) == ("Indexed", 2, 2)
+    assert spec["activeDeadlineSeconds"] == 40 * 60
+    assert spec["backoffLimit"] == 0  # a failed launcher fails the Job, which stops the worker
+    pod = spec["template"]["spec"]
+    assert pod["subdomain"] == "nccl-h100" and "hostname" not in pod  # pods are <job>-<index>
+    assert pod["automountServiceAccountToken"] is False
+    (container,) = pod["containers"]
+    assert container["image"] == NCCL_TESTS_IMAGE and "@sha256:" in NCCL_TESTS_IMAGE
+    job_name = next(e for e in container["env"] if e["name"] == "JOB_NAME")
+    assert job_name["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['batch.kubernetes.io/job-name']"
     service = checked.one("kubernetes:core/v1:Service", "unit-nccl-h100-service").inputs["spec"]
     assert service["clusterIP"] == "None" and service["publishNotReadyAddresses"] is True
     namespace = checked.one("kubernetes:core/v1:Namespace", "unit-nccl-namespace").inputs["metadata"]
     assert namespace["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
     tools = checked.one("kubernetes:core/v1:ConfigMap", "unit-nccl-tools").inputs["data"]
     assert "def judge(" in tools["nccl_judge.py"]
+    # A changed judge re-runs the check: its hash is part of the Job's spec, so of its name.
+    assert len(spec["template"]["metadata"]["annotations"]["gpukit.dev/nccl-judge-sha256"]) == 64
+
+
+def test_only_the_check_pods_reach_the_check_pods(checked: Recording) -> None:
+    policy = checked.one("kubernetes:networking.k8s.io/v1:NetworkPolicy", "unit-nccl-peers-only").inputs[
+        "spec"
+    ]
+    assert policy["podSelector"] == {} and policy["policyTypes"] == ["Ingress"]
+    (rule,) = policy["ingress"]
+    assert rule == {
+        "from": [
+            {"podSelector": {"matchExpressions": [{"key": "gpukit.dev/nccl-check", "operator": "Exists"}]}}
+        ]
+    }
 
 
 def test_the_pods_ask_for_what_the_pools_output_says_a_pod_on_the_pool_needs(
@@ -66,13 +84,13 @@ def test_the_pods_ask_for_what_the_pools_output_says_a_pod_on_the_pool_needs(
     path.write_text(yaml.safe_dump({"config": nccl_config()}))
     assert main(["plan", "--config", str(path), "--json"]) == 0
     wanted = json.loads(capsys.readouterr().out)["interconnect"]["h100"]
-    pod = jobs(checked)["unit-nccl-h100-launcher"]["spec"]["template"]["spec"]
+    pod = jobs(checked)["unit-nccl-h100"]["spec"]["template"]["spec"]
     (container,) = pod["containers"]
     for resource, quantity in wanted["requests"].items():
         assert container["resources"]["requests"][resource] == quantity
         assert container["resources"]["limits"][resource] == quantity
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "8"
-    assert {e["name"]: e["value"] for e in container["env"]} == wanted["env"]
+    assert {e["name"]: e["value"] for e in container["env"] if "value" in e} == wanted["env"]
     assert pod["nodeSelector"] == {"gpukit.dev/pool": "h100"}
 
 
@@ -95,8 +113,8 @@ def test_the_check_waits_for_the_gpu_stack_and_the_efa_device_plugin(checked: Re
 
 
 def test_recorded_objects_are_valid_under_strict_schema(checked: Recording) -> None:
-    names = {"unit-nccl-namespace", "unit-nccl-h100-service", "unit-nccl-tools", *jobs(checked)}
-    found = [r for r in checked.resources if r.name in names]
+    names = {"unit-nccl-namespace", "unit-nccl-h100-service", "unit-nccl-tools", "unit-nccl-peers-only"}
+    found = [r for r in checked.resources if r.name in {*names, *jobs(checked)}]
     assert len(found) == 5
     for resource in found:
         kubernetes_validate.validate(kubernetes_object(resource), "1.35.0", strict=True)
@@ -115,7 +133,7 @@ def test_only_pools_with_two_nodes_of_whole_gpus_on_a_fabric_are_checked(change:
     config = nccl_config()
     config["gpukit:nodePools"].append({**H100, "name": "other", **change})
     rec = record(lambda: build(config))
-    assert sorted(jobs(rec)) == ["unit-nccl-h100-launcher", "unit-nccl-h100-worker"]
+    assert sorted(jobs(rec)) == ["unit-nccl-h100"]
 
 
 def test_no_check_unless_the_stack_asks() -> None:
@@ -130,7 +148,7 @@ def test_the_plan_states_the_check_and_its_cost(tmp_path: Path, capsys: pytest.C
     assert main(["plan", "--config", str(path)]) == 0
     out = capsys.readouterr().out
     assert (
-        "    NCCL check: 2 nodes, all_reduce_perf 8 B to 16 GiB, over Libfabric with GPUDirect RDMA; "
+        "    NCCL check: 2 nodes, all_reduce_perf 8 B to 16 GiB, over Libfabric or OFI with GPUDirect RDMA; "
         "at least 300 GB/s bus bandwidth at 16 GiB (NVIDIA AICR's EKS H100 gate)\n"
     ) in out
     assert (

@@ -77,6 +77,56 @@ def test_a_ready_gpu_host_reports_its_gpus_driver_and_toolkit(host: FakeHost) ->
     assert checks(result.stdout)[-1] == ("ok", "ready to join")
 
 
+def rdma_port(
+    host: FakeHost, device: str, port: int, state: str, link: str, *, vendor: str = "0x15b3"
+) -> None:
+    """A port as the kernel lists it under /sys/class/infiniband (the files ibstat reads)."""
+    base = host.root / "sys/class/infiniband" / device
+    (base / "device").mkdir(parents=True, exist_ok=True)
+    (base / "device/vendor").write_text(f"{vendor}\n")
+    files = {"state": state, "link_layer": link, "rate": "400 Gb/sec (4X NDR)"}
+    (base / "ports" / str(port)).mkdir(parents=True, exist_ok=True)
+    for name, value in files.items():
+        (base / "ports" / str(port) / name).write_text(f"{value}\n")
+
+
+def test_the_preflight_reports_active_rdma_ports_and_that_pods_do_not_get_them_yet(host: FakeHost) -> None:
+    host.gpus(L40S, L40S, driver="580.95.05")
+    rdma_port(host, "mlx5_0", 1, "4: ACTIVE", "InfiniBand")
+    rdma_port(host, "mlx5_1", 1, "4: ACTIVE", "InfiniBand")
+    rdma_port(host, "mlx5_2", 1, "1: DOWN", "InfiniBand")
+    rdma_port(host, "efa_0", 1, "4: ACTIVE", "Unspecified", vendor="0x1d0f")  # EKS's EFA: not counted
+    result = host.run(preflight_script(2, "L40S", DriverMode.PREINSTALLED, rdma=True))
+    assert result.code == 0, result.stdout
+    found = facts(result.stdout)
+    assert (found["rdma_ports"], found["rdma_active_ports"]) == ("3", "2")
+    assert (found["rdma_link_layer"], found["rdma_rate"]) == ("InfiniBand", "400 Gb/sec (4X NDR)")
+    assert (
+        "ok",
+        "2 RDMA ports active (InfiniBand, 400 Gb/sec (4X NDR)): gpukit does not set up RDMA for pods yet "
+        "(the NVIDIA Network Operator), so NCCL between nodes uses TCP",
+    ) in checks(result.stdout)
+
+
+def test_roce_ports_none_active_warn_and_a_host_without_rdma_says_nothing(host: FakeHost) -> None:
+    host.gpus(L40S, driver="580.95.05")
+    plain = facts(host.run(preflight_script(1, "L40S", DriverMode.PREINSTALLED, rdma=True)).stdout)
+    assert (plain["rdma_ports"], plain["rdma_link_layer"]) == ("0", "none")
+    rdma_port(host, "mlx5_0", 1, "1: DOWN", "Ethernet")
+    result = host.run(preflight_script(1, "L40S", DriverMode.PREINSTALLED, rdma=True))
+    assert result.code == 0  # a warning, not a refusal: the host joins on the ordinary network
+    assert (
+        "warn",
+        "1 RDMA ports found, none active (/sys/class/infiniband/*/ports/*/state): NCCL between "
+        "nodes will use TCP; check the cabling or the subnet manager",
+    ) in checks(result.stdout)
+    rdma_port(host, "mlx5_0", 1, "4: ACTIVE", "Ethernet")
+    rerun = host.run(preflight_script(1, "L40S", DriverMode.PREINSTALLED, rdma=True))
+    assert facts(rerun.stdout)["rdma_link_layer"] == "RoCE"
+    # A cloud machine's preflight (its user data) leaves RDMA out.
+    assert "rdma_ports" not in facts(host.run(preflight_script(1, "L40S", DriverMode.PREINSTALLED)).stdout)
+
+
 def test_a_gpu_pool_host_without_a_gpu_is_refused(host: FakeHost) -> None:
     result = host.run(preflight_script(2, "L40S", DriverMode.PREINSTALLED))
     assert result.code == 1
@@ -493,6 +543,9 @@ def test_drain_moves_pods_off_then_removes_the_node(host: FakeHost) -> None:
 
 RENDERED = {
     "preflight-gpu": lambda: preflight_script(2, "L40S", DriverMode.PREINSTALLED, 570, "12.8"),
+    "preflight-own-host": lambda: preflight_script(
+        2, "L40S", DriverMode.PREINSTALLED, 570, "12.8", rdma=True
+    ),
     "preflight-cpu": lambda: preflight_script(0, "", DriverMode.OPERATOR),
     "install-server": _install,
     "install-agent": lambda: _install(NodeRole.AGENT, join=Join(SERVER_URLS)),

@@ -3,14 +3,21 @@ all_reduce_perf over the fabric, and nccl_judge.py fails the run when NCCL fell 
 large-message bus bandwidth is below what the machine reaches. Pure: the manifests, the script's inputs
 and the judge's expectations; NcclCheck (nccl_component.py) applies them under `pulumi up`.
 
-How it runs. Two batch/v1 Jobs per pool, `launcher` and `worker`, one pod each, every GPU, EFA device
-and huge page of a node each (so each takes a node of its own; an anti-affinity says so too), found by
-name through a headless Service (`launcher.<service>`, `worker.<service>`). Both start sshd on a
-private port; the launcher waits until the worker's answers, runs `mpirun` over ssh (Open MPI starts
-its ranks on the worker that way: what AWS's and Google's reference runs do, through the MPI Operator or
-JobSet), judges the log, and tells the worker to stop. Pulumi waits for both Jobs (batch/v1's await:
-Complete, or Failed at once), so a failed judgement fails `pulumi up` naming the pool. No MPI
-Operator, JobSet or Trainer is needed, so the check runs whether or not `gpukit:batch` is on.
+How it runs. One Indexed batch/v1 Job per pool with two pods, every GPU, EFA device and huge page of a
+node each (so each takes a node of its own; an anti-affinity says so too). Pod 0 is the launcher, pod 1
+the worker, found by name through a headless Service (`<job>-1.<service>`). Both start sshd on a private
+port; the launcher waits until the worker's answers, runs `mpirun` over ssh (Open MPI starts its ranks
+on the worker that way: what AWS's and Google's reference runs do, through the MPI Operator or JobSet),
+judges the log, and tells the worker to stop. One Job, so a failed launcher fails it and stops the
+worker, and the next `pulumi up` replaces both together. Pulumi waits for it (batch/v1's await:
+Complete, or Failed at once), so a failed judgement fails `pulumi up` naming the pool. No MPI Operator,
+JobSet or Trainer is needed, so the check runs whether or not `gpukit:batch` is on.
+
+Open MPI over ssh, in containers (the ranks the worker's sshd starts get none of the image's ENV): its
+daemon is found with `--prefix`, every NCCL_*, FI_*, OFI_NCCL_* and PMIX_MCA_* variable the launcher has
+is passed to every rank (`-x`), and the MCA settings AWS's EKS MPIJob gives on the command line are given
+there too; `orte_keep_fqdn_hostnames` keeps the worker's full name (Open MPI 4 cuts a host name at its
+first dot, open-mpi/ompi#12089, and `<job>-1` alone does not resolve).
 
 Trust. The ssh keys (a client key and a host key, ed25519) are made by Pulumi (pulumi-tls) per cluster,
 kept as secrets in the state, and reach the pods as one Secret in the check's own namespace: the client
@@ -43,10 +50,7 @@ NAMESPACE = "gpukit-verify-nccl"
 APP_LABEL = "app.kubernetes.io/name"
 APP = "gpukit-verify-nccl"
 CHECK_LABEL = "gpukit.dev/nccl-check"
-ROLE_LABEL = "gpukit.dev/nccl-role"
-LAUNCHER = "launcher"
-WORKER = "worker"
-ROLES = (LAUNCHER, WORKER)
+JUDGE_ANNOTATION = "gpukit.dev/nccl-judge-sha256"
 SSH_PORT = 2222
 KEYS_SECRET = "nccl-ssh"
 TOOLS_CONFIG_MAP = "nccl-check-tools"
@@ -65,6 +69,11 @@ MAX_BYTES = "16G"
 """The sweep's largest message, as NVIDIA AICR's EKS H100 check and AWS's p5 runs take it (8 B to
 16 GiB, factor 2; nccl-tests reads `G` as 2^30)."""
 MAX_BYTES_LABEL = "16 GiB"
+MAX_BYTES_COUNT = 16 << 30
+RUN_SECONDS = 15 * 60
+"""How long all_reduce_perf may run once both pods are up before the launcher stops it and judges what
+it printed: a healthy 2-node sweep to 16 GiB takes a few minutes; an EFA or NCCL hang (the usual
+failure) would otherwise run to the Job's deadline with no verdict."""
 MIN_JUDGED_BYTES = 1 << 30
 """The bandwidth is judged at 1 GiB or more: smaller messages are latency-bound, and a socket fallback
 can look fast there (shared/reference interconnect.md 4.4)."""
@@ -75,10 +84,11 @@ MEMORY_REQUEST = "32Gi"
 MEMORY_LIMIT = "64Gi"
 """Room for the in-memory /dev/shm (it counts against the limit) beside the ranks' host buffers."""
 
-NET_PLUGIN_NAMES = {FabricKind.EFA: "Libfabric"}
-"""What NCCL's `Using network` / `via NET/` name holds when the fabric's plugin carries the traffic:
-aws-ofi-nccl registers `AWS Libfabric` (older releases `Libfabric`; AWS's EKS tests match
-`NET/.*Libfabric/`, aws/aws-k8s-tester test/cases/nvidia/mpi_test.go)."""
+NET_PLUGIN_NAMES: dict[FabricKind, tuple[str, ...]] = {FabricKind.EFA: ("Libfabric", "OFI")}
+"""Substrings of the name NCCL's `Using network` / `via NET/` lines give the fabric's plugin, any of
+which will do: aws-ofi-nccl has called itself `AWS Libfabric` and, from after 1.11, `Libfabric`, and
+`OFI` where `NCCL_NET=OFI` asks for it (AWS's EKS tests match `NET/.*Libfabric/`,
+aws/aws-k8s-tester test/cases/nvidia/mpi_test.go)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +110,8 @@ check judges the transport and reports the bandwidth."""
 
 @dataclass(frozen=True)
 class NcclExpectation:
-    network: str
+    networks: tuple[str, ...]
+    """Substrings of the plugin name NCCL must say it uses, any of them (empty: any but sockets)."""
     gpudirect: bool
     gate: BusBandwidthGate | None
 
@@ -125,7 +136,7 @@ def nccl_expectation(pool: PoolFacts, gpudirect: bool) -> NcclExpectation:
     machine uses it, and its bandwidth gate where one is published."""
     assert pool.fabric is not None
     return NcclExpectation(
-        NET_PLUGIN_NAMES.get(pool.fabric.kind, ""), gpudirect, BUSBW_GATES.get(pool.instance.name)
+        NET_PLUGIN_NAMES.get(pool.fabric.kind, ()), gpudirect, BUSBW_GATES.get(pool.instance.name)
     )
 
 
@@ -138,27 +149,28 @@ class ScriptPaths:
     """Where the script finds and puts things: the pod's paths (tests run it in a temporary tree)."""
 
     sshd: str = "/usr/sbin/sshd"  # by absolute path: sshd re-executes itself and refuses otherwise
+    privsep_dir: str = "/run/sshd"
     ssh_dir: str = "/root/.ssh"
     host_key: str = "/etc/ssh/gpukit_nccl_host_ed25519_key"
     done: str = "/tmp/gpukit-nccl-done"
     log: str = "/tmp/nccl-tests.log"
+    all_reduce: str = ALL_REDUCE
     keys_dir: str = KEYS_DIR
     tools_dir: str = TOOLS_DIR
 
 
-def check_script(check: NcclPoolCheck, role: str, paths: ScriptPaths = ScriptPaths()) -> str:
-    """The bash script one side runs (exit 0: the check passed)."""
-    peer = f"{WORKER}.{service_name(check)}"
+def check_script(check: NcclPoolCheck, paths: ScriptPaths = ScriptPaths()) -> str:
+    """The bash script both pods run, index 0 as the launcher (exit 0: the check passed)."""
     expect = check.expectation
     return render_script(
         SCRIPT,
-        ROLE=role,
         POOL=check.pool,
-        PEER=peer,
+        SERVICE=service_name(check),
         SSH_PORT=SSH_PORT,
         KEYS_DIR=paths.keys_dir,
         TOOLS_DIR=paths.tools_dir,
         SSHD=paths.sshd,
+        PRIVSEP_DIR=paths.privsep_dir,
         SSH_DIR=paths.ssh_dir,
         HOST_KEY=paths.host_key,
         DONE=paths.done,
@@ -166,10 +178,11 @@ def check_script(check: NcclPoolCheck, role: str, paths: ScriptPaths = ScriptPat
         PER_NODE=check.gpus_per_node,
         RANKS=2 * check.gpus_per_node,
         MPI_PREFIX=MPI_PREFIX,
-        ALL_REDUCE=ALL_REDUCE,
+        ALL_REDUCE=paths.all_reduce,
         MAX_BYTES=MAX_BYTES,
-        FORWARD_ENV=" ".join(name for name, _ in check.env),
-        NET_PLUGIN=expect.network,
+        MAX_BYTES_COUNT=MAX_BYTES_COUNT,
+        RUN_SECONDS=RUN_SECONDS,
+        NET_PLUGINS=" ".join(expect.networks),
         GPUDIRECT=int(expect.gpudirect),
         MIN_BYTES=MIN_JUDGED_BYTES,
         MIN_BUSBW=f"{expect.gate.gbs:g}" if expect.gate is not None else "",
@@ -178,7 +191,8 @@ def check_script(check: NcclPoolCheck, role: str, paths: ScriptPaths = ScriptPat
 
 
 def namespace_manifest() -> dict[str, Any]:
-    """Pod Security `baseline`: the pods run as root (sshd, the image's Open MPI), with no host access."""
+    """Pod Security `baseline`: the pods run as root (sshd, the image's Open MPI), with no host access.
+    Audited against `restricted`; warned only against `baseline`, so an apply prints nothing."""
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -188,8 +202,30 @@ def namespace_manifest() -> dict[str, Any]:
                 APP_LABEL: APP,
                 "pod-security.kubernetes.io/enforce": "baseline",
                 "pod-security.kubernetes.io/audit": "restricted",
-                "pod-security.kubernetes.io/warn": "restricted",
+                "pod-security.kubernetes.io/warn": "baseline",
             },
+        },
+    }
+
+
+def network_policy_manifest() -> dict[str, Any]:
+    """Into the check's pods only from the check's pods (sshd, Open MPI's daemons and NCCL's bootstrap
+    use any port); where the cluster enforces NetworkPolicy (EKS: the VPC CNI's network policy agent),
+    no other pod reaches their sshd."""
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "nccl-check-peers-only", "namespace": NAMESPACE, "labels": {APP_LABEL: APP}},
+        "spec": {
+            "podSelector": {},
+            "policyTypes": ["Ingress"],
+            "ingress": [
+                {
+                    "from": [
+                        {"podSelector": {"matchExpressions": [{"key": CHECK_LABEL, "operator": "Exists"}]}}
+                    ]
+                }
+            ],
         },
     }
 
@@ -205,7 +241,7 @@ def tools_manifest() -> dict[str, Any]:
 
 
 def service_manifest(check: NcclPoolCheck) -> dict[str, Any]:
-    """Headless, listing pods before they are ready: each side finds the other by name as it starts."""
+    """Headless, listing pods before they are ready: the launcher finds the worker by name as it starts."""
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -219,14 +255,21 @@ def service_manifest(check: NcclPoolCheck) -> dict[str, Any]:
     }
 
 
-def _pod_spec(check: NcclPoolCheck, role: str) -> dict[str, Any]:
+def _pod_spec(check: NcclPoolCheck) -> dict[str, Any]:
     fabric = dict(check.requests)
     container: dict[str, Any] = {
         "name": "nccl",
         "image": NCCL_TESTS_IMAGE,
         "imagePullPolicy": "IfNotPresent",
-        "command": ["bash", "-c", check_script(check, role)],
-        "env": [{"name": name, "value": value} for name, value in check.env],
+        "command": ["bash", "-c", check_script(check)],
+        "env": [
+            # The worker's name is <job name>-1.<service> (an Indexed Job's pods are <job name>-<index>).
+            {
+                "name": "JOB_NAME",
+                "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['batch.kubernetes.io/job-name']"}},
+            },
+            *({"name": name, "value": value} for name, value in check.env),
+        ],
         "ports": [{"name": "ssh", "containerPort": SSH_PORT}],
         "resources": {
             "requests": {"cpu": CPU_REQUEST, "memory": MEMORY_REQUEST, **fabric},
@@ -244,7 +287,6 @@ def _pod_spec(check: NcclPoolCheck, role: str) -> dict[str, Any]:
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
-        "hostname": role,
         "subdomain": service_name(check),
         "nodeSelector": dict(check.node_selector),
         "tolerations": [{"key": k, "operator": o, "effect": e} for k, o, e in check.tolerations],
@@ -269,25 +311,30 @@ def _pod_spec(check: NcclPoolCheck, role: str) -> dict[str, Any]:
     }
 
 
-def job_manifest(check: NcclPoolCheck, role: str, timeout_minutes: int) -> dict[str, Any]:
-    """One side's Job. Named `nccl-<pool>-<role>-<hash of its spec>`, so a changed pool, image or
-    script gives new Jobs (Pulumi replaces them: the pool is checked again) and an unchanged one keeps
-    them (at most 5 + 24 + 9 + 9 characters, within the 63 a Job's name may have)."""
-    labels = {APP_LABEL: APP, CHECK_LABEL: check.pool, ROLE_LABEL: role}
+def job_manifest(check: NcclPoolCheck, timeout_minutes: int) -> dict[str, Any]:
+    """The pool's check: one Indexed Job of two pods, index 0 the launcher, so the two are created,
+    failed and replaced together (a failed launcher fails the Job, which stops the worker; the next
+    `pulumi up` replaces the whole Job). Named `nccl-<pool>-<hash of its spec>`, the judge's source
+    included, so a changed pool, image, script or judge gives a new Job and an unchanged one keeps it (at
+    most 5 + 24 + 9 characters, and its pods' hostnames 2 more, within 63)."""
+    judge = hashlib.sha256(JUDGE.read_bytes()).hexdigest()
+    labels = {APP_LABEL: APP, CHECK_LABEL: check.pool}
     spec: dict[str, Any] = {
+        "completionMode": "Indexed",
+        "completions": 2,
+        "parallelism": 2,
         # No retry: a side run again alone cannot meet the other, and a failed judgement is the result.
         "backoffLimit": 0,
         "activeDeadlineSeconds": timeout_minutes * 60,
-        "template": {"metadata": {"labels": labels}, "spec": _pod_spec(check, role)},
+        "template": {
+            "metadata": {"labels": labels, "annotations": {JUDGE_ANNOTATION: judge}},
+            "spec": _pod_spec(check),
+        },
     }
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {
-            "name": f"nccl-{check.pool}-{role}-{digest}",
-            "namespace": NAMESPACE,
-            "labels": {APP_LABEL: APP, CHECK_LABEL: check.pool},
-        },
+        "metadata": {"name": f"nccl-{check.pool}-{digest}", "namespace": NAMESPACE, "labels": labels},
         "spec": spec,
     }

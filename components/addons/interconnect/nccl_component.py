@@ -13,10 +13,10 @@ import pulumi_tls as tls
 
 from gpukit.components.addons.interconnect.nccl_check import (
     KEYS_SECRET,
-    ROLES,
     NcclPoolCheck,
     job_manifest,
     namespace_manifest,
+    network_policy_manifest,
     service_manifest,
     tools_manifest,
 )
@@ -33,12 +33,13 @@ class NcclCheckArgs(TypedDict):
 
 
 class NcclCheck(pulumi.ComponentResource):
-    """Namespace `gpukit-verify-nccl`, the check's ssh keys and judge, and per pool a headless Service
-    and two Jobs; `pulumi up` succeeds only once every Job has. Pass the cluster's Kubernetes provider
-    through `opts.providers` and make it depend on the GPU stack."""
+    """Namespace `gpukit-verify-nccl`, the check's ssh keys, judge and NetworkPolicy, and per pool a
+    headless Service and an Indexed Job of two pods; `pulumi up` succeeds only once every Job has.
+    Pass the cluster's Kubernetes provider through `opts.providers` and make it depend on the GPU
+    stack."""
 
     job_names: dict[str, pulumi.Output[str]]
-    """`<pool>/<role>` -> its Job's name."""
+    """Pool name -> its Job's name."""
 
     def __init__(self, name: str, args: NcclCheckArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -77,6 +78,11 @@ class NcclCheck(pulumi.ComponentResource):
             data=tools_object["data"],
             opts=in_namespace,
         )
+        policy_object: Any = network_policy_manifest()
+        policy_metadata: Any = {**policy_object["metadata"], "namespace": namespace.metadata["name"]}
+        policy = k8s.networking.v1.NetworkPolicy(
+            f"{name}-peers-only", metadata=policy_metadata, spec=policy_object["spec"], opts=in_namespace
+        )
         timeout = args["timeout_minutes"]
         waits = await_timeouts(timeout)
         self.job_names = {}
@@ -89,18 +95,16 @@ class NcclCheck(pulumi.ComponentResource):
                 spec=service_object["spec"],
                 opts=in_namespace,
             )
-            for role in ROLES:
-                job = job_manifest(check, role, timeout)
-                metadata: Any = awaited_metadata(
-                    {**job["metadata"], "namespace": namespace.metadata["name"]}, timeout
-                )
-                created = k8s.batch.v1.Job(
-                    f"{name}-{check.pool}-{role}",
-                    metadata=metadata,
-                    spec=job["spec"],
-                    opts=pulumi.ResourceOptions(
-                        parent=self, depends_on=[keys, tools, service], custom_timeouts=waits
-                    ),
-                )
-                self.job_names[f"{check.pool}/{role}"] = created.metadata["name"]
+            job = job_manifest(check, timeout)
+            in_place = {**job["metadata"], "namespace": namespace.metadata["name"]}
+            metadata: Any = awaited_metadata(in_place, timeout)
+            created = k8s.batch.v1.Job(
+                f"{name}-{check.pool}",
+                metadata=metadata,
+                spec=job["spec"],
+                opts=pulumi.ResourceOptions(
+                    parent=self, depends_on=[keys, tools, service, policy], custom_timeouts=waits
+                ),
+            )
+            self.job_names[check.pool] = created.metadata["name"]
         self.register_outputs({"job_names": self.job_names})

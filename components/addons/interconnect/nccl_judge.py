@@ -17,12 +17,14 @@ The rules (shared/reference interconnect.md 4.3 and 4.4, the practice of AWS's a
 - any wrong value, or a run that did not reach its summary, fails;
 - NCCL's sockets transport (`Using network Socket`, `via NET/Socket`) fails: the fabric's plugin did
   not load or found no device, and a socket run can still look fast at small sizes;
-- the fabric's plugin must be named (`--network`, a substring: `Libfabric` for EFA's aws-ofi-nccl);
-- with `--gpudirect`, some NET path must end in `/GDRDMA` (AWS's EKS tests require it where EC2 offers
+- the fabric's plugin must be named (`--network`, substrings, any of them: `Libfabric` or `OFI` for
+  EFA's aws-ofi-nccl);
+- with `--gpudirect`, some NET path must say `/GDRDMA` (AWS's EKS tests require it where EC2 offers
   GPUDirect RDMA reads);
-- the largest message must be at least `--min-bytes`, and there the out-of-place bus bandwidth at
-  least `--min-busbw` GB/s (NVIDIA AICR's rule: the last row's out-of-place busbw); no `--min-busbw`:
-  the bandwidth is reported, not judged.
+- the table must reach the sweep's largest message (`--max-bytes`: NCCL's lines, printed to the same
+  stream, can split a row), which must be at least `--min-bytes`, and there the out-of-place bus
+  bandwidth at least `--min-busbw` GB/s (NVIDIA AICR's rule: the last row's out-of-place busbw); no
+  `--min-busbw`: the bandwidth is reported, not judged.
 """
 
 from __future__ import annotations
@@ -34,10 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PREFIX = "gpukit-verify"
+# Times of 1e8 us or more print as `%7.1e`, and `#wrong` as `%6g` (`1.07374e+09`; nccl-tests
+# src/util.cu), so each number is taken in either form.
+_NUM = r"[\d.]+(?:e[+-]?\d+)?"
 _ROW = re.compile(
-    r"\s*(?P<size>\d+)\s+\d+\s+\w+\s+\w+\s+-?\d+\s+"
-    r"[\d.]+\s+[\d.]+\s+(?P<busbw_out>[\d.]+)\s+(?P<wrong_out>\d+|N/A)\s+"
-    r"[\d.]+\s+[\d.]+\s+(?P<busbw_in>[\d.]+)\s+(?P<wrong_in>\d+|N/A)\s*"
+    rf"\s*(?P<size>\d+)\s+\d+\s+\w+\s+\w+\s+-?\d+\s+"
+    rf"{_NUM}\s+{_NUM}\s+(?P<busbw_out>{_NUM})\s+(?P<wrong_out>{_NUM}|N/A)\s+"
+    rf"{_NUM}\s+{_NUM}\s+(?P<busbw_in>{_NUM})\s+(?P<wrong_in>{_NUM}|N/A)\s*"
 )
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*(?P<value>[\d.]+)\s*")
 _BOUNDS = re.compile(r"#\s*Out of bounds values\s*:\s*(?P<count>\d+)\s+(?:OK|FAILED)\s*")
@@ -75,7 +80,7 @@ class Run:
 
 
 def _wrong(value: str) -> int:
-    return 0 if value == "N/A" else int(value)
+    return 0 if value == "N/A" else int(float(value))
 
 
 def _add(seen: list[str], item: str) -> None:
@@ -105,7 +110,8 @@ def parse(log: str) -> Run:
             _add(run.networks, network["name"].strip())
         for path in _VIA_NET.finditer(line):
             _add(run.net_paths, path["name"] or path["bare"])
-            run.gpudirect = run.gpudirect or (path["rest"] or "").endswith("/GDRDMA")
+            # `/GDRDMA`, `/GDRDMA(PCI)`, `/GDRDMA/Shared`: NCCL's spellings of the same path.
+            run.gpudirect = run.gpudirect or "/GDRDMA" in (path["rest"] or "")
     return run
 
 
@@ -121,14 +127,18 @@ def human_bytes(size: int) -> str:
 class Expectation:
     """What a pool's run must show."""
 
-    network: str
-    """A substring of the plugin name NCCL must say it uses (`Libfabric`); empty: any but sockets."""
+    networks: tuple[str, ...]
+    """Substrings of the plugin name NCCL must say it uses, any of them (`Libfabric`, `OFI` for EFA's
+    aws-ofi-nccl); empty: any but sockets."""
     gpudirect: bool
     min_bytes: int
     min_busbw: float | None
     """GB/s at the largest message; None: reported, not judged."""
     source: str = ""
     """Where `min_busbw` comes from, for the failure message."""
+    max_bytes: int | None = None
+    """The sweep's largest message as asked (`-e`): the table must reach it (a row lost in the log, or a
+    run cut short, is not judged on a smaller message)."""
 
 
 def judge(run: Run, expect: Expectation) -> tuple[list[str], str]:
@@ -151,9 +161,11 @@ def judge(run: Run, expect: Expectation) -> tuple[list[str], str]:
             "NCCL fell back to TCP sockets (NET/Socket): the fabric's NCCL plugin did not load or found no "
             "device"
         )
-    elif expect.network and not any(expect.network in name for name in run.networks + run.net_paths):
+    elif expect.networks and not any(
+        wanted in name for wanted in expect.networks for name in run.networks + run.net_paths
+    ):
         said = ", ".join(run.networks + run.net_paths) or "nothing (was NCCL_DEBUG=INFO set?)"
-        failures.append(f"NCCL names no {expect.network} transport; it said: {said}")
+        failures.append(f"NCCL names no {' or '.join(expect.networks)} transport; it said: {said}")
     if expect.gpudirect and not socket and not run.gpudirect:
         failures.append("no channel between nodes uses GPUDirect RDMA (no `via NET/.../GDRDMA` line)")
     summary = "no bandwidth measured"
@@ -161,7 +173,16 @@ def judge(run: Run, expect: Expectation) -> tuple[list[str], str]:
         at = human_bytes(largest.size_bytes)
         transport = ", ".join(run.net_paths or run.networks) or "an unnamed transport"
         summary = f"all_reduce bus bandwidth {largest.busbw_out_of_place:.1f} GB/s at {at} over {transport}"
-        if largest.size_bytes < expect.min_bytes:
+        if (
+            expect.max_bytes is not None
+            and largest.size_bytes < expect.max_bytes
+            and run.avg_busbw is not None
+        ):
+            failures.append(
+                f"the table ends at {at}; the sweep was asked to reach {human_bytes(expect.max_bytes)} "
+                "(a row lost among NCCL's lines, or a run cut short)"
+            )
+        elif largest.size_bytes < expect.min_bytes:
             failures.append(
                 f"the largest message was {at}; the bandwidth is judged at {human_bytes(expect.min_bytes)} "
                 "or more"
@@ -178,14 +199,22 @@ def judge(run: Run, expect: Expectation) -> tuple[list[str], str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Judge an nccl-tests all_reduce_perf log (stdin or a file).")
     parser.add_argument("log", nargs="?", help="the log file; stdin when left out")
-    parser.add_argument("--network", default="", help="a substring of the NCCL net plugin's name")
+    parser.add_argument(
+        "--network",
+        action="append",
+        default=[],
+        help="a substring of the NCCL net plugin's name (repeatable)",
+    )
     parser.add_argument("--gpudirect", action="store_true", help="require a /GDRDMA path between nodes")
     parser.add_argument("--min-bytes", type=int, default=1 << 30)
+    parser.add_argument("--max-bytes", type=int, default=None, help="the sweep's largest message, as asked")
     parser.add_argument("--min-busbw", type=float, default=None, help="GB/s at the largest message")
     parser.add_argument("--source", default="", help="where --min-busbw comes from")
     args = parser.parse_args(argv)
     text = Path(args.log).read_text(encoding="utf-8", errors="replace") if args.log else sys.stdin.read()
-    expect = Expectation(args.network, args.gpudirect, args.min_bytes, args.min_busbw, args.source)
+    expect = Expectation(
+        tuple(args.network), args.gpudirect, args.min_bytes, args.min_busbw, args.source, args.max_bytes
+    )
     failures, summary = judge(parse(text), expect)
     for failure in failures:
         print(f"{PREFIX}: FAIL: {failure}")

@@ -125,7 +125,7 @@ def nccl_report_line(cluster: ResolvedCluster, pool: PoolFacts) -> str | None:
     if not checkable(pool):
         return f"NCCL check: none (maxNodes {pool.max_nodes}: it needs {NODES} nodes)"
     expect = pool_check(cluster, pool).expectation
-    over = f"over {expect.network}" if expect.network else "not over sockets"
+    over = f"over {' or '.join(expect.networks)}" if expect.networks else "not over sockets"
     gdr = " with GPUDirect RDMA" if expect.gpudirect else ""
     gate = (
         f"at least {expect.gate.gbs:g} GB/s bus bandwidth at {MAX_BYTES_LABEL} ({expect.gate.source})"
