@@ -1,7 +1,7 @@
 """NcclCheck: the NCCL check of a cluster's fabric pools under `pulumi up` (nccl_check.py renders what
 it applies and says how it runs and why it is trusted).
 
-Pulumi waits for each side's Job as it does for the GPU verification's (components/awaited_jobs.py):
+Pulumi waits for each pool's Job as it does for the GPU verification's (components/awaited_jobs.py):
 Complete, or Failed at once, or the Job's deadline; a failed Job is replaced on the next `pulumi up`.
 """
 
@@ -29,7 +29,7 @@ class NcclCheckArgs(TypedDict):
     checks: list[NcclPoolCheck]
     """One per fabric pool with two nodes or more (Python-only values)."""
     timeout_minutes: int
-    """Each side's deadline, node start from zero included."""
+    """Each check Job's deadline, node start from zero included."""
 
 
 class NcclCheck(pulumi.ComponentResource):

@@ -44,7 +44,7 @@ def nccl_problems(args: ClusterConfig, pools: tuple[PoolFacts, ...]) -> list[Pro
 
 
 def nccl_timeout_minutes(cluster: ResolvedCluster) -> int:
-    """Each side's deadline: `gpukit:verification.timeoutMinutes`, or its default."""
+    """The check Job's deadline: `gpukit:verification.timeoutMinutes`, or its default."""
     return int(cluster.args.get("verification", {}).get("timeout_minutes", VERIFICATION_TIMEOUT_DEFAULT))
 
 
