@@ -145,6 +145,12 @@ class CheckSuite(Protocol):
         those it made)."""
         ...
 
+    def objects(self, run: str) -> list[dict[str, Any]]:
+        """What the Jobs need besides their namespaces (a Secret, a Service), as manifests named and
+        labelled (RUN_LABEL) for one run: the command applies them before the Jobs and deletes them
+        with them."""
+        ...
+
     def jobs(self, run: str, ttl_seconds: int) -> dict[str, dict[str, Any]]:
         """Check label (`pool l4`) -> its Job's manifest, named and labelled for one run."""
         ...

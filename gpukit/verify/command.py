@@ -1,13 +1,14 @@
 """`gpukit verify --kubeconfig FILE --stack NAME`: every add-on's checks (components/addons/base.py
-CheckSuite) against a cluster that already exists; today the GPU pools' checks that `pulumi up` runs with
-`gpukit:verification.enabled`.
+CheckSuite) against a cluster that already exists: the GPU pools' checks that `pulumi up` runs with
+`gpukit:verification.enabled`, and the fabric pools' NCCL check with `gpukit:verification.nccl`.
 
 The Jobs are the ones the add-ons create under `pulumi up`, rendered by the same functions
-(components/addons/verification/), with a run id in their names and a TTL as a backstop. The command
-applies them with kubectl, waits until each has completed or failed (or its timeout has passed), reads
-each pod's log for the failed check, prints one line per check and deletes its Jobs, also when it is
-interrupted. Exit status: 0 every check passed, 1 a check failed or the cluster could not be reached,
-2 invalid flags or stack.
+(components/addons/verification/, components/addons/interconnect/), with a run id in their names and a
+TTL as a backstop. The command applies them (and what they need, named for the run: the NCCL check's
+Secret and Service) with kubectl, waits until each has completed or failed (or its timeout has passed),
+reads each pod's log for the failed check, prints one line per check and deletes its Jobs and objects,
+also when it is interrupted. Exit status: 0 every check passed, 1 a check failed or the cluster could
+not be reached, 2 invalid flags or stack.
 """
 
 import argparse
@@ -156,8 +157,9 @@ def run_verification(
     for suite in suites:
         namespaces += [ns for ns in suite.namespaces() if ns not in namespaces]
     made = [ns for ns in namespaces if not kubectl.exists("namespace", ns["metadata"]["name"])]
+    needed = [obj for suite in suites for obj in suite.objects(run)]
     try:
-        kubectl.apply(made + [job for _, _, job in checks])
+        kubectl.apply(made + needed + [job for _, _, job in checks])
         deadline = clock() + max(s.timeout_minutes for s in suites) * 60 + WAIT_MARGIN_SECONDS
         done = _wait(kubectl, [job for _, _, job in checks], deadline, clock, sleep)
         return [
@@ -167,6 +169,7 @@ def run_verification(
     finally:
         for namespace in namespaces:
             _clean_up(kubectl, run, namespace["metadata"]["name"], namespace in made)
+            _clean_up_objects(kubectl, run, namespace["metadata"]["name"], needed)
 
 
 def _wait(
@@ -261,6 +264,24 @@ def _clean_up(kubectl: Kubectl, run: str, namespace: str, made_namespace: bool) 
     )
     if made_namespace and not _other_jobs(kubectl, run, namespace):
         kubectl.run("delete", "namespace", namespace, "--ignore-not-found", "--wait=false", check=False)
+
+
+def _clean_up_objects(kubectl: Kubectl, run: str, namespace: str, objects: list[dict[str, Any]]) -> None:
+    """The run's other objects in `namespace` (a Secret of keys made for the run, a Service), by the
+    run's label: deleted whether or not the namespace goes too."""
+    kinds = sorted({o["kind"].lower() for o in objects if o["metadata"].get("namespace") == namespace})
+    if kinds:
+        kubectl.run(
+            "delete",
+            ",".join(kinds),
+            "-n",
+            namespace,
+            "-l",
+            f"{RUN_LABEL}={run}",
+            "--ignore-not-found",
+            "--wait=false",
+            check=False,
+        )
 
 
 def _other_jobs(kubectl: Kubectl, run: str, namespace: str) -> bool:

@@ -37,7 +37,8 @@ def pool_of(name):
     applied = json.loads((state / "applied.json").read_text())
     for item in applied["items"]:
         if item["metadata"]["name"] == name:
-            return item["metadata"]["labels"]["gpukit.dev/verify-pool"]
+            labels = item["metadata"]["labels"]
+            return labels.get("gpukit.dev/verify-pool") or labels["gpukit.dev/nccl-check"]
     sys.exit(f"Error from server (NotFound): jobs.batch {name!r} not found")
 def outcome(pool):
     path = state / f"outcome-{pool}"
@@ -286,3 +287,50 @@ def test_an_invalid_stack_exits_2_naming_the_key(
     assert cluster.verify("--config", str(path)) == 2
     assert "gpukit:verification.timeoutMinutes" in capsys.readouterr().err
     assert not (cluster.state / "calls.log").exists()
+
+
+def nccl_stack(tmp_path: Path) -> Path:
+    """An EKS stack with an EFA pool that asks for the NCCL check (and not the GPU verification)."""
+    config = example_config("eks-dev")
+    config["gpukit:nodePools"].append(
+        {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
+    )
+    config["gpukit:verification"] = {"nccl": True}
+    path = tmp_path / "Pulumi.nccl.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    return path
+
+
+def test_the_nccl_check_runs_with_keys_made_for_the_run_and_leaves_nothing_behind(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cluster.verify("--config", str(nccl_stack(tmp_path))) == 0
+    out, err = capsys.readouterr()
+    assert "NCCL h100: PASS" in out and "1 of 1 fabric pool(s) passed" in out
+    applied = {(item["kind"], item["metadata"]["name"]): item for item in cluster.applied}
+    (job_key,) = [key for key in applied if key[0] == "Job" and key[1].startswith("nccl-h100-")]
+    run = applied[job_key]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    assert job_key[1].endswith(f"-{run}")
+    # Its own objects, never the ones `pulumi up` made (those keep their plain names).
+    assert {("Secret", f"nccl-ssh-{run}"), ("ConfigMap", f"nccl-check-tools-{run}")} <= set(applied)
+    assert {("Service", f"nccl-h100-{run}"), ("NetworkPolicy", f"nccl-check-peers-only-{run}")} <= set(
+        applied
+    )
+    keys = applied[("Secret", f"nccl-ssh-{run}")]["stringData"]
+    assert keys["id_ed25519"].startswith("-----BEGIN OPENSSH PRIVATE KEY-----")
+    assert keys["known_hosts"].startswith("* ssh-ed25519 ")
+    assert keys["id_ed25519"] not in out + err  # no key is printed
+    pod = applied[job_key]["spec"]["template"]["spec"]
+    assert pod["subdomain"] == f"nccl-h100-{run}"
+    assert pod["volumes"][0]["secret"]["secretName"] == f"nccl-ssh-{run}"
+    for item in cluster.applied:
+        kubernetes_validate.validate(item, "1.35.0", strict=True)
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert [
+        "delete",
+        "configmap,networkpolicy,secret,service",
+        "-n",
+        "gpukit-verify-nccl",
+        "-l",
+        f"gpukit.dev/verify-run={run}",
+    ] in [d[:6] for d in deletes]

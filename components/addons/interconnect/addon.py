@@ -15,6 +15,7 @@ from gpukit.components.addons.interconnect.nccl_plan import (
     nccl_report_line,
     nccl_timeout_minutes,
 )
+from gpukit.components.addons.interconnect.nccl_suite import NcclChecks
 from gpukit.components.addons.interconnect.variant import INTERCONNECT, FabricUse, interconnect_variant
 from gpukit.components.catalog.fabrics import MIN_FAST_EFA_INTERFACES, machine_fabric
 from gpukit.components.errors import Problem
@@ -137,6 +138,13 @@ class InterconnectAddon(Addon):
     def document(self, cluster: ResolvedCluster, handle: ClusterHandle) -> dict[str, Any]:
         found = {pool.name: fabric_output(cluster, pool) for pool in cluster.pools if pool.fabric is not None}
         return {"interconnect": found} if found else {}
+
+    def checks(self, cluster: ResolvedCluster, timeout_minutes: int | None = None) -> NcclChecks | None:
+        """The NCCL check, where the stack asks for it (`verification.nccl`) and a pool can have it."""
+        checks = nccl_checks(cluster)
+        if not checks:
+            return None
+        return NcclChecks(tuple(checks), timeout_minutes or nccl_timeout_minutes(cluster))
 
     def pool_output(self, cluster: ResolvedCluster, pool: PoolFacts) -> dict[str, Any]:
         return {"interconnect": fabric_output(cluster, pool)}

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpukit.components.addons.base import RUN_LABEL
 from gpukit.components.catalog.fabrics import FabricKind
 from gpukit.components.k3s.host_scripts import render_script
 from gpukit.components.pools import PoolFacts
@@ -140,8 +141,18 @@ def nccl_expectation(pool: PoolFacts, gpudirect: bool) -> NcclExpectation:
     )
 
 
-def service_name(check: NcclPoolCheck) -> str:
-    return f"nccl-{check.pool}"
+def run_name(name: str, run: str | None) -> str:
+    """An object's name, for one `gpukit verify` run (`<name>-<run id>`) or for `pulumi up` (as is):
+    a run never touches the objects Pulumi owns."""
+    return f"{name}-{run}" if run else name
+
+
+def _labels(run: str | None) -> dict[str, str]:
+    return {APP_LABEL: APP, **({RUN_LABEL: run} if run else {})}
+
+
+def service_name(check: NcclPoolCheck, run: str | None = None) -> str:
+    return run_name(f"nccl-{check.pool}", run)
 
 
 @dataclass(frozen=True)
@@ -159,13 +170,13 @@ class ScriptPaths:
     tools_dir: str = TOOLS_DIR
 
 
-def check_script(check: NcclPoolCheck, paths: ScriptPaths = ScriptPaths()) -> str:
+def check_script(check: NcclPoolCheck, paths: ScriptPaths = ScriptPaths(), run: str | None = None) -> str:
     """The bash script both pods run, index 0 as the launcher (exit 0: the check passed)."""
     expect = check.expectation
     return render_script(
         SCRIPT,
         POOL=check.pool,
-        SERVICE=service_name(check),
+        SERVICE=service_name(check, run),
         SSH_PORT=SSH_PORT,
         KEYS_DIR=paths.keys_dir,
         TOOLS_DIR=paths.tools_dir,
@@ -208,14 +219,18 @@ def namespace_manifest() -> dict[str, Any]:
     }
 
 
-def network_policy_manifest() -> dict[str, Any]:
+def network_policy_manifest(run: str | None = None) -> dict[str, Any]:
     """Into the check's pods only from the check's pods (sshd, Open MPI's daemons and NCCL's bootstrap
     use any port); where the cluster enforces NetworkPolicy (EKS: the VPC CNI's network policy agent),
     no other pod reaches their sshd."""
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
-        "metadata": {"name": "nccl-check-peers-only", "namespace": NAMESPACE, "labels": {APP_LABEL: APP}},
+        "metadata": {
+            "name": run_name("nccl-check-peers-only", run),
+            "namespace": NAMESPACE,
+            "labels": _labels(run),
+        },
         "spec": {
             "podSelector": {},
             "policyTypes": ["Ingress"],
@@ -230,38 +245,65 @@ def network_policy_manifest() -> dict[str, Any]:
     }
 
 
-def tools_manifest() -> dict[str, Any]:
+def tools_manifest(run: str | None = None) -> dict[str, Any]:
     """The judge, as the launcher runs it."""
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": TOOLS_CONFIG_MAP, "namespace": NAMESPACE, "labels": {APP_LABEL: APP}},
+        "metadata": {"name": run_name(TOOLS_CONFIG_MAP, run), "namespace": NAMESPACE, "labels": _labels(run)},
         "data": {JUDGE.name: JUDGE.read_text()},
     }
 
 
-def service_manifest(check: NcclPoolCheck) -> dict[str, Any]:
+def service_manifest(check: NcclPoolCheck, run: str | None = None) -> dict[str, Any]:
     """Headless, listing pods before they are ready: the launcher finds the worker by name as it starts."""
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": {"name": service_name(check), "namespace": NAMESPACE, "labels": {APP_LABEL: APP}},
+        "metadata": {"name": service_name(check, run), "namespace": NAMESPACE, "labels": _labels(run)},
         "spec": {
             "clusterIP": "None",
             "publishNotReadyAddresses": True,
-            "selector": {CHECK_LABEL: check.pool},
+            "selector": {CHECK_LABEL: check.pool, **({RUN_LABEL: run} if run else {})},
             "ports": [{"name": "ssh", "port": SSH_PORT, "targetPort": SSH_PORT}],
         },
     }
 
 
-def _pod_spec(check: NcclPoolCheck) -> dict[str, Any]:
+def keys_manifest(
+    client_private: Any, client_public: Any, host_private: Any, known_hosts: Any, run: str | None = None
+) -> dict[str, Any]:
+    """The check's ssh keys (plain text, or Pulumi Outputs under `pulumi up`); `known_hosts`:
+    known_hosts_line(the host key's public half)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "Opaque",
+        "metadata": {"name": run_name(KEYS_SECRET, run), "namespace": NAMESPACE, "labels": _labels(run)},
+        "stringData": {
+            "id_ed25519": client_private,
+            "authorized_keys": client_public,
+            "ssh_host_ed25519_key": host_private,
+            "known_hosts": known_hosts,
+        },
+    }
+
+
+KNOWN_HOSTS_PATTERN = "* "
+"""The check's one host key, for every name the launcher may reach the worker by."""
+
+
+def known_hosts_line(host_public: str) -> str:
+    return KNOWN_HOSTS_PATTERN + host_public
+
+
+def _pod_spec(check: NcclPoolCheck, run: str | None) -> dict[str, Any]:
     fabric = dict(check.requests)
     container: dict[str, Any] = {
         "name": "nccl",
         "image": NCCL_TESTS_IMAGE,
         "imagePullPolicy": "IfNotPresent",
-        "command": ["bash", "-c", check_script(check)],
+        "command": ["bash", "-c", check_script(check, run=run)],
         "env": [
             # The worker's name is <job name>-1.<service> (an Indexed Job's pods are <job name>-<index>).
             {
@@ -287,7 +329,7 @@ def _pod_spec(check: NcclPoolCheck) -> dict[str, Any]:
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
-        "subdomain": service_name(check),
+        "subdomain": service_name(check, run),
         "nodeSelector": dict(check.node_selector),
         "tolerations": [{"key": k, "operator": o, "effect": e} for k, o, e in check.tolerations],
         # Two nodes: the check is of the fabric between them (each pod takes every GPU of a node anyway).
@@ -304,21 +346,24 @@ def _pod_spec(check: NcclPoolCheck) -> dict[str, Any]:
         "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
         "containers": [container],
         "volumes": [
-            {"name": "keys", "secret": {"secretName": KEYS_SECRET, "defaultMode": 0o400}},
-            {"name": "tools", "configMap": {"name": TOOLS_CONFIG_MAP}},
+            {"name": "keys", "secret": {"secretName": run_name(KEYS_SECRET, run), "defaultMode": 0o400}},
+            {"name": "tools", "configMap": {"name": run_name(TOOLS_CONFIG_MAP, run)}},
             {"name": "shm", "emptyDir": {"medium": "Memory", "sizeLimit": SHM_SIZE}},
         ],
     }
 
 
-def job_manifest(check: NcclPoolCheck, timeout_minutes: int) -> dict[str, Any]:
+def job_manifest(
+    check: NcclPoolCheck, timeout_minutes: int, *, run: str | None = None, ttl_seconds: int | None = None
+) -> dict[str, Any]:
     """The pool's check: one Indexed Job of two pods, index 0 the launcher, so the two are created,
     failed and replaced together (a failed launcher fails the Job, which stops the worker; the next
     `pulumi up` replaces the whole Job). Named `nccl-<pool>-<hash of its spec>`, the judge's source
     included, so a changed pool, image, script or judge gives a new Job and an unchanged one keeps it (at
-    most 5 + 24 + 9 characters, and its pods' hostnames 2 more, within 63)."""
+    most 5 + 24 + 9 characters, 7 more with a `gpukit verify` run id, and its pods' hostnames 2 more,
+    within 63). `run`, `ttl_seconds`: as the GPU verification's Jobs have them under `gpukit verify`."""
     judge = hashlib.sha256(JUDGE.read_bytes()).hexdigest()
-    labels = {APP_LABEL: APP, CHECK_LABEL: check.pool}
+    labels = {APP_LABEL: APP, CHECK_LABEL: check.pool, **({RUN_LABEL: run} if run else {})}
     spec: dict[str, Any] = {
         "completionMode": "Indexed",
         "completions": 2,
@@ -328,13 +373,19 @@ def job_manifest(check: NcclPoolCheck, timeout_minutes: int) -> dict[str, Any]:
         "activeDeadlineSeconds": timeout_minutes * 60,
         "template": {
             "metadata": {"labels": labels, "annotations": {JUDGE_ANNOTATION: judge}},
-            "spec": _pod_spec(check),
+            "spec": _pod_spec(check, run),
         },
     }
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
+    if ttl_seconds is not None:
+        spec = {"ttlSecondsAfterFinished": ttl_seconds, **spec}
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": f"nccl-{check.pool}-{digest}", "namespace": NAMESPACE, "labels": labels},
+        "metadata": {
+            "name": run_name(f"nccl-{check.pool}-{digest}", run),
+            "namespace": NAMESPACE,
+            "labels": labels,
+        },
         "spec": spec,
     }

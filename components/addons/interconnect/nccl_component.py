@@ -12,9 +12,10 @@ import pulumi_kubernetes as k8s
 import pulumi_tls as tls
 
 from gpukit.components.addons.interconnect.nccl_check import (
-    KEYS_SECRET,
+    KNOWN_HOSTS_PATTERN,
     NcclPoolCheck,
     job_manifest,
+    keys_manifest,
     namespace_manifest,
     network_policy_manifest,
     service_manifest,
@@ -55,19 +56,18 @@ class NcclCheck(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=opts.depends_on if opts else None),
         )
         in_namespace = pulumi.ResourceOptions(parent=self, depends_on=[namespace])
+        keys_object: Any = keys_manifest(
+            client.private_key_openssh,
+            client.public_key_openssh,
+            host.private_key_openssh,
+            pulumi.Output.concat(KNOWN_HOSTS_PATTERN, host.public_key_openssh),
+        )
+        keys_metadata: Any = {**keys_object["metadata"], "namespace": namespace.metadata["name"]}
         keys = k8s.core.v1.Secret(
             f"{name}-ssh",
-            metadata={"name": KEYS_SECRET, "namespace": namespace.metadata["name"]},
-            type="Opaque",
-            string_data=pulumi.Output.secret(
-                {
-                    "id_ed25519": client.private_key_openssh,
-                    "authorized_keys": client.public_key_openssh,
-                    "ssh_host_ed25519_key": host.private_key_openssh,
-                    # The check's one host key, for every name the launcher may reach the worker by.
-                    "known_hosts": pulumi.Output.concat("* ", host.public_key_openssh),
-                }
-            ),
+            metadata=keys_metadata,
+            type=keys_object["type"],
+            string_data=pulumi.Output.secret(keys_object["stringData"]),
             opts=in_namespace,
         )
         tools_object: Any = tools_manifest()

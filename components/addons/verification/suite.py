@@ -20,6 +20,9 @@ class PoolChecks:
     def namespaces(self) -> list[dict[str, Any]]:
         return namespace_manifests(list(self.checks))
 
+    def objects(self, run: str) -> list[dict[str, Any]]:
+        return []  # a GPU check's pod needs nothing but its namespace
+
     def jobs(self, run: str, ttl_seconds: int) -> dict[str, dict[str, Any]]:
         return {
             f"pool {c.pool}": job_manifest(
