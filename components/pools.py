@@ -269,14 +269,27 @@ def fabric_conflicts(pool: PoolFacts) -> list[FabricConflict]:
 
 def settle_fabric(facts: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
     """The pool's facts once every machine it may launch is known (alternatives included): where
-    `interconnect` is left out and a fabric conflict stands, the ordinary network, with why (a stack
-    that planned before interconnect existed still plans); an explicit `auto` keeps the fabric, so the
-    interconnect add-on refuses the conflict naming its key."""
-    conflicts = fabric_conflicts(facts)
-    if not conflicts or "interconnect" in pool:
+    `interconnect` is left out and a fabric conflict stands, or the pool pins no zone, the ordinary
+    network, with why (a stack that planned before interconnect existed still plans, and keeps its
+    zones and nodes); an explicit `auto` keeps the fabric, so the interconnect add-on refuses a conflict
+    naming its key, and an unpinned pool gets one zone picked at `pulumi up`."""
+    if facts.fabric is None or "interconnect" in pool:
+        return facts
+    reasons = [c.why for c in fabric_conflicts(facts)]
+    if reasons:
+        why = "; ".join(reasons) + "; to get it: pin one zone, with alternatives of the same fabric"
+    elif not facts.zones:
+        # Unpinned, the pool may spread over every zone that offers its machine (one node group per
+        # zone, or Karpenter's pick): a fabric would hold it to one, and on a pool that exists that
+        # deletes the other zones' nodes. Only a pinned zone, or an explicit `auto`, asks for that.
+        why = (
+            f"its zones are not pinned, and {facts.fabric.kind.display} nodes sit in one zone; to get it: "
+            "pin one zone, or set `interconnect: auto` (one zone that offers the machine, picked at "
+            "`pulumi up`)"
+        )
+    else:
         return facts
     labels = {k: v for k, v in facts.labels.items() if k != FABRIC_LABEL}
-    why = "; ".join(c.why for c in conflicts)
     return replace(facts, fabric=None, labels=labels, fabric_skipped=why)
 
 

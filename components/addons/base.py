@@ -125,6 +125,11 @@ RUN_LABEL = "gpukit.dev/verify-run"
 by it, and leaves other runs' Jobs (and `pulumi up`'s, which have none) alone."""
 
 
+class CheckSetupError(RuntimeError):
+    """A check suite cannot make what its Jobs need on this machine (a tool it runs is missing): `gpukit
+    verify` says so and exits 1, checking nothing."""
+
+
 class CheckSuite(Protocol):
     """What `gpukit verify` runs for one add-on against a running cluster: a Kubernetes Job per thing it
     checks, and the namespaces they run in. A check's pod says what failed on lines that start with

@@ -101,7 +101,8 @@ class K3sCluster(pulumi.ComponentResource):
                 args["driver"],
                 args.get("min_driver_branch", 0),
                 args.get("cuda_version", ""),
-                rdma=True,  # own hosts: their RDMA NICs, in the preflight's output
+                # No `rdma=True` here (gpukit doctor reports RDMA NICs): a changed preflight re-runs on
+                # hosts that have joined, where `driver: operator` finds the GPU Operator's driver loaded.
             )
             check = command.remote.Command(
                 f"{name}-{node}-preflight",

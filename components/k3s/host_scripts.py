@@ -106,8 +106,9 @@ def preflight_script(
     *,
     rdma: bool = False,
 ) -> str:
-    """The host preflight; `rdma`: also report the host's RDMA NICs (own hosts and `gpukit doctor`; a
-    cloud machine's user data leaves it out: EC2 caps user data at 16 KiB)."""
+    """The host preflight; `rdma`: also report the host's RDMA NICs (`gpukit doctor`; a cloud machine's
+    user data leaves it out, EC2 capping user data at 16 KiB, and so does the preflight gpukit runs on
+    SSH hosts, whose script must not change under hosts that have joined: components/k3s/cluster.py)."""
     templates = ("preflight-rdma.sh", "preflight.sh") if rdma else ("preflight.sh",)
     return render_script(
         *templates,

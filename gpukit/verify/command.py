@@ -20,11 +20,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from types import FrameType
 from typing import Any, TextIO
 
 from gpukit.cli_errors import EXIT_PREFLIGHT, CliProblem, report_error
-from gpukit.components.addons.base import RUN_LABEL, CheckSuite
+from gpukit.components.addons.base import RUN_LABEL, CheckSetupError, CheckSuite
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_RANGE
 from gpukit.components.errors import ConfigError
 from gpukit.config_errors import report_invalid_config
@@ -101,6 +102,8 @@ def verify_command(args: argparse.Namespace, load_stack: Callable[[], LoadedStac
     try:
         with _sigterm_interrupts():
             results = run_verification(kubectl, suites)
+    except CheckSetupError as err:
+        return report_error(str(err), as_json=False, exit_code=EXIT_PREFLIGHT)
     except KubectlError as err:
         return report_error(str(err), as_json=False, exit_code=EXIT_PREFLIGHT)
     except KeyboardInterrupt:
@@ -158,8 +161,18 @@ def run_verification(
         namespaces += [ns for ns in suite.namespaces() if ns not in namespaces]
     made = [ns for ns in namespaces if not kubectl.exists("namespace", ns["metadata"]["name"])]
     needed = [obj for suite in suites for obj in suite.objects(run)]
+    # Secrets are created, not applied: `kubectl apply` would copy their data into the
+    # last-applied-configuration annotation, readable by anyone who may read the object's metadata.
+    secrets_needed = [obj for obj in needed if obj["kind"] == "Secret"]
+    others = [obj for obj in needed if obj["kind"] != "Secret"]
     try:
-        kubectl.apply(made + needed + [job for _, _, job in checks])
+        if secrets_needed:
+            if made:
+                kubectl.apply(made)
+            kubectl.create(secrets_needed)
+            kubectl.apply(others + [job for _, _, job in checks])
+        else:
+            kubectl.apply(made + others + [job for _, _, job in checks])
         deadline = clock() + max(s.timeout_minutes for s in suites) * 60 + WAIT_MARGIN_SECONDS
         done = _wait(kubectl, [job for _, _, job in checks], deadline, clock, sleep)
         return [
@@ -167,9 +180,14 @@ def run_verification(
             for (label, subject, _), (passed, reason) in zip(checks, done, strict=True)
         ]
     finally:
+        # Each step on its own, the run's objects (its keys) first: one kubectl that times out must not
+        # leave the rest behind.
         for namespace in namespaces:
-            _clean_up(kubectl, run, namespace["metadata"]["name"], namespace in made)
-            _clean_up_objects(kubectl, run, namespace["metadata"]["name"], needed)
+            name = namespace["metadata"]["name"]
+            objects_step = partial(_clean_up_objects, kubectl, run, name, needed)
+            _attempt(objects_step, f"this run's objects in {name}", run)
+            jobs_step = partial(_clean_up, kubectl, run, name, namespace in made)
+            _attempt(jobs_step, f"this run's Jobs in {name}", run)
 
 
 def _wait(
@@ -264,6 +282,17 @@ def _clean_up(kubectl: Kubectl, run: str, namespace: str, made_namespace: bool) 
     )
     if made_namespace and not _other_jobs(kubectl, run, namespace):
         kubectl.run("delete", "namespace", namespace, "--ignore-not-found", "--wait=false", check=False)
+
+
+def _attempt(step: Callable[[], None], what: str, run: str) -> None:
+    """A clean-up step; if kubectl fails it, say what is left and how to delete it, and go on."""
+    try:
+        step()
+    except KubectlError as err:
+        sys.stderr.write(
+            f"gpukit verify: could not delete {what} (label {RUN_LABEL}={run}; delete them by that label): "
+            f"{err}\n"
+        )
 
 
 def _clean_up_objects(kubectl: Kubectl, run: str, namespace: str, objects: list[dict[str, Any]]) -> None:

@@ -48,6 +48,12 @@ class Kubectl:
     def apply(self, objects: list[dict[str, Any]]) -> None:
         self.run("apply", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
 
+    def create(self, objects: list[dict[str, Any]]) -> None:
+        """Create without recording the objects in an annotation (Secrets: see gpukit/verify/command.py)."""
+        self.run(
+            "create", "-f", "-", stdin=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
+        )
+
     def exists(self, *args: str) -> bool:
         return self.run("get", *args, "-o", "name", check=False).returncode == 0
 

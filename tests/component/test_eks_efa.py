@@ -141,14 +141,28 @@ def test_interconnect_none_keeps_a_p5_pool_on_the_ordinary_network() -> None:
     assert all("networkInterfaces" not in lt.inputs for lt in rec.of_type(LT))
 
 
-def test_an_efa_pool_without_zones_gets_one_group_in_one_zone() -> None:
-    config = with_pool(eks_config())
+def test_an_unpinned_efa_pool_asked_for_explicitly_gets_one_group_in_one_zone() -> None:
+    config = with_pool(eks_config(), interconnect="auto")
     del config["gpukit:nodePools"][-1]["zones"]
     config["gpukit:nodePools"][-1]["maxNodes"] = 4
     rec = record(lambda: build(config))
     groups = [r for r in rec.of_type("aws:eks/nodeGroup:NodeGroup") if "-h100-" in r.name]
     assert len(groups) == 1
     assert groups[0].inputs["scalingConfig"]["maxSize"] == 4
+    assert len(rec.of_type(PG)) == 1
+
+
+def test_an_unpinned_p5_pool_with_interconnect_left_out_keeps_its_zones_and_gets_no_efa() -> None:
+    """What such a pool had before interconnect existed: a group per zone that offers the type, no EFA
+    (so a `pulumi up` of an existing stack deletes no zone's nodes)."""
+    config = with_pool(eks_config())
+    del config["gpukit:nodePools"][-1]["zones"]
+    config["gpukit:nodePools"][-1]["maxNodes"] = 4
+    rec = record(lambda: build(config))
+    groups = [r for r in rec.of_type("aws:eks/nodeGroup:NodeGroup") if "-h100-" in r.name]
+    assert len(groups) > 1
+    assert rec.of_type(PG) == []
+    assert all("networkInterfaces" not in lt.inputs for lt in rec.of_type(LT) if "-h100-" in lt.name)
 
 
 def test_an_efa_pool_in_a_reused_vpc_launches_into_one_subnet_of_its_zone() -> None:

@@ -47,6 +47,7 @@ def test_one_indexed_job_of_two_pods_a_service_keys_and_the_judge_for_the_efa_po
     assert (spec["completionMode"], spec["completions"], spec["parallelism"]) == ("Indexed", 2, 2)
     assert spec["activeDeadlineSeconds"] == 40 * 60
     assert spec["backoffLimit"] == 0  # a failed launcher fails the Job, which stops the worker
+    assert spec["successPolicy"] == {"rules": [{"succeededIndexes": "0"}]}  # a passed one completes it
     pod = spec["template"]["spec"]
     assert pod["subdomain"] == "nccl-h100" and "hostname" not in pod  # pods are <job>-<index>
     assert pod["automountServiceAccountToken"] is False

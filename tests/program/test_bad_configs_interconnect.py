@@ -117,7 +117,8 @@ def test_a_left_out_interconnect_never_refuses_what_planned_before(
 ) -> None:
     """Left out, `interconnect` is `auto` only where the pool can have the fabric: a p5 pool over two
     zones, or with an alternative of another EFA count, plans on the ordinary network, and the plan says
-    why and what to change; only the one-zone pool's nodes carry the fabric label."""
+    why and what to change; so does one that pins no zone (it keeps its zones and nodes). Only the
+    one-zone pool's nodes carry the fabric label."""
     config = eks_config()
     spread = {**H100, "name": "spread", "zones": ["usw2-az1", "usw2-az3"]}
     mixed = {
@@ -129,19 +130,27 @@ def test_a_left_out_interconnect_never_refuses_what_planned_before(
         "maxNodes": 2,
         "zones": ["usw2-az3"],
     }
-    config[POOLS] += [H100, spread, mixed]
+    unpinned = {**H100, "name": "unpinned"}
+    del unpinned["zones"]
+    config[POOLS] += [H100, spread, mixed, unpinned]
     path = tmp_path / "Pulumi.ok.yaml"
     path.write_text(yaml.safe_dump({"config": config}))
     assert main(["plan", "--config", str(path)]) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
     assert (
         "  spread: the ordinary network (auto: the pool is spread over 2 zones (usw2-az1, usw2-az3), and its "
-        "EFA nodes sit in one placement, in one zone; to get it: one zone, alternatives of the same fabric)\n"
+        "EFA nodes sit in one placement, in one zone; to get it: pin one zone, with alternatives of the "
+        "same fabric)\n"
     ) in out
     assert (
         "  mixed: the ordinary network (auto: alternative p5e.48xlarge has EFA x32, 3,200 Gbps, and the "
         "pool's nodes launch with one interface layout, p5en.48xlarge's (EFA x16, 3,200 Gbps); to get it: "
-        "one zone, alternatives of the same fabric)\n"
+        "pin one zone, with alternatives of the same fabric)\n"
+    ) in out
+    assert (
+        "  unpinned: the ordinary network (auto: its zones are not pinned, and EFA nodes sit in one zone; to "
+        "get it: pin one zone, or set `interconnect: auto` (one zone that offers the machine, picked at "
+        "`pulumi up`))\n"
     ) in out
     fabric_tags = sorted(line.split()[-1] for line in out.splitlines() if line.endswith("-gpukit-dev-fabric"))
     assert fabric_tags == ["unit-h100-usw2-az3-asg-tag-label-gpukit-dev-fabric"]

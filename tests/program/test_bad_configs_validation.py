@@ -568,7 +568,15 @@ def _attached_gpus(count: int) -> Mutation:
 def _efa_pool_on_eks(config: Config) -> None:
     config.setdefault("gpukit:verification", {})
     if config[CLUSTER]["platform"] == "eks":
-        config[POOLS].append({"name": "efa", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2})
+        config[POOLS].append(
+            {
+                "name": "efa",
+                "instanceType": "p5.48xlarge",
+                "minNodes": 0,
+                "maxNodes": 2,
+                "zones": ["usw2-az3"],
+            }
+        )
 
 
 # Keys every substrate takes (not substrate-specific in the schema), and how each substrate treats

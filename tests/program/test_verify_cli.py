@@ -46,6 +46,9 @@ def outcome(pool):
 if args[:2] == ["apply", "-f"]:
     (state / "applied.json").write_text(sys.stdin.read())
     print("applied")
+elif args[:2] == ["create", "-f"]:
+    (state / "created.json").write_text(sys.stdin.read())
+    print("created")
 elif args[:2] == ["get", "namespace"]:
     sys.exit(0 if (state / "namespace-exists").exists() else 1)
 elif args[:2] == ["get", "jobs"]:  # other runs' Jobs, by label: state/other-jobs
@@ -104,6 +107,11 @@ class Cluster:
     @property
     def calls(self) -> list[list[str]]:
         return [json.loads(line) for line in (self.state / "calls.log").read_text().splitlines()]
+
+    @property
+    def created(self) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = json.loads((self.state / "created.json").read_text())["items"]
+        return items
 
     @property
     def applied(self) -> list[dict[str, Any]]:
@@ -307,7 +315,10 @@ def test_the_nccl_check_runs_with_keys_made_for_the_run_and_leaves_nothing_behin
     assert cluster.verify("--config", str(nccl_stack(tmp_path))) == 0
     out, err = capsys.readouterr()
     assert "NCCL h100: PASS" in out and "1 of 1 fabric pool(s) passed" in out
-    applied = {(item["kind"], item["metadata"]["name"]): item for item in cluster.applied}
+    applied = {(item["kind"], item["metadata"]["name"]): item for item in cluster.applied + cluster.created}
+    # The keys are created, never applied: apply would copy them into an annotation.
+    assert [item["kind"] for item in cluster.created] == ["Secret"]
+    assert all(item["kind"] != "Secret" for item in cluster.applied)
     (job_key,) = [key for key in applied if key[0] == "Job" and key[1].startswith("nccl-h100-")]
     run = applied[job_key]["metadata"]["labels"]["gpukit.dev/verify-run"]
     assert job_key[1].endswith(f"-{run}")
@@ -323,7 +334,7 @@ def test_the_nccl_check_runs_with_keys_made_for_the_run_and_leaves_nothing_behin
     pod = applied[job_key]["spec"]["template"]["spec"]
     assert pod["subdomain"] == f"nccl-h100-{run}"
     assert pod["volumes"][0]["secret"]["secretName"] == f"nccl-ssh-{run}"
-    for item in cluster.applied:
+    for item in cluster.applied + cluster.created:
         kubernetes_validate.validate(item, "1.35.0", strict=True)
     deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
     assert [
@@ -334,3 +345,75 @@ def test_the_nccl_check_runs_with_keys_made_for_the_run_and_leaves_nothing_behin
         "-l",
         f"gpukit.dev/verify-run={run}",
     ] in [d[:6] for d in deletes]
+
+
+def test_without_ssh_keygen_the_nccl_check_says_so_and_touches_no_cluster(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil as shutil_module
+
+    real_which = shutil_module.which
+    monkeypatch.setattr(
+        shutil_module, "which", lambda name: None if name == "ssh-keygen" else real_which(name)
+    )
+    assert cluster.verify("--config", str(nccl_stack(tmp_path))) == 1
+    err = capsys.readouterr().err
+    assert "the NCCL check needs ssh-keygen (OpenSSH) on this machine to make its keys" in err
+    assert not (cluster.state / "applied.json").exists() and not (cluster.state / "created.json").exists()
+
+
+class _Suite:
+    """A suite with one Job and one extra object, for run_verification alone."""
+
+    subject = "thing"
+    timeout_minutes = 5
+
+    def namespaces(self) -> list[dict[str, Any]]:
+        return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}]
+
+    def objects(self, run: str) -> list[dict[str, Any]]:
+        return [
+            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": f"keys-{run}", "namespace": "ns"}}
+        ]
+
+    def jobs(self, run: str, ttl_seconds: int) -> dict[str, dict[str, Any]]:
+        return {"thing": {"kind": "Job", "metadata": {"name": f"job-{run}", "namespace": "ns"}}}
+
+
+class _FlakyKubectl:
+    """Answers like a cluster whose Job passes, except that deleting the run's objects times out."""
+
+    def __init__(self) -> None:
+        self.deleted: list[str] = []
+
+    def exists(self, *args: str) -> bool:
+        return True
+
+    def apply(self, objects: list[dict[str, Any]]) -> None: ...
+
+    def create(self, objects: list[dict[str, Any]]) -> None: ...
+
+    def get_json(self, *args: str) -> dict[str, Any]:
+        return {"status": {"conditions": [{"type": "Complete", "status": "True"}]}}
+
+    def run(self, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        from gpukit.verify.kubectl import KubectlError
+
+        if args[0] == "delete":
+            self.deleted.append(args[1])
+            if args[1] == "secret":
+                raise KubectlError("`kubectl delete secret` did not answer in 120 s")
+        return subprocess.CompletedProcess(list(args), 0, "", "")
+
+
+def test_a_clean_up_step_that_fails_leaves_the_others_to_run_and_says_what_is_left(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kubectl = _FlakyKubectl()
+    results = run_verification(kubectl, [_Suite()], run="abc123")  # type: ignore[arg-type, list-item]
+    assert [r.passed for r in results] == [True]
+    assert kubectl.deleted == ["secret", "job"]  # the keys first, then the Jobs all the same
+    assert (
+        "gpukit verify: could not delete this run's objects in ns (label gpukit.dev/verify-run=abc123; "
+        "delete them by that label)"
+    ) in capsys.readouterr().err

@@ -78,12 +78,14 @@ def test_a_ready_gpu_host_reports_its_gpus_driver_and_toolkit(host: FakeHost) ->
 
 
 def rdma_port(
-    host: FakeHost, device: str, port: int, state: str, link: str, *, vendor: str = "0x15b3"
+    host: FakeHost, device: str, port: int, state: str, link: str, *, vendor: str | None = "0x15b3"
 ) -> None:
-    """A port as the kernel lists it under /sys/class/infiniband (the files ibstat reads)."""
+    """A port as the kernel lists it under /sys/class/infiniband (the files ibstat reads); `vendor`
+    None: a software device (rxe, siw), with no PCI device behind it."""
     base = host.root / "sys/class/infiniband" / device
     (base / "device").mkdir(parents=True, exist_ok=True)
-    (base / "device/vendor").write_text(f"{vendor}\n")
+    if vendor is not None:
+        (base / "device/vendor").write_text(f"{vendor}\n")
     files = {"state": state, "link_layer": link, "rate": "400 Gb/sec (4X NDR)"}
     (base / "ports" / str(port)).mkdir(parents=True, exist_ok=True)
     for name, value in files.items():
@@ -96,10 +98,12 @@ def test_the_preflight_reports_active_rdma_ports_and_that_pods_do_not_get_them_y
     rdma_port(host, "mlx5_1", 1, "4: ACTIVE", "InfiniBand")
     rdma_port(host, "mlx5_2", 1, "1: DOWN", "InfiniBand")
     rdma_port(host, "efa_0", 1, "4: ACTIVE", "Unspecified", vendor="0x1d0f")  # EKS's EFA: not counted
+    rdma_port(host, "rxe0", 1, "4: ACTIVE", "Ethernet", vendor=None)  # software RoCE: no NIC
+    rdma_port(host, "mlx5_3", 1, "5: ACTIVE_DEFER", "InfiniBand")  # counted, not active
     result = host.run(preflight_script(2, "L40S", DriverMode.PREINSTALLED, rdma=True))
     assert result.code == 0, result.stdout
     found = facts(result.stdout)
-    assert (found["rdma_ports"], found["rdma_active_ports"]) == ("3", "2")
+    assert (found["rdma_ports"], found["rdma_active_ports"]) == ("4", "2")
     assert (found["rdma_link_layer"], found["rdma_rate"]) == ("InfiniBand", "400 Gb/sec (4X NDR)")
     assert (
         "ok",

@@ -52,7 +52,13 @@ def test_machines_with_four_or_more_efa_interfaces_have_a_fast_fabric_and_smalle
 
 
 def test_a_pool_gets_its_fabric_only_where_the_substrate_builds_it_and_not_with_none() -> None:
-    spec = {"name": "h100", "instance_type": "p5.48xlarge", "min_nodes": 0, "max_nodes": 2}
+    spec = {
+        "name": "h100",
+        "instance_type": "p5.48xlarge",
+        "min_nodes": 0,
+        "max_nodes": 2,
+        "zones": ["usw2-az3"],
+    }
     on_eks = pool_facts(spec)
     assert on_eks.fabric == MachineFabric(FabricKind.EFA, 32, 3200)
     assert on_eks.labels[FABRIC_LABEL] == "efa"
@@ -167,7 +173,15 @@ def test_nccl_env_names_the_efa_provider_and_rdma_reads_only_where_aws_tests_the
 
 def test_every_device_plugin_value_is_a_key_of_the_pinned_chart() -> None:
     chart = yaml.safe_load((PLUGIN / "values.yaml").read_text())
-    h100 = pool_facts({"name": "h100", "instance_type": "p5.48xlarge", "min_nodes": 0, "max_nodes": 2})
+    h100 = pool_facts(
+        {
+            "name": "h100",
+            "instance_type": "p5.48xlarge",
+            "min_nodes": 0,
+            "max_nodes": 2,
+            "zones": ["usw2-az3"],
+        }
+    )
     values = device_plugin_values(FabricKind.EFA, [h100])
     assert unknown_values(values, chart) == []
     assert values["supportedInstanceLabels"] == {"keys": [FABRIC_LABEL], "values": ["efa"]}

@@ -81,7 +81,7 @@ def test_autoscaler_tags_for_an_eight_gpu_efa_pool():
     """A p5 pool gets EFA (interconnect auto): its template node carries the fabric label the EFA device
     plugin selects on, the 32 EFA devices and the huge pages an AL2023 EFA node pre-allocates, so a
     pending pod asking for them scales the pool from zero."""
-    pool = _pool("h100", "p5.48xlarge")
+    pool = _pool("h100", "p5.48xlarge", zones=["usw2-az3"])
     tags = autoscaler_node_template_tags(pool.labels, pool)
     assert tags == {
         f"{PREFIX}/label/gpukit.dev/pool": "h100",

@@ -31,9 +31,12 @@ def ordinary_network_reason(pool: PoolFacts, substrate: Substrate, asked: Interc
     if asked is Interconnect.NONE:
         return "interconnect: none"
     if pool.fabric_skipped is not None:
-        return f"auto: {pool.fabric_skipped}; to get it: one zone, alternatives of the same fabric"
+        return f"auto: {pool.fabric_skipped}"
     if pool.instance.own_host:
-        return "gpukit does not look for RDMA NICs on your own hosts yet"
+        return (
+            "gpukit does not set RDMA up for pods on your own hosts yet; `gpukit doctor` reports a "
+            "host's RDMA NICs"
+        )
     machine = machine_fabric(pool.instance)
     if machine is None:
         return f"{pool.instance.name} has no fast fabric gpukit sets up"

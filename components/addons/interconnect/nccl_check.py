@@ -221,8 +221,9 @@ def namespace_manifest() -> dict[str, Any]:
 
 def network_policy_manifest(run: str | None = None) -> dict[str, Any]:
     """Into the check's pods only from the check's pods (sshd, Open MPI's daemons and NCCL's bootstrap
-    use any port); where the cluster enforces NetworkPolicy (EKS: the VPC CNI's network policy agent),
-    no other pod reaches their sshd."""
+    use any port), where the cluster enforces NetworkPolicy. EKS does only with the VPC CNI's network
+    policy turned on, which gpukit does not do yet: there the guard is sshd's key-only root login (the
+    client key exists only in the check's Secret)."""
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
@@ -368,6 +369,9 @@ def job_manifest(
         "completionMode": "Indexed",
         "completions": 2,
         "parallelism": 2,
+        # The launcher's success is the check's: the Job completes then and stops the worker, even when
+        # the launcher could not tell it to stop (GA in Kubernetes 1.33; EKS here runs 1.34 or later).
+        "successPolicy": {"rules": [{"succeededIndexes": "0"}]},
         # No retry: a side run again alone cannot meet the other, and a failed judgement is the result.
         "backoffLimit": 0,
         "activeDeadlineSeconds": timeout_minutes * 60,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpukit.components.addons.base import CheckSetupError
 from gpukit.components.addons.interconnect.nccl_check import (
     NcclPoolCheck,
     job_manifest,
@@ -21,18 +22,17 @@ from gpukit.components.addons.interconnect.nccl_check import (
 )
 
 
-class KeygenMissingError(RuntimeError):
-    """No `ssh-keygen` here to make the run's keys with."""
-
-
 def _ed25519(folder: Path, name: str) -> tuple[str, str]:
     """A new ed25519 key pair (private, public) in OpenSSH format, made by ssh-keygen in `folder`."""
     path = folder / name
-    subprocess.run(
+    done = subprocess.run(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"gpukit-nccl-{name}", "-f", str(path)],
-        check=True,
+        check=False,
         capture_output=True,
+        text=True,
     )
+    if done.returncode != 0:
+        raise CheckSetupError(f"ssh-keygen failed making the NCCL check's keys: {done.stderr.strip()}")
     return path.read_text(), path.with_suffix(".pub").read_text()
 
 
@@ -40,7 +40,7 @@ def run_keys(run: str) -> dict[str, Any]:
     """The run's Secret: a client key and a host key, made now, kept nowhere else (the temporary folder
     is removed at once)."""
     if shutil.which("ssh-keygen") is None:
-        raise KeygenMissingError("the NCCL check needs ssh-keygen (OpenSSH) on this machine to make its keys")
+        raise CheckSetupError("the NCCL check needs ssh-keygen (OpenSSH) on this machine to make its keys")
     with tempfile.TemporaryDirectory(prefix="gpukit-nccl-") as folder:
         client_private, client_public = _ed25519(Path(folder), "client")
         host_private, host_public = _ed25519(Path(folder), "host")

@@ -9,9 +9,9 @@ OTHER_GPU_NAMES='3090 4090 5090 6000ada a10 a10040gb a10040gbpcie a10080gb a1008
 DRIVER_MODE=preinstalled
 MIN_DRIVER_BRANCH=570
 CUDA_VERSION=12.8
-# --- gpukit host preflight, own hosts: their RDMA NICs (InfiniBand, or RoCE on Ethernet) for NCCL
-# between nodes, rendered before preflight.sh (whose output format it shares; a cloud machine's
-# preflight, in its user data, is preflight.sh alone and stays byte for byte what it was): every port
+# --- gpukit host preflight, `gpukit doctor`: the host's RDMA NICs (InfiniBand, or RoCE on Ethernet)
+# for NCCL between nodes, rendered before preflight.sh (whose output format it shares; the preflight a
+# machine runs to join is preflight.sh alone and stays byte for byte what it was): every port
 # of every device the kernel lists in /sys/class/infiniband (ConnectX's mlx5_*), with its state, link
 # layer and rate, as NCCL's networking troubleshooting guide reads them (ibstat / ibv_devinfo show the same files). AWS's
 # EFA devices are listed there too (vendor 0x1d0f); they are EKS's fabric, not an own host's, and left
@@ -23,14 +23,19 @@ rdma_rate=none
 for port in "${GPUKIT_ROOT:-}"/sys/class/infiniband/*/ports/*; do
   [ -d "$port" ] || continue
   device=${port%/ports/*}
-  vendor=$(cat "$device/device/vendor" 2>/dev/null || echo unknown)
+  # Software RDMA (rxe, siw) has no PCI device behind it: no NIC to count.
+  [ -r "$device/device/vendor" ] || continue
+  vendor=$(cat "$device/device/vendor")
   if [ "$vendor" = 0x1d0f ]; then continue; fi
   rdma_ports=$((rdma_ports + 1))
   state=$(cat "$port/state" 2>/dev/null || echo unknown)
-  case "$state" in *ACTIVE*) ;; *) continue ;; esac
+  case "$state" in *": ACTIVE") ;; *) continue ;; esac  # not ACTIVE_DEFER, DOWN, INIT, ARMED
   rdma_active=$((rdma_active + 1))
   link=$(cat "$port/link_layer" 2>/dev/null || echo unknown)
-  case "$link" in Ethernet) link=RoCE ;; esac
+  # Ethernet on Mellanox/NVIDIA (0x15b3) is RoCE; other vendors' Ethernet RDMA may be iWARP.
+  if [ "$link" = Ethernet ]; then
+    if [ "$vendor" = 0x15b3 ]; then link=RoCE; else link="Ethernet RDMA"; fi
+  fi
   if [ "$rdma_link" = none ]; then rdma_link=$link; elif [ "$rdma_link" != "$link" ]; then rdma_link=mixed; fi
   if [ "$rdma_rate" = none ]; then rdma_rate=$(cat "$port/rate" 2>/dev/null || echo unknown); fi
 done
