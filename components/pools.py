@@ -100,7 +100,7 @@ class PoolFacts:
     one, on a substrate that builds it); None: the ordinary network."""
     fabric_skipped: str | None = None
     """Why a pool whose `interconnect` is left out runs on the ordinary network although its machine
-    has a fabric gpukit sets up (fabric_conflicts); None otherwise."""
+    has a fabric gpukit sets up, and what would give it the fabric (settle_fabric); None otherwise."""
 
     @property
     def is_gpu(self) -> bool:
