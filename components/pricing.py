@@ -33,3 +33,8 @@ def pool_quote(catalog: MachineCatalog, pool: PoolFacts, region: str) -> Quote:
             return Quote(None, f"alternative {machine.name}: {quote.note}")
         per_node = max(per_node, quote.per_node)
     return Quote(per_node, primary.note)
+
+
+def money(value: float) -> str:
+    """A cost as findings state it: `$1,234.56`."""
+    return f"${value:,.2f}"

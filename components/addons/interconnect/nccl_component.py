@@ -62,42 +62,41 @@ class NcclCheck(pulumi.ComponentResource):
             host.private_key_openssh,
             pulumi.Output.concat(KNOWN_HOSTS_PATTERN, host.public_key_openssh),
         )
-        keys_metadata: Any = {**keys_object["metadata"], "namespace": namespace.metadata["name"]}
+        # Each object names the namespace as its manifest does, and waits for it (`in_namespace`).
         keys = k8s.core.v1.Secret(
             f"{name}-ssh",
-            metadata=keys_metadata,
+            metadata=keys_object["metadata"],
             type=keys_object["type"],
             string_data=pulumi.Output.secret(keys_object["stringData"]),
             opts=in_namespace,
         )
         tools_object: Any = tools_manifest()
-        tools_metadata: Any = {**tools_object["metadata"], "namespace": namespace.metadata["name"]}
         tools = k8s.core.v1.ConfigMap(
             f"{name}-tools",
-            metadata=tools_metadata,
+            metadata=tools_object["metadata"],
             data=tools_object["data"],
             opts=in_namespace,
         )
         policy_object: Any = network_policy_manifest()
-        policy_metadata: Any = {**policy_object["metadata"], "namespace": namespace.metadata["name"]}
         policy = k8s.networking.v1.NetworkPolicy(
-            f"{name}-peers-only", metadata=policy_metadata, spec=policy_object["spec"], opts=in_namespace
+            f"{name}-peers-only",
+            metadata=policy_object["metadata"],
+            spec=policy_object["spec"],
+            opts=in_namespace,
         )
         timeout = args["timeout_minutes"]
         waits = await_timeouts(timeout)
         self.job_names = {}
         for check in args["checks"]:
             service_object: Any = service_manifest(check)
-            service_metadata: Any = {**service_object["metadata"], "namespace": namespace.metadata["name"]}
             service = k8s.core.v1.Service(
                 f"{name}-{check.pool}-service",
-                metadata=service_metadata,
+                metadata=service_object["metadata"],
                 spec=service_object["spec"],
                 opts=in_namespace,
             )
             job = job_manifest(check, timeout)
-            in_place = {**job["metadata"], "namespace": namespace.metadata["name"]}
-            metadata: Any = awaited_metadata(in_place, timeout)
+            metadata: Any = awaited_metadata(job["metadata"], timeout)
             created = k8s.batch.v1.Job(
                 f"{name}-{check.pool}",
                 metadata=metadata,

@@ -12,7 +12,7 @@ from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import POOL_LABEL, PoolFacts
-from gpukit.components.pricing import pool_quote
+from gpukit.components.pricing import money, pool_quote
 from gpukit.components.spec import ClusterConfig
 from gpukit.components.substrate import ResolvedCluster
 
@@ -23,10 +23,6 @@ KEY = "gpukit:verification.nccl"
 def nccl_asked(args: ClusterConfig) -> bool:
     """Whether the stack asks for the check."""
     return bool(args.get("verification", {}).get("nccl", False))
-
-
-def nccl_wanted(cluster: ResolvedCluster) -> bool:
-    return nccl_asked(cluster.args)
 
 
 def nccl_problems(args: ClusterConfig, pools: tuple[PoolFacts, ...]) -> list[Problem]:
@@ -72,18 +68,14 @@ def pool_check(cluster: ResolvedCluster, pool: PoolFacts) -> NcclPoolCheck:
 
 def nccl_checks(cluster: ResolvedCluster) -> list[NcclPoolCheck]:
     """The checks `pulumi up` runs: none unless the stack asks."""
-    if not nccl_wanted(cluster):
+    if not nccl_asked(cluster.args):
         return []
     return [pool_check(cluster, pool) for pool in cluster.pools if checkable(pool)]
 
 
-def _money(value: float) -> str:
-    return f"${value:,.2f}"
-
-
 def nccl_findings(cluster: ResolvedCluster) -> list[Finding]:
     """What each check costs: the nodes it starts, for its deadline plus the autoscaler's idle delay."""
-    if not nccl_wanted(cluster):
+    if not nccl_asked(cluster.args):
         return []
     found = [(i, pool) for i, pool in enumerate(cluster.pools) if checkable(pool)]
     minutes = nccl_timeout_minutes(cluster) + IDLE_NODE_MINUTES
@@ -98,8 +90,8 @@ def nccl_findings(cluster: ResolvedCluster) -> list[Finding]:
             cost = f"gpukit has no price for {pool.instance.name} in {region}"
         else:
             cost = (
-                f"at most {_money(started * per_node * minutes / 60)} per check ({started} x "
-                f"{_money(per_node)}/h x {minutes} min, list price)"
+                f"at most {money(started * per_node * minutes / 60)} per check ({started} x "
+                f"{money(per_node)}/h x {minutes} min, list price)"
             )
         findings.append(
             Finding(
@@ -116,7 +108,7 @@ def nccl_findings(cluster: ResolvedCluster) -> list[Finding]:
 
 def nccl_report_line(cluster: ResolvedCluster, pool: PoolFacts) -> str | None:
     """The plan's line for a fabric pool's check, or None where it has none."""
-    if not nccl_wanted(cluster) or pool.fabric is None:
+    if not nccl_asked(cluster.args) or pool.fabric is None:
         return None
     if pool.sharing.shares:
         return (

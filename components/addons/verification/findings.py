@@ -14,15 +14,11 @@ from gpukit.components.addons.verification.checks import timeout_minutes
 from gpukit.components.addons.verification.cluster_checks import verification_spec, verifies_gpus
 from gpukit.components.autoscaler.chart import IDLE_NODE_MINUTES
 from gpukit.components.findings import Finding, Severity
-from gpukit.components.pricing import pool_quote
+from gpukit.components.pricing import money, pool_quote
 from gpukit.components.substrate import ResolvedCluster
 
 SCALE_DOWN_MINUTES = IDLE_NODE_MINUTES
 KEY = "gpukit:verification.enabled"
-
-
-def _money(value: float) -> str:
-    return f"${value:,.2f}"
 
 
 def verification_findings(cluster: ResolvedCluster) -> list[Finding]:
@@ -42,8 +38,8 @@ def verification_findings(cluster: ResolvedCluster) -> list[Finding]:
             cost = f"gpukit has no price for {pool.instance.name} in {region}"
         else:
             cost = (
-                f"at most {_money(per_node * minutes / 60)} per verification "
-                f"({_money(per_node)}/h x {minutes} min, list price)"
+                f"at most {money(per_node * minutes / 60)} per verification "
+                f"({money(per_node)}/h x {minutes} min, list price)"
             )
         findings.append(
             Finding(
