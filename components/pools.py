@@ -272,7 +272,8 @@ def settle_fabric(facts: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
     `interconnect` is left out and a fabric conflict stands, or the pool pins no zone, the ordinary
     network, with why (a stack that planned before interconnect existed still plans, and keeps its
     zones and nodes); an explicit `auto` keeps the fabric, so the interconnect add-on refuses a conflict
-    naming its key, and an unpinned pool gets one zone picked at `pulumi up`."""
+    naming its key, and an unpinned pool gets one zone (EKS: picked at `pulumi up`; GKE: the first that
+    offers its GPU)."""
     if facts.fabric is None or "interconnect" in pool:
         return facts
     reasons = [c.why for c in fabric_conflicts(facts)]
@@ -284,8 +285,8 @@ def settle_fabric(facts: PoolFacts, pool: NodePoolSpec) -> PoolFacts:
         # deletes the other zones' nodes. Only a pinned zone, or an explicit `auto`, asks for that.
         why = (
             f"its zones are not pinned, and {facts.fabric.kind.display} nodes sit in one zone; to get it: "
-            "pin one zone, or set `interconnect: auto` (one zone that offers the machine, picked at "
-            "`pulumi up`)"
+            "pin one zone, or set `interconnect: auto` (gpukit then picks one zone that offers the "
+            "machine, and the plan says how)"
         )
     else:
         return facts

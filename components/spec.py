@@ -168,6 +168,8 @@ class NetworkSpec(TypedDict):
     """k3s on aws, reused VPC: public subnets for the internet-facing API load balancer."""
     pods_cidr: NotRequired[str]
     """GCP, new network: the subnet's secondary range for pods (default derived from `cidr`)."""
+    gpu_networks_cidr: NotRequired[str]
+    """GKE: the block GPUDirect pools' extra VPC subnets come from (providers/gcp/gke/gpu_networks.py)."""
     services_cidr: NotRequired[str]
     """GCP, new network: the subnet's secondary range for services (default derived from `cidr`)."""
     network_id: NotRequired[str]

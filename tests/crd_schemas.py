@@ -14,6 +14,7 @@ REFERENCE = Path(__file__).resolve().parent / "reference"
 KUEUE = REFERENCE / "kueue-v0.19.2"
 TRAINER = REFERENCE / "kubeflow-trainer-v2.2.1"
 JOBSET = REFERENCE / "jobset-v0.11.0"
+GKE_NETWORKING = REFERENCE / "gke-networking-api-34c617f"
 
 
 def strict(schema: Any) -> Any:
@@ -40,7 +41,7 @@ def strict(schema: Any) -> Any:
 def _crds() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> the served version's schema, for every CRD file vendored."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for folder in (KUEUE, TRAINER, JOBSET):
+    for folder in (KUEUE, TRAINER, JOBSET, GKE_NETWORKING):
         for path in sorted(folder.glob("*_*.yaml")):
             crd = yaml.safe_load(path.read_text())
             if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":

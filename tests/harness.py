@@ -198,6 +198,15 @@ VALID_EKS_CONFIG: dict[str, Any] = {
 }
 
 
+def doc_stack(doc: str, stack: str, folder: Path) -> Path:
+    """The stack file a doc shows after `<!-- stack: <stack> -->`, written to `folder`."""
+    text = (ROOT / doc).read_text()
+    config = yaml.safe_load(text.split(f"<!-- stack: {stack} -->\n```yaml\n", 1)[1].split("```", 1)[0])
+    path = folder / f"Pulumi.{stack}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
 def eks_config(**overrides: Any) -> dict[str, Any]:
     """A deep copy of a valid EKS stack config, with top-level keys replaced by `overrides`."""
     config = copy.deepcopy(VALID_EKS_CONFIG)

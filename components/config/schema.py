@@ -162,6 +162,17 @@ NETWORK_FIELDS = (
         doc="New network: the services' secondary range.",
     ),
     Field(
+        "gpuNetworksCidr",
+        "str",
+        "GKE: the block the GPU machines' extra VPC subnets come from",
+        specific=True,
+        default_doc="`192.168.0.0/16`",
+        doc="Only with GPUDirect pools (`nodePools[].interconnect` on A3 / A4 machines): gpukit makes their "
+        "extra VPCs (new or reused primary network alike) and cuts this block, /8 to /19, into 32 "
+        "subnets, one per GPU NIC network. It must not overlap the primary subnet's node, pod or service "
+        "ranges: a VM's NICs sit in subnets that do not overlap. docs/interconnect.md.",
+    ),
+    Field(
         "networkId",
         "str",
         "GKE: existing VPC network to reuse (needs subnetworkId)",
@@ -739,13 +750,18 @@ POOL_FIELDS = (
         choices=Interconnect,
         specific=True,
         default_doc="`auto`",
-        doc="`auto`: the machine's fast fabric for multi-node training, where it has one: on EKS, EFA "
+        doc="`auto`: the machine's fast fabric for multi-node training, where it has one. EKS: EFA "
         "on types with 4 or more EFA interfaces (p4d, p4de, p5, p5e, p5en, p6-b200, g6e.48xlarge, "
-        "g7e.48xlarge). Such a pool gets its EFA interfaces (an ENA primary, the rest EFA-only), a "
-        "cluster placement group, exactly one zone, a security group open to itself and the EFA device "
-        "plugin; pods request `vpc.amazonaws.com/efa`. Other machines run on the ordinary network, and "
-        "asking for `auto` there is refused. `none`: the ordinary network on any machine (a pool that "
-        "must span zones, say). The plan says per pool what `auto` resolved to. docs/interconnect.md.",
+        "g7e.48xlarge): its EFA interfaces (an ENA primary, the rest EFA-only), a cluster placement group, "
+        "a security group open to itself and the EFA device plugin; pods request `vpc.amazonaws.com/efa`. "
+        "GKE: the GPU NICs of a3-highgpu-8g (GPUDirect-TCPX, 4), a3-megagpu-8g (GPUDirect-TCPXO, 8), "
+        "a3-ultragpu-8g and a4-highgpu-8g (GPUDirect RDMA, 8): their extra VPCs "
+        "(`cluster.network.gpuNetworksCidr`), multi-networking and the Kubernetes networks pods attach "
+        "through annotations, compact placement where GKE offers it. Either way the pool sits in exactly "
+        "one zone. Other machines run on the ordinary network, and asking for `auto` there is refused. "
+        "Left out, a pool gets its fabric only where it pins one zone. `none`: the ordinary network on "
+        "any machine (a pool that must span zones, say). The plan says per pool what `auto` resolved to. "
+        "docs/interconnect.md.",
     ),
 )
 
@@ -955,7 +971,7 @@ VERIFICATION_FIELDS = (
         "check the fabric between two nodes of each fabric pool with an NCCL all-reduce at `pulumi up`",
         default=False,
         default_doc="`false`",
-        doc="`true`: for every pool gpukit sets a fast fabric up for (`nodePools[].interconnect`) whose "
+        doc="`true`: for every EFA pool (`nodePools[].interconnect`; not yet GKE's GPUDirect pools) whose "
         "`maxNodes` is 2 or more, two nodes run nccl-tests' all_reduce_perf (8 B to 16 GiB) over the "
         "fabric; `pulumi up` fails naming the pool when NCCL falls back to sockets, does not use the "
         "fabric's plugin (or GPUDirect RDMA where the machine has it), or the bus bandwidth at the "

@@ -46,6 +46,8 @@ GKE_KEYS = (
         "cluster.network.servicesRangeName",
         "nodePools.zones",
         "nodePools.compactPlacement",
+        "nodePools.interconnect",
+        "cluster.network.gpuNetworksCidr",
         "nodePools.sharing",
         "gpuOperator.gkeDriverVersion",
     }

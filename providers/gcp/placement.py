@@ -23,7 +23,10 @@ def pool_zones(cluster: ClusterSpec, pool: PoolFacts) -> list[str]:
     zone = cluster.get("zone")
     if pool.is_gpu and pool.instance.accelerator_type:
         offered = accelerator_zones(pool.instance.accelerator_type, cluster["region"]) or []
-        return [z for z in offered if zone is None or z == zone]
+        found = [z for z in offered if zone is None or z == zone]
+        # A fabric pool sits in one zone (components/pools.py fabric_conflicts); unpinned with an
+        # explicit `interconnect: auto`, the first that offers its GPU (the plan says which).
+        return found[:1] if pool.fabric is not None else found
     return [zone] if zone else []
 
 

@@ -10,15 +10,17 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH, GKE_BATCH
+from gpukit.components.addons.interconnect.variant import INTERCONNECT
 from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.addons.storage.variant import STORAGE
 from gpukit.components.autoscaler.fallback import spot_fallback_findings
+from gpukit.components.catalog.fabrics import FabricKind
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding
 from gpukit.components.k3s_substrates import K3sCloudSubstrate
 from gpukit.components.node_software import GpuNodeSoftware
 from gpukit.components.plan_fakes import PlanFakes
-from gpukit.components.pools import PoolFacts
+from gpukit.components.pools import PoolFacts, settle_fabric
 from gpukit.components.pricing import Charge
 from gpukit.components.spec import (
     ClusterConfig,
@@ -47,6 +49,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
+from gpukit.providers.gcp.gke.interconnect_variant import GkeInterconnect
 from gpukit.providers.gcp.gke.queued_provisioning import queued_pool_facts, queued_pool_findings
 from gpukit.providers.gcp.gke.shared_storage.variant import GkeSharedStorageVariant
 from gpukit.providers.gcp.gke.sharing_rules import operator_sharing_findings, validate_gke_sharing
@@ -93,12 +96,20 @@ class GkeSubstrate(Substrate):
     catalog = GCP_CATALOG
     gpu_taint_value = GCP_GPU_TAINT_VALUE
     limits = GKE_LIMITS
+    fabrics = frozenset({FabricKind.GPUDIRECT_TCPX, FabricKind.GPUDIRECT_TCPXO, FabricKind.GPUDIRECT_RDMA})
     addon_variants = MappingProxyType(
-        {STORAGE: GkeSharedStorageVariant(), BATCH: GKE_BATCH, POD_SECURITY: LabelledNamespaces("GKE")}
+        {
+            STORAGE: GkeSharedStorageVariant(),
+            BATCH: GKE_BATCH,
+            POD_SECURITY: LabelledNamespaces("GKE"),
+            INTERCONNECT: GkeInterconnect(),
+        }
     )
 
     def pool_facts(self, pool: NodePoolSpec) -> PoolFacts:
-        return queued_pool_facts(super().pool_facts(pool))
+        # settle_fabric: a pool whose `interconnect` is left out gets its fabric only where it pins one
+        # zone, so a stack that planned before GPUDirect keeps its pools as they were.
+        return settle_fabric(queued_pool_facts(super().pool_facts(pool)), pool)
 
     def pool_zones(self, cluster: ResolvedCluster, pool: PoolFacts) -> list[str]:
         return pool_zones(cluster.spec, pool)

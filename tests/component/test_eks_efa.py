@@ -21,6 +21,7 @@ from harness import (
     ROOT,
     Recording,
     asg_tags,
+    doc_stack,
     eks_config,
     karpenter_eks_config,
     record,
@@ -252,10 +253,7 @@ def test_the_example_jobset_asks_for_what_the_plan_says_a_pod_on_the_pool_needs(
 ) -> None:
     """docs/interconnect.md's JobSet (examples/training/) is a valid JobSet whose pod requests and sets
     what the plan's `interconnect` entry for its pool says, on the doc's own stack."""
-    doc = (ROOT / "docs/interconnect.md").read_text()
-    stack = yaml.safe_load(doc.split("<!-- stack: eks-efa -->\n```yaml\n", 1)[1].split("```", 1)[0])
-    path = tmp_path / "Pulumi.eks-efa.yaml"
-    path.write_text(yaml.safe_dump(stack))
+    path = doc_stack("docs/interconnect.md", "eks-efa", tmp_path)
     assert main(["plan", "--config", str(path), "--json"]) == 0
     expected = json.loads(capsys.readouterr().out)["interconnect"]["h100"]
     jobset = yaml.safe_load((ROOT / "examples/training/efa-torchrun-jobset.yaml").read_text())

@@ -10,9 +10,33 @@ import yaml
 
 from gpukit.cli import main
 from harness import eks_config, example_config
-from tests.program.test_bad_configs import POOLS, Config, Mutation, add_pool, assert_refused, broken, pool_set
+from tests.program.test_bad_configs import (
+    POOLS,
+    Config,
+    Mutation,
+    add_pool,
+    assert_refused,
+    broken,
+    network,
+    pool_set,
+    steps,
+)
 
 H100 = {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
+MEGA = {
+    "name": "mega",
+    "instanceType": "a3-megagpu-8g",
+    "minNodes": 0,
+    "maxNodes": 2,
+    "zones": ["us-central1-a"],
+}
+ULTRA = {
+    "name": "ultra",
+    "instanceType": "a3-ultragpu-8g",
+    "minNodes": 0,
+    "maxNodes": 2,
+    "zones": ["us-central1-b"],
+}
 
 CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
     (
@@ -66,7 +90,7 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         add_pool(**{**H100, "maxNodes": 1}),
         "gpukit:verification.nccl",
         "`true` asks for an NCCL check of a fabric, and no pool here can have one: it needs a pool gpukit "
-        "sets a fabric up for (EFA on EKS), with whole GPUs (no `sharing`) and maxNodes 2 or more",
+        "sets a fabric up for and checks (EFA on EKS), with whole GPUs (no `sharing`) and maxNodes 2 or more",
     ),
     (
         "unknown-value",
@@ -76,11 +100,65 @@ CASES: list[tuple[str, Callable[[], Config], Mutation, str, str]] = [
         "fast",
     ),
     (
-        "on-gke",
-        lambda: example_config("gke-train"),
+        "on-k3s-gcp",
+        lambda: example_config("k3s-gcp"),
         pool_set(1, interconnect="none"),
         f"{POOLS}[1].interconnect",
-        "only for platform eks",
+        "only for platform eks and platform gke; this cluster is k3s on gcp",
+    ),
+    (
+        "gke-auto-on-a-machine-without-a-fabric",
+        lambda: example_config("gke-dev"),
+        pool_set(1, interconnect="auto"),
+        f"{POOLS}[1].interconnect",
+        "none results here: g2-standard-8 has no fast fabric gpukit sets up",
+    ),
+    (
+        "gke-explicit-auto-over-two-zones",
+        lambda: example_config("gke-dev"),
+        add_pool(**{**MEGA, "zones": ["us-central1-a", "us-central1-c"]}, interconnect="auto"),
+        f"{POOLS}[2].zones",
+        "the pool is spread over 2 zones (us-central1-a, us-central1-c), and its GPUDirect-TCPXO nodes "
+        "sit in one placement",
+    ),
+    (
+        "gke-gpu-block-overlaps-the-cluster-subnet",
+        lambda: example_config("gke-dev"),
+        steps(add_pool(**MEGA), network(cidr="10.60.0.0/16", gpuNetworksCidr="10.60.0.0/16")),
+        "gpukit:cluster.network.gpuNetworksCidr",
+        "10.60.0.0/16 overlaps the cluster subnet's node range 10.60.0.0/18",
+    ),
+    (
+        "gke-gpu-block-too-small",
+        lambda: example_config("gke-dev"),
+        steps(add_pool(**MEGA), network(cidr="10.60.0.0/16", gpuNetworksCidr="192.168.0.0/24")),
+        "gpukit:cluster.network.gpuNetworksCidr",
+        "must be a /8 to /19 (32 subnets, one per GPU NIC network); got '192.168.0.0/24'",
+    ),
+    (
+        "gke-gpu-block-not-a-cidr",
+        lambda: example_config("gke-dev"),
+        network(cidr="10.60.0.0/16", gpuNetworksCidr="192.168.0.0"),
+        "gpukit:cluster.network.gpuNetworksCidr",
+        "must be a /8 to /19",
+    ),
+    (
+        "gke-gpu-block-too-small-for-the-pools",
+        lambda: example_config("gke-dev"),
+        steps(
+            add_pool(**{**MEGA, "maxNodes": 300}),
+            network(cidr="10.60.0.0/16", gpuNetworksCidr="192.168.0.0/19"),
+        ),
+        "gpukit:cluster.network.gpuNetworksCidr",
+        "each GPU subnet of 192.168.0.0/19 holds 252 nodes, and the GPUDirect-TCPX / TCPXO pools' maxNodes "
+        "add up to 300",
+    ),
+    (
+        "gke-nccl-check-on-gpudirect-only",
+        lambda: {**example_config("gke-dev"), "gpukit:verification": {"nccl": True}},
+        add_pool(**MEGA),
+        "gpukit:verification.nccl",
+        "no pool here can have one: it needs a pool gpukit sets a fabric up for and checks (EFA on EKS)",
     ),
     (
         "on-k3s-aws",
@@ -149,8 +227,8 @@ def test_a_left_out_interconnect_never_refuses_what_planned_before(
     ) in out
     assert (
         "  unpinned: the ordinary network (auto: its zones are not pinned, and EFA nodes sit in one zone; to "
-        "get it: pin one zone, or set `interconnect: auto` (one zone that offers the machine, picked at "
-        "`pulumi up`))\n"
+        "get it: pin one zone, or set `interconnect: auto` (gpukit then picks one zone that offers the "
+        "machine, and the plan says how))\n"
     ) in out
     fabric_tags = sorted(line.split()[-1] for line in out.splitlines() if line.endswith("-gpukit-dev-fabric"))
     assert fabric_tags == ["unit-h100-usw2-az3-asg-tag-label-gpukit-dev-fabric"]

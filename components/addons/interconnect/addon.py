@@ -54,8 +54,21 @@ def fabric_output(cluster: ResolvedCluster, pool: PoolFacts) -> dict[str, Any] |
         "interfaces": pool.fabric.interfaces,
         "gbps": pool.fabric.gbps,
         "requests": use.requests,
+        "annotations": use.annotations,
         "env": use.env,
     }
+
+
+def pod_side(use: FabricUse) -> str:
+    """The plan's line of what a pod per node of a fabric pool asks for and sets."""
+    parts = []
+    if use.requests:
+        parts.append("requests " + ", ".join(f"{k}: {v}" for k, v in use.requests.items()))
+    if use.annotations:
+        parts.append("carries the annotations " + ", ".join(sorted(use.annotations)))
+    if use.env:
+        parts.append("sets " + " ".join(f"{k}={v}" for k, v in use.env.items()))
+    return "a pod per node " + "; ".join(parts)
 
 
 def _uses(cluster: ResolvedCluster) -> list[tuple[PoolFacts, FabricUse]]:
@@ -97,8 +110,9 @@ class InterconnectAddon(Addon):
                 Problem(
                     f"{key}.interconnect",
                     f"`auto` asks for the machine's fast fabric, and none results here: {why} (EKS sets up "
-                    f"EFA on types with {MIN_FAST_EFA_INTERFACES} or more EFA interfaces); leave the key out "
-                    "or set `none`",
+                    f"EFA on types with {MIN_FAST_EFA_INTERFACES} or more EFA interfaces, GKE the GPU NICs "
+                    "of a3-highgpu-8g, a3-megagpu-8g, a3-ultragpu-8g and a4-highgpu-8g); leave the key "
+                    "out or set `none`",
                 )
             )
         problems += nccl_problems(scope.args, scope.pools)
@@ -123,10 +137,8 @@ class InterconnectAddon(Addon):
                 reason = ordinary_network_reason(pool, cluster.substrate, asked.get(pool.name))
                 out.append(f"  {pool.name}: the ordinary network ({reason})")
                 continue
-            requests = ", ".join(f"{k}: {v}" for k, v in use.requests.items())
-            env = " ".join(f"{k}={v}" for k, v in use.env.items())
             out.append(f"  {pool.name}: auto -> {pool.fabric.describe()}; {use.placement}")
-            out.append(f"    a pod per node requests {requests}" + (f"; sets {env}" if env else ""))
+            out.append(f"    {pod_side(use)}")
             out += [f"    {note}" for note in use.notes]
             check = nccl_report_line(cluster, pool)
             if check is not None:
@@ -163,7 +175,9 @@ class InterconnectAddon(Addon):
         for kind in kinds:
             chart = DEVICE_PLUGINS.get(kind)
             if chart is None:
-                raise ValueError(f"no device plugin is pinned for the {kind.display} fabric")
+                # GKE's GPU NICs need none: pods attach them through multi-network annotations
+                # (providers/gcp/gke/gpu_networks.py).
+                continue
             plugin = FabricDevicePlugin(
                 f"{ctx.name}-{kind.value}-device-plugin",
                 {"chart": chart, "pools": ctx.cluster.pools},

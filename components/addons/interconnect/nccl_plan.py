@@ -8,6 +8,7 @@ from gpukit.components.addons.interconnect.nccl_check import (
 )
 from gpukit.components.addons.interconnect.variant import interconnect_variant
 from gpukit.components.autoscaler.chart import IDLE_NODE_MINUTES
+from gpukit.components.catalog.fabrics import FabricKind
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
@@ -18,6 +19,9 @@ from gpukit.components.substrate import ResolvedCluster
 
 NODES = 2
 KEY = "gpukit:verification.nccl"
+NCCL_CHECKED_FABRICS = frozenset({FabricKind.EFA})
+"""The fabrics the check runs over: its image and launcher are EFA's (nccl_check.py); GKE's GPUDirect
+stacks need Google's NCCL plugins in the image, which gpukit does not pin yet (docs/interconnect.md)."""
 
 
 def nccl_asked(args: ClusterConfig) -> bool:
@@ -32,9 +36,9 @@ def nccl_problems(args: ClusterConfig, pools: tuple[PoolFacts, ...]) -> list[Pro
     return [
         Problem(
             KEY,
-            f"`true` asks for an NCCL check of a fabric, and no pool here can have one: it needs a pool "
-            f"gpukit sets a fabric up for (EFA on EKS), with whole GPUs (no `sharing`) and maxNodes "
-            f"{NODES} or more; set it to false, or add such a pool",
+            "`true` asks for an NCCL check of a fabric, and no pool here can have one: it needs a pool "
+            "gpukit sets a fabric up for and checks (EFA on EKS), with whole GPUs (no `sharing`) and "
+            f"maxNodes {NODES} or more; set it to false, or add such a pool",
         )
     ]
 
@@ -48,7 +52,12 @@ def checkable(pool: PoolFacts) -> bool:
     """A pool the check can run on: gpukit sets its fabric up, it may have two nodes, and its nodes offer
     whole GPUs (a shared pool's advertise slices or replicas, which all_reduce_perf's ranks cannot use
     one per GPU)."""
-    return pool.fabric is not None and pool.max_nodes >= NODES and not pool.sharing.shares
+    return (
+        pool.fabric is not None
+        and pool.fabric.kind in NCCL_CHECKED_FABRICS
+        and pool.max_nodes >= NODES
+        and not pool.sharing.shares
+    )
 
 
 def pool_check(cluster: ResolvedCluster, pool: PoolFacts) -> NcclPoolCheck:
@@ -110,6 +119,8 @@ def nccl_report_line(cluster: ResolvedCluster, pool: PoolFacts) -> str | None:
     """The plan's line for a fabric pool's check, or None where it has none."""
     if not nccl_asked(cluster.args) or pool.fabric is None:
         return None
+    if pool.fabric.kind not in NCCL_CHECKED_FABRICS:
+        return f"NCCL check: none (gpukit runs it over EFA only so far, not {pool.fabric.kind.display})"
     if pool.sharing.shares:
         return (
             f"NCCL check: none (the GPUs are shared, sharing: {pool.sharing.mode.value}; it needs whole GPUs)"

@@ -26,6 +26,8 @@ class FabricUse:
 
     requests: dict[str, str]
     """Resources one pod per node requests (`vpc.amazonaws.com/efa: 32`), as Kubernetes quantities."""
+    annotations: dict[str, str] = field(default_factory=dict)
+    """Annotations the pod carries to attach the fabric's NICs (GKE multi-network)."""
     env: dict[str, str] = field(default_factory=dict)
     """The NCCL / libfabric environment the fabric needs in the training container."""
     placement: str = ""

@@ -11,9 +11,13 @@ from gpukit.components.handle import ClusterHandle
 from gpukit.components.spec import DriverMode, ReleaseChannel
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.apis import GKE_APIS
+from gpukit.providers.gcp.gke.gpu_network import GkeGpuNetworks
+from gpukit.providers.gcp.gke.gpu_networks import GpuVpc, gpu_vpcs, network_objects, pool_subnets
 from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
+from gpukit.providers.gcp.gke.interconnect_variant import compact, gpu_block
 from gpukit.providers.gcp.gke.kubeconfig import dns_endpoint_of, gke_kubeconfig
+from gpukit.providers.gcp.gke.network_objects import GkeNetworkObjects
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
 from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
 from gpukit.providers.gcp.gke.shared_storage.state import GkeStorageState
@@ -86,6 +90,9 @@ class GkeCluster(pulumi.ComponentResource):
             network_id, subnetwork_id = vpc.network_id, vpc.subnetwork_id
             pods_range, services_range = PODS_RANGE, SERVICES_RANGE
 
+        # GPUDirect pools' extra VPCs (gpu_networks.py): before the pools, which attach them.
+        gpu_vpcs_planned, gpu_networks = _gpu_networks(name, resolved, self, provider)
+
         node_sa = gcp.serviceaccount.Account(
             f"{name}-nodes",
             account_id=node_service_account_id(cluster_name),
@@ -144,6 +151,8 @@ class GkeCluster(pulumi.ComponentResource):
             },
             workload_identity_config={"workload_pool": f"{project}.svc.id.goog"},
             datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2 (eBPF, network policy built in)
+            # The GPU NICs' networks need it (and Dataplane V2); set only then, as Google's blueprints do.
+            enable_multi_networking=True if gpu_networks is not None else None,
             enable_shielded_nodes=True,
             # The shared volumes' CSI drivers only when a volume needs one (tables.py storage_addons).
             addons_config=cluster_addons(shared_kinds),
@@ -174,8 +183,15 @@ class GkeCluster(pulumi.ComponentResource):
                     "zones": pool_zones(spec, pool),
                     "driver": driver,
                     "gke_driver_version": driver_version,
-                    "compact_placement": pool_spec.get("compact_placement", False),
+                    "compact_placement": pool_spec.get(
+                        "compact_placement", pool.fabric is not None and compact(pool)
+                    ),
                     "resource_labels": cluster_labels(spec),
+                    "extra_networks": (
+                        [gpu_networks.subnets[s.k8s_network] for _, s in pool_subnets(pool, gpu_vpcs_planned)]
+                        if gpu_networks is not None
+                        else []
+                    ),
                 },
                 opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
             )
@@ -196,6 +212,15 @@ class GkeCluster(pulumi.ComponentResource):
         kubernetes = k8s.Provider(
             f"{name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=self)
         )
+
+        if gpu_networks is not None:
+            GkeNetworkObjects(
+                f"{name}-gpu-network-objects",
+                {"objects": network_objects(gpu_vpcs_planned)},
+                opts=pulumi.ResourceOptions(
+                    parent=self, providers={"kubernetes": kubernetes}, depends_on=[cluster, gpu_networks]
+                ),
+            )
 
         storage = GkeStorage(
             f"{name}-storage",
@@ -237,6 +262,32 @@ class GkeCluster(pulumi.ComponentResource):
                 "kubeconfig": self.kubeconfig,
             }
         )
+
+
+def _gpu_networks(
+    name: str, resolved: ResolvedCluster, parent: pulumi.Resource, provider: pulumi.ProviderResource
+) -> tuple[tuple[GpuVpc, ...], GkeGpuNetworks | None]:
+    """The GPU VPCs the cluster's GPUDirect pools need, and the component that makes them (None: none)."""
+    spec = resolved.spec
+    vpcs = gpu_vpcs(
+        spec["name"],
+        gpu_block(spec),
+        resolved.pools,
+        {p.name: pool_zones(spec, p) for p in resolved.pools if p.fabric is not None},
+    )
+    if not vpcs:
+        return vpcs, None
+    made = GkeGpuNetworks(
+        f"{name}-gpu-networks",
+        {
+            "project": spec.get("project", ""),
+            "region": spec["region"],
+            "block": gpu_block(spec),
+            "vpcs": vpcs,
+        },
+        opts=pulumi.ResourceOptions(parent=parent, providers={"gcp": provider}),
+    )
+    return vpcs, made
 
 
 def build_gke(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) -> ClusterHandle:

@@ -1,6 +1,6 @@
 """GkeNodePool: one GKE node pool, its accelerators, driver installation, taint and labels."""
 
-from typing import Any, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
@@ -96,6 +96,8 @@ class GkeNodePoolArgs(TypedDict):
     """Validated: the machine supports it and `zones` is one zone."""
     resource_labels: dict[str, str]
     """Labels on the node VMs (the provider's default labels do not reach them)."""
+    extra_networks: NotRequired[list[tuple[pulumi.Input[str], pulumi.Input[str]]]]
+    """A GPUDirect pool's extra NICs, in NIC order: (network, subnetwork) names (gpu_networks.py)."""
 
 
 class GkeNodePool(pulumi.ComponentResource):
@@ -161,6 +163,17 @@ class GkeNodePool(pulumi.ComponentResource):
             },
             initial_node_count=initial_node_count(pool),  # per zone: the quota preflight counts it
             placement_policy={"type": "COMPACT"} if args["compact_placement"] else None,
+            # Fixed when the pool is created (GKE multi-network): a change replaces the pool.
+            network_config=(
+                {
+                    "additional_node_network_configs": [
+                        {"network": network, "subnetwork": subnetwork}
+                        for network, subnetwork in args["extra_networks"]
+                    ]
+                }
+                if args.get("extra_networks")
+                else None
+            ),
             node_config=node_config,
             management=management(pool),
             queued_provisioning=queued_provisioning(pool),
