@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from crd_schemas import validate
 
 from gpukit.cli import main
@@ -123,6 +124,19 @@ def test_interconnect_none_keeps_an_a3_mega_pool_on_the_ordinary_network() -> No
     rec = run(gke_with({**MEGA, "interconnect": "none"}))
     assert "networkConfig" not in node_pools(rec)["h100"]
     assert "enableMultiNetworking" not in rec.one("gcp:container/cluster:Cluster").inputs
+
+
+def test_compact_placement_false_is_kept_and_the_plan_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = gke_with({**MEGA, "compactPlacement": False})
+    assert "placementPolicy" not in node_pools(run(config))["h100"]
+    path = tmp_path / "Pulumi.loose.yaml"
+    path.write_text(yaml.safe_dump({"config": config}))
+    assert main(["plan", "--config", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "one zone (us-central1-a), 8 extra gVNICs, one VPC each\n" in out
+    assert "no compact placement policy" in out
 
 
 def test_an_unpinned_pool_asked_for_explicitly_goes_to_one_zone() -> None:

@@ -15,7 +15,7 @@ from gpukit.providers.gcp.gke.gpu_network import GkeGpuNetworks
 from gpukit.providers.gcp.gke.gpu_networks import GpuVpc, gpu_vpcs, network_objects, pool_subnets
 from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
-from gpukit.providers.gcp.gke.interconnect_variant import compact, gpu_block
+from gpukit.providers.gcp.gke.interconnect_variant import gpu_block, pool_compact
 from gpukit.providers.gcp.gke.kubeconfig import dns_endpoint_of, gke_kubeconfig
 from gpukit.providers.gcp.gke.network_objects import GkeNetworkObjects
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
@@ -183,9 +183,7 @@ class GkeCluster(pulumi.ComponentResource):
                     "zones": pool_zones(spec, pool),
                     "driver": driver,
                     "gke_driver_version": driver_version,
-                    "compact_placement": pool_spec.get(
-                        "compact_placement", pool.fabric is not None and compact(pool)
-                    ),
+                    "compact_placement": pool_compact(pool_spec, pool),
                     "resource_labels": cluster_labels(spec),
                     "extra_networks": (
                         [gpu_networks.subnets[s.k8s_network] for _, s in pool_subnets(pool, gpu_vpcs_planned)]

@@ -32,7 +32,7 @@ from gpukit.components.catalog.fabrics import FabricKind
 from gpukit.components.errors import Problem
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.pools import PoolFacts
-from gpukit.components.spec import ClusterSpec
+from gpukit.components.spec import ClusterSpec, NodePoolSpec
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.gke.compact_placement import supports_compact_placement
 from gpukit.providers.gcp.gke.gpu_networks import (
@@ -97,6 +97,12 @@ def compact(pool: PoolFacts) -> bool:
     return supports_compact_placement(pool.instance) and not pool.queued
 
 
+def pool_compact(spec: NodePoolSpec, pool: PoolFacts) -> bool:
+    """Whether the node pool gets a compact placement policy: `compactPlacement` where given, else on a
+    fabric pool where GKE offers it (what the node pool and the plan both use)."""
+    return spec.get("compact_placement", pool.fabric is not None and compact(pool))
+
+
 class GkeInterconnect(InterconnectVariant):
     def use(self, cluster: ResolvedCluster, pool: PoolFacts) -> FabricUse:
         assert pool.fabric is not None  # the add-on asks only for fabric pools
@@ -107,17 +113,20 @@ class GkeInterconnect(InterconnectVariant):
             if pool.fabric.kind is FabricKind.GPUDIRECT_RDMA
             else f"{pool.fabric.interfaces} extra gVNICs, one VPC each"
         )
+        spec = next(p for p in cluster.args["node_pools"] if p["name"] == pool.name)
+        placed = pool_compact(spec, pool)
         placement = f"one zone ({zone}), {extra}"
-        if compact(pool):
+        if placed:
             placement += ", compact placement"
         notes = [
             "not installed by gpukit (Google publishes its images by tag only): "
             + _INSTALLERS[pool.fabric.kind]
         ]
-        if not compact(pool):
+        if not placed:
             notes.append(
-                "no compact placement policy (GKE documents it for A100, L4 and H100 machines, and not "
-                "with queued provisioning): a reservation of one block keeps the nodes close"
+                "no compact placement policy (GKE documents it for A100, L4 and H100 machines, not with "
+                "queued provisioning; or `compactPlacement: false`): a reservation of one block keeps the "
+                "nodes close"
             )
         return FabricUse(
             requests={},
