@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from gpukit.components.catalog.instances import MachineCatalog, Quote
 from gpukit.components.pools import PoolFacts
 
+HOURS_PER_MONTH = 730
+"""The month AWS and Google Cloud price monthly storage over (AWS pricing pages: "730 hours in a month";
+Google Cloud pricing calculator likewise)."""
+
 
 @dataclass(frozen=True)
 class Charge:

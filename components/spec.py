@@ -462,6 +462,24 @@ class BatchSpec(TypedDict):
     """Kueue topology-aware scheduling on every GPU pool (default false)."""
 
 
+class InferenceMetricsSpec(TypedDict):
+    enabled: NotRequired[bool]
+    """Default: `inference.enabled`."""
+    retention_days: NotRequired[int]
+    """The in-cluster Prometheus's retention, 1 to 90 (default 15)."""
+
+
+class InferenceAutoscalingSpec(TypedDict):
+    enabled: NotRequired[bool]
+    """KEDA; default: `inference.enabled`."""
+
+
+class InferenceSpec(TypedDict):
+    enabled: NotRequired[bool]
+    metrics: NotRequired[InferenceMetricsSpec]
+    autoscaling: NotRequired[InferenceAutoscalingSpec]
+
+
 class ClusterConfig(TypedDict):
     """A whole stack's gpukit config, typed: one field per `gpukit:` section, in snake_case.
 
@@ -484,5 +502,7 @@ class ClusterConfig(TypedDict):
     """One Job per GPU pool that proves a pod gets what the pool promises; `pulumi up` waits for it."""
     batch: NotRequired[BatchSpec]
     """Queued batch and training (components/addons/batch/): Kueue, its queues, and Kubeflow Trainer."""
+    inference: NotRequired[InferenceSpec]
+    """Metrics and pod autoscaling for serving (components/addons/inference/)."""
     ephemeral: NotRequired[EphemeralSpec]
     """`gpukit ephemeral up`'s expiry, tagged / labelled on every cloud resource."""

@@ -15,6 +15,9 @@ KUEUE = REFERENCE / "kueue-v0.19.2"
 TRAINER = REFERENCE / "kubeflow-trainer-v2.2.1"
 JOBSET = REFERENCE / "jobset-v0.11.0"
 GKE_NETWORKING = REFERENCE / "gke-networking-api-34c617f"
+KUBE_PROMETHEUS_STACK = REFERENCE / "kube-prometheus-stack-88.5.3"
+KEDA = REFERENCE / "keda-2.20.2"
+MANAGED_PROMETHEUS = REFERENCE / "prometheus-engine-2ffde4e"
 
 
 def strict(schema: Any) -> Any:
@@ -41,7 +44,7 @@ def strict(schema: Any) -> Any:
 def _crds() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> the served version's schema, for every CRD file vendored."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for folder in (KUEUE, TRAINER, JOBSET, GKE_NETWORKING):
+    for folder in (KUEUE, TRAINER, JOBSET, GKE_NETWORKING, KUBE_PROMETHEUS_STACK, KEDA, MANAGED_PROMETHEUS):
         for path in sorted(folder.glob("*_*.yaml")):
             crd = yaml.safe_load(path.read_text())
             if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":

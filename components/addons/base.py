@@ -103,6 +103,9 @@ class BuildContext:
     """What the add-ons before this one built, by add-on name (an unwanted one is absent)."""
     after: tuple[str, ...] = ()
     """The add-ons this one waits for (its `Addon.after`)."""
+    asked: Mapping[str, Any] = field(default_factory=dict)
+    """Helm values the other wanted add-ons ask this one's release to take (their `Addon.asks`),
+    merged: this add-on lays them over its own values."""
 
     def ready(self) -> list["pulumi.Resource"]:
         """What to wait for: what the add-ons in `after` built, where any of them was built, else the
@@ -198,6 +201,13 @@ class Addon(Protocol):
     """The add-ons it waits for, by name: each comes before it in the registry (a test checks), and
     `BuildContext.ready()` is what they built (verification waits for the GPU Operator)."""
 
+    def asks(self, cluster: ResolvedCluster) -> dict[str, dict[str, Any]]:
+        """Helm values it needs another add-on's release to take, by that add-on's name, where it is
+        wanted (the inference add-on's Prometheus scrapes the DCGM exporter itself, so it asks the GPU
+        Operator for no ServiceMonitor of its own). The other add-on sees them in `BuildContext.asked`,
+        without importing this one; the asking add-on's tests check each key against that chart."""
+        return {}
+
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """Meaning checks of its section, each naming its config key; run only where the section parsed
         cleanly, before anything is built (exit 2)."""
@@ -243,3 +253,14 @@ class Addon(Protocol):
         """Its resources, children of `ctx.parent` on `ctx.handle.kubernetes`; what later add-ons may
         wait for."""
         ...
+
+
+def merge_values(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """`base` with `over` laid over it, maps merged key by key, anything else replaced."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = merge_values(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

@@ -1169,6 +1169,86 @@ BATCH_FIELDS = (
     ),
 )
 
+RETENTION_DAYS_DEFAULT = 15
+RETENTION_DAYS_RANGE = (1, 90)
+INFERENCE_METRICS_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "collect GPU and workload metrics into the substrate's metrics store",
+        default_doc="`inference.enabled`",
+        doc="`true`: the substrate's natural metrics store collects the GPU metrics (DCGM, per GPU and, for "
+        'whole GPUs and MIG, per pod) and every pod labelled `gpukit.dev/metrics: "true"` on its container '
+        "port named `metrics` "
+        "(docs/inference.md). GKE: Google Cloud Managed Service for Prometheus (managed collection). EKS and "
+        "k3s: an in-cluster Prometheus (kube-prometheus-stack, pinned) on a volume of the default "
+        "StorageClass sized from the pools' maximum.",
+    ),
+    Field(
+        "retentionDays",
+        "int",
+        "days the in-cluster Prometheus keeps samples, 1 to 90",
+        default_doc="15",
+        doc="How long the in-cluster Prometheus (EKS, k3s) keeps samples, 1 to 90; its volume is sized for "
+        "it at the pools' maximum. GKE's managed store keeps samples 24 months whatever is set, so the key "
+        "is refused there.",
+    ),
+    Field(
+        "amazonManagedPrometheus",
+        "object",
+        "remote-write to an Amazon Managed Service for Prometheus workspace",
+        planned="remote-write to Amazon Managed Service for Prometheus",
+        doc="Planned: remote-write from the in-cluster Prometheus to an AMP workspace (EKS).",
+    ),
+)
+
+INFERENCE_AUTOSCALING_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "install KEDA to scale pods on the metrics store's queries",
+        default_doc="`inference.enabled`",
+        doc="`true`: KEDA (pinned), whose Prometheus scaler scales a Deployment on any PromQL query of the "
+        "metrics store (a model server's queue depth, a GPU's utilisation), down to zero replicas where the "
+        "ScaledObject allows it. Needs `inference.metrics`. docs/inference.md has the ScaledObjects.",
+    ),
+)
+
+INFERENCE_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "turn on metrics and autoscaling for inference serving",
+        default=False,
+        default_doc="`false`",
+        doc="`true`: every part below that is not switched off on its own (`metrics`, `autoscaling`), with "
+        "the defaults docs/inference.md states.",
+    ),
+    Field(
+        "metrics",
+        "object",
+        "GPU and workload metrics {enabled, retentionDays}",
+        default={},
+        fields=INFERENCE_METRICS_FIELDS,
+        doc="The metrics store and what it collects.",
+    ),
+    Field(
+        "autoscaling",
+        "object",
+        "pod autoscaling on custom metrics {enabled}",
+        default={},
+        fields=INFERENCE_AUTOSCALING_FIELDS,
+        doc="Pod autoscaling on the metrics store's queries.",
+    ),
+    Field(
+        "gateway",
+        "object",
+        "a Gateway API gateway for model servers",
+        planned="the inference Gateway (Gateway API)",
+        doc="Planned: a Gateway API implementation per substrate and a Gateway open only to allowed ranges.",
+    ),
+)
+
 EPHEMERAL_FIELDS = (
     Field(
         "expiresAt",
@@ -1245,6 +1325,14 @@ TOP_LEVEL_FIELDS = (
         default={},
         fields=BATCH_FIELDS,
         doc="Queued batch jobs and multi-node training (see docs/batch.md). Off by default.",
+    ),
+    Field(
+        "inference",
+        "object",
+        "inference serving: GPU and workload metrics, pod autoscaling on them",
+        default={},
+        fields=INFERENCE_FIELDS,
+        doc="What serving models needs beyond GPUs (see docs/inference.md). Off by default.",
     ),
     Field(
         "ephemeral",

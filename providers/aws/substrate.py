@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH
+from gpukit.components.addons.inference.variant import INFERENCE
 from gpukit.components.addons.interconnect.variant import INTERCONNECT
 from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.addons.storage.variant import STORAGE
@@ -37,6 +38,7 @@ from gpukit.providers.aws.charges import eks_charges, k3s_ec2_charges
 from gpukit.providers.aws.config import AWS_REGION, AWS_SDK, EKS_KEYS, K3S_EC2_KEYS, REQUIRED_KEYS
 from gpukit.providers.aws.eks.batch_variant import EksBatch
 from gpukit.providers.aws.eks.images import eks_image
+from gpukit.providers.aws.eks.inference_variant import EksInference
 from gpukit.providers.aws.eks.interconnect_variant import EksInterconnect
 from gpukit.providers.aws.eks.karpenter_findings import karpenter_findings
 from gpukit.providers.aws.eks.shared_storage.variant import EksSharedStorage
@@ -104,6 +106,7 @@ class EksSubstrate(Substrate):
             BATCH: EksBatch(),
             POD_SECURITY: LabelledNamespaces("EKS"),
             INTERCONNECT: EksInterconnect(),
+            INFERENCE: EksInference(),
         }
     )
 

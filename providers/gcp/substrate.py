@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.batch.variant import BATCH, CLUSTER_AUTOSCALER_BATCH, GKE_BATCH
+from gpukit.components.addons.inference.variant import INFERENCE
 from gpukit.components.addons.interconnect.variant import INTERCONNECT
 from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.addons.storage.variant import STORAGE
@@ -49,6 +50,7 @@ from gpukit.providers.gcp.gke.gpu_software import (
     gke_driver_version,
     gke_gpu_node_software,
 )
+from gpukit.providers.gcp.gke.inference_variant import GkeInference
 from gpukit.providers.gcp.gke.interconnect_variant import GkeInterconnect
 from gpukit.providers.gcp.gke.queued_provisioning import queued_pool_facts, queued_pool_findings
 from gpukit.providers.gcp.gke.shared_storage.variant import GkeSharedStorageVariant
@@ -103,6 +105,7 @@ class GkeSubstrate(Substrate):
             BATCH: GKE_BATCH,
             POD_SECURITY: LabelledNamespaces("GKE"),
             INTERCONNECT: GkeInterconnect(),
+            INFERENCE: GkeInference(),
         }
     )
 

@@ -151,7 +151,7 @@ def test_the_temporary_default_pool_uses_the_locked_down_service_account() -> No
     rec = run(gke_config())
     cluster = rec.one("gcp:container/cluster:Cluster").inputs
     email = (
-        rec.one("gcp:serviceaccount/account:Account").inputs["accountId"]
+        rec.one("gcp:serviceaccount/account:Account", "gke-dev-nodes").inputs["accountId"]
         + "@acme-ml-dev.iam.gserviceaccount.com"
     )
     assert cluster["nodeConfig"]["serviceAccount"] == email

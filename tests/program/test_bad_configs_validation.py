@@ -552,6 +552,25 @@ def _toggle_verification(config: Config) -> None:
     verification["enabled"] = not verification.get("enabled", False)
 
 
+def _toggle_inference(config: Config) -> None:
+    config["gpukit:inference"] = {"enabled": not config.get("gpukit:inference", {}).get("enabled", False)}
+
+
+def _inference_set(**values: Any) -> Mutation:
+    """Inference on, with `values` (each part's keys) laid over it."""
+
+    def mutate(config: Config) -> None:
+        inference = config["gpukit:inference"] = {"enabled": True}
+        for part, keys in values.items():
+            inference[part] = dict(keys)
+
+    return mutate
+
+
+def _inference_update(part: str, **keys: Any) -> Mutation:
+    return lambda c: c["gpukit:inference"].setdefault(part, {}).update(keys)
+
+
 def _attached_gpus(count: int) -> Mutation:
     """A GPU pool as N1 machines with attached T4s (GCP), or the hosts' GPUs (own hosts)."""
 
@@ -634,6 +653,23 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         },
     ),
     "verification.enabled": (_toggle_verification, None, dict.fromkeys(SUBSTRATES, "used")),
+    "inference.enabled": (_toggle_inference, None, dict.fromkeys(SUBSTRATES, "used")),
+    "inference.metrics.enabled": (
+        _inference_update("metrics", enabled=False),
+        _inference_set(autoscaling={"enabled": False}),
+        dict.fromkeys(SUBSTRATES, "used"),
+    ),
+    # GKE's managed store keeps 24 months, whatever is asked.
+    "inference.metrics.retentionDays": (
+        _inference_update("metrics", retentionDays=30),
+        _inference_set(),
+        {**dict.fromkeys(SUBSTRATES, "used"), "gke": "refused"},
+    ),
+    "inference.autoscaling.enabled": (
+        _inference_update("autoscaling", enabled=False),
+        _inference_set(),
+        dict.fromkeys(SUBSTRATES, "used"),
+    ),
     "batch": (
         lambda c: c.update(
             {

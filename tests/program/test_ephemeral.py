@@ -247,8 +247,9 @@ def test_list_shows_age_expiry_and_cost(stub: Stub, capsys: pytest.CaptureFixtur
     assert row["name"] == name and row["source"] == "eks-dev"
     assert row["expired"] is False and 0 <= row["ageSeconds"] < 600
     assert row["expiresAt"] == stub.stacks()[name]["tags"]["gpukit:expires-at"]
-    # What `gpukit plan --stack eks-dev` prices: $0.328 idle (EFS model cache included), $6.77 at max nodes.
-    assert round(row["hourlyCostIdle"], 3) == 0.328 and round(row["hourlyCostMax"], 2) == 6.77
+    # What `gpukit plan --stack eks-dev` prices: $0.330 idle (EFS model cache and metrics volume
+    # included), $6.77 at max nodes.
+    assert round(row["hourlyCostIdle"], 3) == 0.330 and round(row["hourlyCostMax"], 2) == 6.77
     assert main(stub.ephemeral("list")) == 0
     text = capsys.readouterr().out
     assert name in text and "$6.77" in text and "EXPIRED" in text

@@ -148,9 +148,19 @@ def test_cluster_is_private_vpc_native_with_workload_identity(
 
 def test_nodes_run_as_a_least_privilege_service_account(planned_stack: Callable[[str], PlannedStack]) -> None:
     doc, _ = planned("gke-dev", planned_stack)
-    roles = {m["inputs"]["role"] for m in of_type(doc, "gcp:projects/iAMMember:IAMMember")}
-    assert roles == {"roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader"}
-    (account,) = of_type(doc, "gcp:serviceaccount/account:Account")
+    # gke-dev's other account is KEDA's (inference on): it reads metrics and nothing else.
+    roles: dict[str, set[str]] = {}
+    for member in of_type(doc, "gcp:projects/iAMMember:IAMMember"):
+        roles.setdefault("keda" if "-keda-" in member["name"] else "nodes", set()).add(
+            member["inputs"]["role"]
+        )
+    assert roles == {
+        "nodes": {"roles/container.defaultNodeServiceAccount", "roles/artifactregistry.reader"},
+        "keda": {"roles/monitoring.viewer"},
+    }
+    (account,) = [
+        a for a in of_type(doc, "gcp:serviceaccount/account:Account") if a["name"] == "gke-dev-nodes"
+    ]
     email = f"{account['inputs']['accountId']}@acme-ml-dev.iam.gserviceaccount.com"
     for pool in node_pools(doc).values():
         assert pool["nodeConfig"]["serviceAccount"] == email

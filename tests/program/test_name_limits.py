@@ -65,6 +65,7 @@ UNNAMED = {
     "gcp:projects/iAMMember:IAMMember",
     "gcp:projects/service:Service",
     "gcp:kms/cryptoKeyIAMMember:CryptoKeyIAMMember",
+    "gcp:serviceaccount/iAMMember:IAMMember",
     "gcp:kms/secretCiphertext:SecretCiphertext",  # the result of an encrypt call, no resource of its own
     "gcp:secretmanager/secretVersion:SecretVersion",
     "gcp:secretmanager/secretIamMember:SecretIamMember",

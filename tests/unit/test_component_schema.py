@@ -33,6 +33,7 @@ from gpukit.components.config.schema import TOP_LEVEL_FIELDS
                 "priorityClassPods",
                 "controllerTolerations",
                 "sharing",
+                "extraValues",
             },
         ),
     ],

@@ -7,7 +7,6 @@ from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_kubernetes import _utilities as k8s_utilities
 
 from gpukit.components.addons.batch.charts import KUEUE, TRAINER, Chart
 from gpukit.components.addons.batch.gang_check import gang_job, gang_pools, gang_queue_objects, gang_service
@@ -28,6 +27,7 @@ from gpukit.components.addons.batch.settings import batch_settings
 from gpukit.components.addons.batch.values import kueue_values, trainer_values
 from gpukit.components.awaited_jobs import await_timeouts, awaited_metadata
 from gpukit.components.config.schema import VERIFICATION_TIMEOUT_DEFAULT
+from gpukit.components.custom_objects import custom_object
 from gpukit.components.pools import POOL_LABEL, tolerations_for
 from gpukit.components.substrate import ResolvedCluster
 
@@ -117,19 +117,6 @@ def _release(
     )
 
 
-def _custom(name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.CustomResource:
-    """A Kubernetes object of a CRD, as the provider takes one (`kubernetes:<apiVersion>:<kind>`, the
-    manifest as its inputs). Not apiextensions.CustomResource: that takes `spec` only, and a
-    WorkloadPriorityClass has top-level `value` and `description`."""
-    version = pulumi.ResourceOptions(version=k8s_utilities.get_version())  # type: ignore[no-untyped-call]
-    return pulumi.CustomResource(
-        f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}",
-        name,
-        dict(manifest),
-        pulumi.ResourceOptions.merge(opts, version),
-    )
-
-
 class BatchScheduling(pulumi.ComponentResource):
     """Pass the cluster's Kubernetes provider through `opts.providers`; `opts.depends_on` is what the
     releases wait for (the system pools, or the GPU Operator)."""
@@ -161,13 +148,13 @@ class BatchScheduling(pulumi.ComponentResource):
         }
         self.namespaces = namespaces
         cluster_objects = [
-            _custom(f"{name}-{m['kind'].lower()}-{m['metadata']['name']}", m, after_kueue)
+            custom_object(f"{name}-{m['kind'].lower()}-{m['metadata']['name']}", m, after_kueue)
             for m in args["kueue_objects"]
         ]
         for queue in args["local_queues"]:
             meta = queue["metadata"]
             owner = [namespaces[meta["namespace"]]] if meta["namespace"] in namespaces else []
-            _custom(
+            custom_object(
                 f"{name}-localqueue-{meta['namespace']}-{meta['name']}",
                 queue,
                 pulumi.ResourceOptions(parent=self, depends_on=[kueue, *cluster_objects, *owner]),
@@ -182,7 +169,7 @@ class BatchScheduling(pulumi.ComponentResource):
                 depends_on=waits,
             )
             for runtime in args["runtimes"]:
-                _custom(
+                custom_object(
                     f"{name}-runtime-{runtime['metadata']['name']}",
                     runtime,
                     pulumi.ResourceOptions(parent=self, depends_on=[trainer]),
@@ -199,8 +186,10 @@ class BatchScheduling(pulumi.ComponentResource):
             metadata=namespace_m["metadata"],
             opts=pulumi.ResourceOptions(parent=self),
         )
-        cq = _custom(f"{name}-gang-clusterqueue", cq_m, pulumi.ResourceOptions(parent=self, depends_on=kueue))
-        lq = _custom(
+        cq = custom_object(
+            f"{name}-gang-clusterqueue", cq_m, pulumi.ResourceOptions(parent=self, depends_on=kueue)
+        )
+        lq = custom_object(
             f"{name}-gang-localqueue", lq_m, pulumi.ResourceOptions(parent=self, depends_on=[cq, namespace])
         )
         service = k8s.core.v1.Service(

@@ -74,6 +74,7 @@ class GpuOperatorAddon(Addon):
                 if software.needs_priority_quota
                 else 0,
                 "sharing": [sharing_args(p.sharing) for p in cluster.gpu_pools],
+                "extra_values": dict(ctx.asked),
             },
             opts=ctx.in_cluster(ctx.ready()),
         )

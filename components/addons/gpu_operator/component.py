@@ -1,10 +1,11 @@
 """GpuOperator: the NVIDIA GPU Operator as a pinned Helm release in its own privileged namespace."""
 
-from typing import NotRequired, Optional, TypedDict
+from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
+from gpukit.components.addons.base import merge_values
 from gpukit.components.addons.gpu_operator.values import (
     CHART,
     CHART_REPOSITORY,
@@ -86,6 +87,10 @@ class GpuOperatorArgs(TypedDict):
     many pods (values.critical_pod_quota: sized from the pools' maxNodes)."""
     sharing: NotRequired[list[SharingArgs]]
     """The GPU pools' sharing settings the Operator applies (device-plugin config, MIG strategy)."""
+    extra_values: NotRequired[dict[str, Any]]
+    """Chart values laid over gpukit's, map by map. GpuCluster passes what other add-ons ask of the chart
+    (BuildContext.asked): the inference add-on's `dcgmExporter.serviceMonitor.enabled: false`, where its
+    own monitor scrapes the exporter. Each key must exist in the pinned chart's values.yaml."""
 
 
 class GpuOperator(pulumi.ComponentResource):
@@ -115,7 +120,9 @@ class GpuOperator(pulumi.ComponentResource):
             for t in args.get("controller_tolerations", [])
         ]
         sharing = [_sharing(s) for s in args.get("sharing", [])]
-        values = gpu_operator_values(software, tolerations, controller, sharing)
+        values = merge_values(
+            gpu_operator_values(software, tolerations, controller, sharing), args.get("extra_values", {})
+        )
 
         namespace = k8s.core.v1.Namespace(
             f"{name}-namespace",

@@ -4,9 +4,9 @@ which, LabelledNamespaces). On k3s the API server enforces it in every unlabelle
 add-on is not wanted."""
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, addon_variant
-from gpukit.components.addons.pod_security.labels import ENFORCE_LABEL
 from gpukit.components.addons.pod_security.variant import POD_SECURITY, LabelledNamespaces
 from gpukit.components.handle import ClusterHandle
+from gpukit.components.pod_security_labels import ENFORCE_LABEL
 from gpukit.components.spec import PodSecurityLevel
 from gpukit.components.substrate import ResolvedCluster, declared_variant
 

@@ -7,7 +7,7 @@ from typing import Optional, TypedDict
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpukit.components.addons.pod_security.labels import pod_security_labels
+from gpukit.components.pod_security_labels import pod_security_labels
 from gpukit.components.spec import PodSecurityLevel
 
 TYPE_TOKEN = "gpukit:index:NamespacePodSecurity"

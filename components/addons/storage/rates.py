@@ -13,11 +13,8 @@ and region (SERVER_DISK_RATES).
 
 from dataclasses import dataclass
 
+from gpukit.components.pricing import HOURS_PER_MONTH
 from gpukit.components.spec import StorageKind
-
-HOURS_PER_MONTH = 730
-"""The month AWS and Google Cloud price monthly storage over (AWS pricing pages: "730 hours in a month";
-Google Cloud pricing calculator likewise)."""
 
 
 @dataclass(frozen=True)

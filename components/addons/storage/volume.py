@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from gpukit.components.addons.storage.backends import Backend, Tier
 from gpukit.components.addons.storage.naming import storage_class_name
-from gpukit.components.addons.storage.rates import HOURS_PER_MONTH, is_regional, regional_rate
+from gpukit.components.addons.storage.rates import is_regional, regional_rate
+from gpukit.components.pricing import HOURS_PER_MONTH
 from gpukit.components.spec import SharedVolumeSpec, StorageKind, StorageRole
 
 __all__ = ["HOURS_PER_MONTH", "PlannedVolume", "VolumeServer"]

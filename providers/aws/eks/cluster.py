@@ -288,6 +288,7 @@ class EksCluster(pulumi.ComponentResource):
             kubernetes=kubernetes,
             system_ready=system_pools,
             api_extensions=api_extensions,
+            default_storage=[storage],
             storage_summary=f"{DEFAULT_STORAGE_CLASS} (EBS CSI add-on, encrypted gp3, WaitForFirstConsumer, "
             "default)",
             # For gpukit:storage.shared (the storage add-on's EKS variant, shared_storage/variant.py): file

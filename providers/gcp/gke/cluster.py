@@ -6,6 +6,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from gpukit.components.addons.inference.settings import metrics_enabled
 from gpukit.components.api_access import unreachable_private_api
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.spec import DriverMode, ReleaseChannel
@@ -17,6 +18,7 @@ from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
 from gpukit.providers.gcp.gke.iam import NODE_ROLES, node_service_account_id
 from gpukit.providers.gcp.gke.interconnect_variant import gpu_block, pool_compact
 from gpukit.providers.gcp.gke.kubeconfig import dns_endpoint_of, gke_kubeconfig
+from gpukit.providers.gcp.gke.monitoring import monitoring_config
 from gpukit.providers.gcp.gke.network_objects import GkeNetworkObjects
 from gpukit.providers.gcp.gke.node_pool import GkeNodePool
 from gpukit.providers.gcp.gke.secrets_key import GkeSecretsKey
@@ -156,11 +158,11 @@ class GkeCluster(pulumi.ComponentResource):
             enable_shielded_nodes=True,
             # The shared volumes' CSI drivers only when a volume needs one (tables.py storage_addons).
             addons_config=cluster_addons(shared_kinds),
-            # GKE-managed GPU nodes export DCGM metrics only when the cluster asks for them.
-            monitoring_config=(
-                {"enable_components": ["SYSTEM_COMPONENTS", "DCGM"], "managed_prometheus": {"enabled": True}}
-                if driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in resolved.pools)
-                else None
+            # GKE-managed GPU nodes export DCGM metrics only when the cluster asks for them; the
+            # inference add-on's store is managed collection (providers/gcp/gke/inference_variant.py).
+            monitoring_config=monitoring_config(
+                driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in resolved.pools),
+                metrics_enabled(resolved.args),
             ),
             # Secrets in etcd encrypted with the stack's own rotating Cloud KMS key (secrets_key.py).
             database_encryption={"state": "ENCRYPTED", "key_name": secrets_key.key_id},

@@ -1,0 +1,102 @@
+"""The inference add-on: with `gpukit:inference`, the substrate's metrics store collecting the GPU
+metrics (per pod) and the workloads' own, and KEDA scaling Deployments on its queries (variant.py says
+which store each substrate uses)."""
+
+from typing import Any
+
+from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
+from gpukit.components.addons.inference.findings import inference_findings
+from gpukit.components.addons.inference.report import document, report_lines
+from gpukit.components.addons.inference.settings import inference_settings
+from gpukit.components.addons.inference.sizing import ingestion_usd_per_hour, managed_series_at
+from gpukit.components.addons.inference.validate import inference_problems
+from gpukit.components.addons.inference.values import gpu_operator_asks
+from gpukit.components.addons.inference.variant import INFERENCE
+from gpukit.components.errors import Problem
+from gpukit.components.findings import Finding
+from gpukit.components.handle import ClusterHandle
+from gpukit.components.pricing import HOURS_PER_MONTH, Charge
+from gpukit.components.substrate import ResolvedCluster
+
+
+class InferenceAddon(Addon):
+    name = INFERENCE
+    section = "inference"
+    after = ("gpu-operator",)  # the DCGM monitor scrapes the Operator's exporter
+
+    def asks(self, cluster: ResolvedCluster) -> dict[str, dict[str, Any]]:
+        return {"gpu-operator": gpu_operator_asks()} if inference_settings(cluster).in_cluster_store else {}
+
+    def problems(self, scope: ValidationScope) -> list[Problem]:
+        return inference_problems(scope)
+
+    def wanted(self, cluster: ResolvedCluster) -> bool:
+        settings = inference_settings(cluster)
+        return settings.metrics or settings.autoscaling
+
+    def findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        return inference_findings(cluster, inference_settings(cluster))
+
+    def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        settings = inference_settings(cluster)
+        variant = settings.variant
+        if settings.metrics and variant.managed_store and variant.usd_per_million_samples is not None:
+            idle, peak = (
+                ingestion_usd_per_hour(
+                    managed_series_at(cluster.pools, at_max), variant.usd_per_million_samples
+                )
+                for at_max in (False, True)
+            )
+            return [Charge("managed metrics ingestion (DCGM)", idle, peak)] if peak > 0 else []
+        if not settings.in_cluster_store:
+            return []
+        rate = variant.volume_price(cluster).usd_per_gb_month
+        if rate is None:
+            return []
+        hourly = settings.size.volume_gib * rate / HOURS_PER_MONTH
+        return [Charge(f"metrics volume ({settings.size.volume_gib} GiB)", hourly, hourly)]
+
+    def unpriced(self, cluster: ResolvedCluster) -> Unpriced | None:
+        settings = inference_settings(cluster)
+        variant = settings.variant
+        if settings.metrics and variant.managed_store and variant.usd_per_million_samples is None:
+            return Unpriced(
+                "metrics ingestion",
+                (variant.store,),
+                "it bills per sample ingested and gpukit has no sourced list price",
+                "no managed metrics (inference.metrics.enabled: false)",
+            )
+        price = variant.volume_price(cluster)
+        if settings.in_cluster_store and price.billed and price.usd_per_gb_month is None:
+            return Unpriced(
+                "metrics volume",
+                (f"{settings.size.volume_gib} GiB",),
+                price.note,
+                "a region with a sourced volume price",
+            )
+        return None
+
+    def report(self, cluster: ResolvedCluster, handle: ClusterHandle) -> list[str]:
+        return report_lines(cluster, inference_settings(cluster)) if self.wanted(cluster) else []
+
+    def document(self, cluster: ResolvedCluster, handle: ClusterHandle) -> dict[str, Any]:
+        return document(cluster, inference_settings(cluster)) if self.wanted(cluster) else {}
+
+    def build(self, ctx: BuildContext) -> Built:
+        # Lazy: the component imports pulumi_kubernetes, which only building needs.
+        from gpukit.components.addons.inference.component import InferenceServing, inference_args
+
+        settings = inference_settings(ctx.cluster)
+        access = settings.variant.build_access(ctx, ctx.parent) if settings.autoscaling else None
+        # The store's pod claims a volume of the default class: the release comes after the class exists.
+        storage = ctx.handle.default_storage if settings.in_cluster_store else []
+        waits = [*ctx.ready(), *storage, *(access.waits if access else ())]
+        serving = InferenceServing(
+            f"{ctx.name}-inference",
+            inference_args(ctx.cluster, access.keda_values if access else None),
+            opts=ctx.in_cluster(waits),
+        )
+        return Built(ready=(serving,))
+
+
+INFERENCE_ADDON = InferenceAddon()

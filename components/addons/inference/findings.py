@@ -1,0 +1,75 @@
+"""Preflight findings of the inference add-on: the KEDA release against the cluster's Kubernetes, a
+metrics volume that cannot follow its pod to another machine, and a store with nowhere to run."""
+
+from gpukit.components.addons.inference.charts import KEDA, KEDA_TESTED_MINORS
+from gpukit.components.addons.inference.names import KEY, MONITORING_NAMESPACE, PROMETHEUS_FULLNAME
+from gpukit.components.addons.inference.settings import InferenceSettings
+from gpukit.components.findings import Finding, Severity
+from gpukit.components.substrate import ResolvedCluster
+
+
+def _minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _zonal_volume(cluster: ResolvedCluster, settings: InferenceSettings) -> list[Finding]:
+    """The store's volume stays in the zone it was made in: a Prometheus pod whose only node is replaced
+    in another zone waits (Pending) for a node of the volume's zone. Said where the pools without GPUs
+    keep fewer than two nodes, one of which would be in another zone to fall back on."""
+    steady = sum(p.min_nodes for p in cluster.pools if not p.is_gpu)
+    if steady >= 2:
+        return []
+    return [
+        Finding(
+            Severity.INFO,
+            f"{KEY}.metrics",
+            f"the in-cluster Prometheus keeps its {settings.size.volume_gib} GiB volume in one zone and the "
+            f"pools without GPUs keep {steady} node: if that node is replaced in another zone, Prometheus "
+            "stays Pending (its history kept) until a node of those pools runs in the volume's zone",
+        )
+    ]
+
+
+def inference_findings(cluster: ResolvedCluster, settings: InferenceSettings) -> list[Finding]:
+    found: list[Finding] = []
+    minor = _minor(cluster.spec["kubernetes_version"])
+    if settings.autoscaling and minor not in KEDA_TESTED_MINORS:
+        found.append(
+            Finding(
+                Severity.INFO,
+                f"{KEY}.autoscaling",
+                f"KEDA {KEDA.version} is tested on Kubernetes {', '.join(KEDA_TESTED_MINORS)} "
+                f"(https://keda.sh/docs/2.22/operate/cluster/); this cluster runs {minor}. KEDA 2.21 is "
+                "tested on 1.34 to 1.36; gpukit pins 2.20.2, whose chart and CRDs it has checked",
+            )
+        )
+    if settings.in_cluster_store and settings.variant.node_local_volume:
+        claim = (
+            f"prometheus-{PROMETHEUS_FULLNAME}-prometheus-db-prometheus-{PROMETHEUS_FULLNAME}-prometheus-0"
+        )
+        found.append(
+            Finding(
+                Severity.WARNING,
+                f"{KEY}.metrics",
+                f"the in-cluster Prometheus keeps its {settings.size.volume_gib} GiB volume on one node's "
+                "disk (the default StorageClass is local-path): if that machine is replaced, its history "
+                "is gone and the pod stays Pending on the old node's volume",
+                fix=f"after replacing that machine: kubectl -n {MONITORING_NAMESPACE} delete pvc {claim}",
+            )
+        )
+    if settings.in_cluster_store and settings.variant.zonal_volume:
+        found += _zonal_volume(cluster, settings)
+    if settings.metrics or settings.autoscaling:
+        steady = [p for p in cluster.pools if not p.is_gpu and p.min_nodes >= 1]
+        if not steady:
+            found.append(
+                Finding(
+                    Severity.WARNING,
+                    KEY,
+                    "no pool without GPUs keeps a node running, and the metrics store and KEDA do not "
+                    "tolerate the GPU pools' taints (they would keep a GPU node from scaling in): they wait "
+                    "for such a node",
+                    fix="add a pool without GPUs with minNodes >= 1",
+                )
+            )
+    return found

@@ -1,0 +1,200 @@
+"""The inference section of the plan report and of plan.json: the metrics store (where, retention,
+size at the pools' max and its cost), what it scrapes, the autoscaler and where it queries, and each
+GPU pool's path to no GPU bill when nobody asks."""
+
+from typing import Any
+
+from gpukit.components.addons.inference.charts import KEDA, KUBE_PROMETHEUS_STACK
+from gpukit.components.addons.inference.names import (
+    CLUSTER_TRIGGER_AUTHENTICATION,
+    KEDA_NAMESPACE,
+    METRICS_LABEL,
+    METRICS_LABEL_VALUE,
+    METRICS_PORT_NAME,
+    MONITORING_NAMESPACE,
+    SCRAPE_INTERVAL_SECONDS,
+)
+from gpukit.components.addons.inference.settings import InferenceSettings
+from gpukit.components.addons.inference.sizing import SECONDS_PER_MONTH, managed_series_at
+from gpukit.components.pools import PoolFacts
+from gpukit.components.spec import SharingMode
+from gpukit.components.substrate import ResolvedCluster
+
+
+def dcgm_scraped(cluster: ResolvedCluster, managed_store: bool) -> str:
+    """Who collects the GPU metrics, in words."""
+    if not cluster.gpu_pools:
+        return "none (no GPU pool)"
+    if not operator_dcgm(cluster):
+        return "the platform's own DCGM collection (GKE managed DCGM; its labels are GKE's)"
+    holder = (
+        "pod and container (its namespace as exported_namespace)"
+        if managed_store
+        else "pod, namespace and container"
+    )
+    return f"the GPU Operator's DCGM exporter, each GPU's series labelled with the {holder} that holds it"
+
+
+def operator_dcgm(cluster: ResolvedCluster) -> bool:
+    return cluster.substrate.gpu_node_software(cluster).runs_gpu_operator
+
+
+def shares_by_time(pool: PoolFacts) -> bool:
+    """Several pods on one GPU at once (time-slicing, MPS): DCGM names one of them only."""
+    return pool.sharing.mode in (SharingMode.TIME_SLICING, SharingMode.MPS)
+
+
+def attribution(pool: PoolFacts, operator_dcgm: bool) -> str:
+    """Whose GPU metrics a pool's series are, in words; `operator_dcgm`: the GPU Operator's exporter
+    collects them (GKE's managed DCGM labels its own way, which gpukit has not confirmed)."""
+    if not operator_dcgm:
+        return "GKE's managed DCGM: which pod a series names is GKE's (not confirmed by gpukit)"
+    if shares_by_time(pool):
+        return (
+            f"each GPU's series name one of the {pool.sharing.replicas} pods sharing it "
+            "(NVIDIA/dcgm-exporter#307): scale its servers on their own metrics"
+        )
+    if pool.sharing.mode is SharingMode.MIG:
+        return "each MIG instance's series name its pod"
+    return "each GPU's series name its pod"
+
+
+def query_access(settings: InferenceSettings) -> str:
+    """Who may query the store, in words."""
+    through_keda = (
+        "; KEDA queries for any namespace that may create a ScaledObject, whatever it asks"
+        if settings.autoscaling
+        else ""
+    )
+    if settings.variant.managed_store:
+        return (
+            "IAM (roles/monitoring.viewer); KEDA's prometheus triggers that authenticate may query this "
+            f"store only (a ValidatingAdmissionPolicy){through_keda}"
+        )
+    if settings.variant.network_policy_enforced:
+        return f"pods in {MONITORING_NAMESPACE} and {KEDA_NAMESPACE} only (NetworkPolicy){through_keda}"
+    return (
+        f"every pod in the cluster: the NetworkPolicy limiting it to {MONITORING_NAMESPACE} and "
+        f"{KEDA_NAMESPACE} is not enforced (the cluster's CNI enforces no NetworkPolicy as gpukit builds it)"
+    )
+
+
+def store_line(cluster: ResolvedCluster, settings: InferenceSettings) -> str:
+    variant, size = settings.variant, settings.size
+    if variant.managed_store:
+        return (
+            f"{variant.store}: samples kept {variant.managed_retention}, nothing of the store runs in the "
+            "cluster"
+        )
+    price = variant.volume_price(cluster)
+    return (
+        f"{variant.store} (kube-prometheus-stack {KUBE_PROMETHEUS_STACK.version}): {settings.retention_days} "
+        f"days, {size.volume_gib} GiB volume on {variant.volume_class} (old blocks go at "
+        f"{size.retention_size_gib} GB), {size.memory_mib} MiB memory requested; sized for ~{size.series:,} "
+        f"series at max ({size.nodes} nodes, {size.gpus} GPUs; gpukit's estimate); volume: {price.note}"
+    )
+
+
+def ingestion_line(cluster: ResolvedCluster, settings: InferenceSettings) -> str:
+    idle, peak = (managed_series_at(cluster.pools, m) for m in (False, True))
+    per_month = SECONDS_PER_MONTH / SCRAPE_INTERVAL_SECONDS / 1e6
+    price = settings.variant.usd_per_million_samples
+    rate = (
+        f"${price:.2f} per million samples (the first tier, an upper bound; in the totals)"
+        if price is not None
+        else "gpukit has no sourced list price"
+    )
+    return (
+        f"billed per sample ingested, {rate}: DCGM ~{idle * per_month:,.1f}M samples/month at idle, "
+        f"~{peak * per_month:,.1f}M at max, plus what the workloads export (not in the totals; GKE's "
+        "system metrics are free)"
+    )
+
+
+def pool_scale_to_zero(pool: PoolFacts, autoscaling: bool) -> str:
+    """A GPU pool's "no GPU bill when nobody asks" path."""
+    if pool.hosts:
+        return "machines you own: no hourly bill from gpukit, and none is stopped when idle"
+    if pool.min_nodes > 0:
+        return f"keeps {pool.min_nodes} node(s) at all times (minNodes {pool.min_nodes}): billed while idle"
+    if not pool.pending_pods_scale:
+        return "does not scale on demand"
+    if not autoscaling:
+        return "scales to zero nodes once no pod runs there; replicas stay as many as their Deployment says"
+    return (
+        "scales to zero nodes once no pod runs there; a model server's replicas reach zero only with "
+        "minReplicaCount 0 on a metric that outlives its pods (a gateway's queue): its own metrics vanish "
+        "with its last pod (kedacore/keda#6040), so KEDA keeps one replica and its node"
+    )
+
+
+def report_lines(cluster: ResolvedCluster, settings: InferenceSettings) -> list[str]:
+    lines = ["", "Inference:"]
+    if settings.metrics:
+        lines.append(f"  metrics store: {store_line(cluster, settings)}")
+        if settings.variant.managed_store:
+            lines.append(f"  metrics cost: {ingestion_line(cluster, settings)}")
+        lines.append(f"  metrics queries: {query_access(settings)}")
+        lines.append(f"  GPU metrics: {dcgm_scraped(cluster, settings.variant.managed_store)}")
+        lines.append(
+            f'  workload metrics: pods labelled {METRICS_LABEL}: "{METRICS_LABEL_VALUE}", container port '
+            f"`{METRICS_PORT_NAME}`, /metrics every {SCRAPE_INTERVAL_SECONDS}s, in any namespace"
+        )
+    else:
+        lines.append("  metrics store: off")
+    if settings.autoscaling:
+        auth = (
+            ", as the KEDA operator's cloud identity (ClusterTriggerAuthentication "
+            f"{CLUSTER_TRIGGER_AUTHENTICATION})"
+            if settings.variant.managed_store
+            else ""
+        )
+        url = settings.variant.query_url(cluster)
+        lines.append(
+            f"  pod autoscaling: KEDA {KEDA.version}, Prometheus scaler on {url}{auth}; docs/inference.md "
+            "has ScaledObjects on queue depth and GPU utilisation"
+        )
+    else:
+        lines.append("  pod autoscaling: off (HPA on CPU and memory only)")
+    lines.append("  gateway: not built yet (planned: inference.gateway)")
+    for pool in cluster.gpu_pools:
+        lines.append(f"  pool {pool.name}: {pool_scale_to_zero(pool, settings.autoscaling)}")
+        if settings.metrics:
+            lines.append(f"  pool {pool.name} GPU metrics: {attribution(pool, operator_dcgm(cluster))}")
+    return lines
+
+
+def document(cluster: ResolvedCluster, settings: InferenceSettings) -> dict[str, Any]:
+    variant, size = settings.variant, settings.size
+    store: dict[str, Any] | None = None
+    if settings.metrics:
+        store = {
+            "where": variant.store,
+            "managed": variant.managed_store,
+            "gpuMetrics": dcgm_scraped(cluster, variant.managed_store),
+            "queries": query_access(settings),
+            "attribution": {p.name: attribution(p, operator_dcgm(cluster)) for p in cluster.gpu_pools},
+        }
+        if not variant.managed_store:
+            price = variant.volume_price(cluster)
+            store.update(
+                {
+                    "chart": f"kube-prometheus-stack {KUBE_PROMETHEUS_STACK.version}",
+                    "retentionDays": settings.retention_days,
+                    "volumeGiB": size.volume_gib,
+                    "retentionSizeGB": size.retention_size_gib,
+                    "memoryMiB": size.memory_mib,
+                    "seriesAtMax": size.series,
+                    "volumeUsdPerGbMonth": price.usd_per_gb_month,
+                }
+            )
+    return {
+        "inference": {
+            "metrics": store,
+            "autoscaling": {"keda": KEDA.version, "queries": variant.query_url(cluster)}
+            if settings.autoscaling
+            else None,
+            "gateway": None,
+            "pools": {p.name: pool_scale_to_zero(p, settings.autoscaling) for p in cluster.gpu_pools},
+        }
+    }

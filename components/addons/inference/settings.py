@@ -1,0 +1,64 @@
+"""A cluster's inference settings, resolved once from its config and its substrate's variant: what
+validation, findings, the report, the objects and the build all read. Light: no Pulumi here (the
+GKE cluster reads `metrics_enabled` to switch managed collection on)."""
+
+from dataclasses import dataclass
+
+from gpukit.components.addons.base import addon_variant
+from gpukit.components.addons.inference.sizing import StoreSize, store_size
+from gpukit.components.addons.inference.variant import INFERENCE, InferenceVariant
+from gpukit.components.config.schema import RETENTION_DAYS_DEFAULT
+from gpukit.components.spec import ClusterConfig, InferenceSpec
+from gpukit.components.substrate import ResolvedCluster, Substrate
+
+
+def inference_spec(args: ClusterConfig) -> InferenceSpec:
+    return args.get("inference", {})
+
+
+def metrics_enabled(args: ClusterConfig) -> bool:
+    """`inference.metrics.enabled`, which defaults to `inference.enabled`."""
+    spec = inference_spec(args)
+    return spec.get("metrics", {}).get("enabled", spec.get("enabled", False))
+
+
+def autoscaling_enabled(args: ClusterConfig) -> bool:
+    """`inference.autoscaling.enabled`, which defaults to `inference.enabled`."""
+    spec = inference_spec(args)
+    return spec.get("autoscaling", {}).get("enabled", spec.get("enabled", False))
+
+
+@dataclass(frozen=True)
+class InferenceSettings:
+    metrics: bool
+    autoscaling: bool
+    variant: InferenceVariant
+    retention_days: int
+    size: StoreSize
+    """The in-cluster store's series, volume and memory at the pools' max (a managed store: its series
+    and samples only)."""
+
+    @property
+    def in_cluster_store(self) -> bool:
+        return self.metrics and not self.variant.managed_store
+
+
+def substrate_variant(substrate: Substrate) -> InferenceVariant:
+    """Where `substrate` keeps its metrics (variant.py): its declared variant, else the default."""
+    return addon_variant(substrate, INFERENCE, InferenceVariant, InferenceVariant())
+
+
+def inference_variant(cluster: ResolvedCluster) -> InferenceVariant:
+    return substrate_variant(cluster.substrate)
+
+
+def inference_settings(cluster: ResolvedCluster) -> InferenceSettings:
+    spec = inference_spec(cluster.args)
+    retention = spec.get("metrics", {}).get("retention_days", RETENTION_DAYS_DEFAULT)
+    return InferenceSettings(
+        metrics=metrics_enabled(cluster.args),
+        autoscaling=autoscaling_enabled(cluster.args),
+        variant=inference_variant(cluster),
+        retention_days=retention,
+        size=store_size(cluster.pools, retention),
+    )

@@ -1,0 +1,211 @@
+"""The inference add-on under the mock engine (preview=False): what GpuCluster registers with
+`gpukit:inference` on EKS (an in-cluster Prometheus) and on GKE (Google's managed store), read back
+from the engine's record, each object checked as the API server would."""
+
+from typing import Any
+
+import kubernetes_validate
+import pytest
+from crd_schemas import validate as validate_crd
+
+from gpukit.program import build
+from harness import Recording, eks_config, example_config, record, unsecret
+
+SERVING = "gpukit:index:InferenceServing"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+POD_MONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
+CLUSTER_POD_MONITORING = "kubernetes:monitoring.googleapis.com/v1:ClusterPodMonitoring"
+TRIGGER_AUTH = "kubernetes:keda.sh/v1alpha1:ClusterTriggerAuthentication"
+GSA = "gcp:serviceaccount/account:Account"
+GKE = "gcp:container/cluster:Cluster"
+
+
+def releases(rec: Recording) -> dict[str, Any]:
+    return {r.inputs["name"]: r for r in rec.of_type(RELEASE)}
+
+
+def _object(inputs: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in inputs.items() if not k.startswith("__")}
+
+
+NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+POD_MONITORING = "kubernetes:monitoring.googleapis.com/v1:PodMonitoring"
+ADMISSION_POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+ADMISSION_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
+
+
+@pytest.fixture(scope="module")
+def eks() -> Recording:
+    config = eks_config(**{"gpukit:inference": {"enabled": True, "metrics": {"retentionDays": 60}}})
+    config["gpukit:nodePools"][1]["maxNodes"] = 40
+    return record(lambda: build(config))
+
+
+@pytest.fixture(scope="module")
+def gke() -> Recording:
+    config = example_config("gke-dev")
+    config["gpukit:inference"] = {"enabled": True}
+    return record(lambda: build(config), region=config["gcp:region"], project=config["gcp:project"])
+
+
+def test_prometheus_and_keda_are_pinned_releases_of_the_component(eks: Recording) -> None:
+    component = eks.one(SERVING)
+    assert eks.parent_of(component) == eks.one("gpukit:index:GpuCluster")
+    found = {n: r for n, r in releases(eks).items() if r.parent == component.urn}
+    assert {
+        n: (r.inputs["chart"], r.inputs["version"], r.inputs["repositoryOpts"]["repo"])
+        for n, r in found.items()
+    } == {
+        "gpukit-metrics": (
+            "kube-prometheus-stack",
+            "88.5.3",
+            "https://prometheus-community.github.io/helm-charts",
+        ),
+        "keda": ("keda", "2.20.2", "https://kedacore.github.io/charts"),
+    }
+    assert found["gpukit-metrics"].inputs["namespace"] == "gpukit-monitoring"
+    assert found["keda"].inputs["namespace"] == "keda"
+    for release in found.values():
+        assert release.inputs["createNamespace"] is False
+
+
+def test_the_namespaces_are_gpukits_with_pod_security(eks: Recording) -> None:
+    component = eks.one(SERVING)
+    namespaces = [r for r in eks.of_type(NAMESPACE) if r.parent == component.urn]
+    assert sorted(n.inputs["metadata"]["name"] for n in namespaces) == ["gpukit-monitoring", "keda"]
+    for ns in namespaces:
+        manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": ns.inputs["metadata"]}
+        kubernetes_validate.validate(manifest, "1.35", strict=True)
+        assert ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline"
+
+
+def test_the_store_is_sized_from_the_pools_max_on_the_default_class_after_it_exists(eks: Recording) -> None:
+    prometheus = releases(eks)["gpukit-metrics"]
+    spec = unsecret(prometheus.inputs["values"])["prometheus"]["prometheusSpec"]
+    # A system pool of max 3 and an L4 pool of max 40 (40 GPUs): 15,000 + 43 x 3,000 + 40 x 50 = 146,000
+    # series, 4,867 samples/s; 60 days of them at 2 bytes are 47 GiB, doubled 94 (a 100 GiB volume, old
+    # blocks going at 80 GB), and 146,000 x 8 KiB = 1,141 MiB (1,152 in 64 MiB steps).
+    assert spec["retention"] == "60d"
+    assert spec["storageSpec"]["volumeClaimTemplate"]["spec"]["resources"]["requests"]["storage"] == "100Gi"
+    assert spec["retentionSize"] == "80GB"
+    assert spec["resources"]["requests"]["memory"] == "1152Mi"
+    storage_class = eks.one("kubernetes:storage.k8s.io/v1:StorageClass")
+    assert storage_class.urn in prometheus.dependencies
+    operator = releases(eks)["gpu-operator"]
+    assert operator.urn in prometheus.dependencies
+
+
+def test_dcgm_is_scraped_once_with_the_gpus_pod_kept(eks: Recording) -> None:
+    monitors = {m.inputs["metadata"]["name"]: m for m in eks.of_type(POD_MONITOR)}
+    assert sorted(monitors) == ["gpukit-dcgm-exporter", "gpukit-workloads"]
+    for monitor in monitors.values():
+        validate_crd(_object(monitor.inputs))
+        assert releases(eks)["gpukit-metrics"].urn in monitor.dependencies  # after its CRD
+    dcgm = monitors["gpukit-dcgm-exporter"].inputs["spec"]
+    assert dcgm["namespaceSelector"] == {"matchNames": ["gpu-operator"]}
+    assert dcgm["podMetricsEndpoints"][0]["honorLabels"] is True
+    operator_values = unsecret(releases(eks)["gpu-operator"].inputs["values"])
+    assert operator_values["dcgmExporter"] == {"serviceMonitor": {"enabled": False}}
+
+
+def test_keda_runs_on_the_system_pool_without_credentials_in_cluster(eks: Recording) -> None:
+    values = unsecret(releases(eks)["keda"].inputs["values"])
+    assert values["tolerations"] == []  # eks_config's system pool has no taint: nothing to tolerate
+    assert "podIdentity" not in values and "service" not in values
+    assert eks.of_type(TRIGGER_AUTH) == []
+    assert eks.of_type(ADMISSION_POLICY) == []  # KEDA holds no cloud identity here
+
+
+def test_prometheus_answers_only_gpukits_namespaces(eks: Recording) -> None:
+    policy = eks.one(NETWORK_POLICY, "unit-inference-networkpolicy-gpukit-prometheus-clients")
+    kubernetes_validate.validate(_object(policy.inputs), "1.35", strict=True)
+    namespace = eks.one(NAMESPACE, "unit-inference-ns-gpukit-monitoring")
+    assert namespace.urn in policy.dependencies
+
+
+def test_a_tainted_system_pool_is_tolerated_and_the_gpu_taint_never_is() -> None:
+    # k3s on EC2: the only pool without GPUs is the server, tainted CriticalAddonsOnly.
+    config = example_config("k3s-aws")
+    config["gpukit:inference"] = {"enabled": True}
+    rec = record(lambda: build(config), config=config, region=config["aws:region"])
+    server = [{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoExecute"}]
+    keda = unsecret(releases(rec)["keda"].inputs["values"])
+    prometheus = unsecret(releases(rec)["gpukit-metrics"].inputs["values"])
+    assert keda["tolerations"] == server
+    assert prometheus["prometheus"]["prometheusSpec"]["tolerations"] == server
+    assert prometheus["kube-state-metrics"]["tolerations"] == server
+    assert prometheus["prometheusOperator"]["tolerations"] == server
+
+
+def test_without_the_switch_nothing_is_built_and_the_operator_keeps_its_service_monitor() -> None:
+    plain = record(lambda: build(eks_config()))
+    assert plain.of_type(SERVING) == []
+    assert "dcgmExporter" not in unsecret(releases(plain)["gpu-operator"].inputs["values"])
+    metrics_only = record(
+        lambda: build(eks_config(**{"gpukit:inference": {"metrics": {"enabled": True, "retentionDays": 30}}}))
+    )
+    assert sorted(releases(metrics_only)) == ["cluster-autoscaler", "gpu-operator", "gpukit-metrics"]
+    spec = unsecret(releases(metrics_only)["gpukit-metrics"].inputs["values"])["prometheus"]["prometheusSpec"]
+    assert spec["retention"] == "30d"
+
+
+def test_gke_runs_no_prometheus_and_asks_gke_for_managed_collection(gke: Recording) -> None:
+    assert "gpukit-metrics" not in releases(gke)
+    assert gke.of_type(POD_MONITOR) == []
+    cluster = gke.one(GKE)
+    assert cluster.inputs["monitoringConfig"]["managedPrometheus"] == {"enabled": True}
+    monitorings = {m.inputs["metadata"]["name"]: m for m in gke.of_type(CLUSTER_POD_MONITORING)}
+    # gke-dev's GPU nodes run GKE's own software (driver: preinstalled): GKE's managed DCGM, no exporter
+    # of the Operator's to scrape.
+    assert sorted(monitorings) == ["gpukit-workloads"]
+    for monitoring in monitorings.values():
+        validate_crd(_object(monitoring.inputs))
+
+
+def test_keda_on_gke_queries_as_its_own_google_account_through_workload_identity(gke: Recording) -> None:
+    (account,) = [a for a in gke.of_type(GSA) if a.inputs["accountId"] == "gke-dev-keda"]
+    assert account.inputs["displayName"] == "KEDA of gke-dev: reads Managed Prometheus (gpukit)"
+    viewer = gke.one("gcp:projects/iAMMember:IAMMember", "gke-dev-keda-monitoring-viewer")
+    assert viewer.inputs["role"] == "roles/monitoring.viewer"
+    assert viewer.inputs["project"] == "acme-ml-dev"
+    binding = gke.one("gcp:serviceaccount/iAMMember:IAMMember")
+    assert binding.inputs["role"] == "roles/iam.workloadIdentityUser"
+    assert binding.inputs["member"] == "serviceAccount:acme-ml-dev.svc.id.goog[keda/keda-operator]"
+    assert gke.one(GKE).urn in binding.dependencies
+    keda = releases(gke)["keda"]
+    values = unsecret(keda.inputs["values"])
+    assert values["podIdentity"]["gcp"]["enabled"] is True
+    assert values["podIdentity"]["gcp"]["gcpIAMServiceAccount"].startswith("gke-dev-keda@")
+    assert {viewer.urn, binding.urn} <= set(keda.dependencies)
+    auth = gke.one(TRIGGER_AUTH)
+    validate_crd(_object(auth.inputs))
+    assert auth.inputs["spec"] == {"podIdentity": {"provider": "gcp"}}
+    assert keda.urn in auth.dependencies
+    assert gke.of_type("gcp:serviceaccount/key:Key") == []  # no key is made
+    # GKE's control plane reaches pods on 443 and 10250 only.
+    assert (values["service"]["portHttpsTarget"], values["webhooks"]["port"]) == (10250, 10250)
+
+
+def test_on_gke_authenticated_triggers_are_held_to_the_store_before_keda_runs(gke: Recording) -> None:
+    policy, binding = gke.one(ADMISSION_POLICY), gke.one(ADMISSION_BINDING)
+    for obj in (policy, binding):
+        kubernetes_validate.validate(_object(obj.inputs), "1.35", strict=True)
+    store = "https://monitoring.googleapis.com/v1/projects/acme-ml-dev/location/global/prometheus"
+    assert f"'{store}/'" in policy.inputs["spec"]["validations"][0]["expression"]
+    assert {policy.urn, binding.urn} <= set(releases(gke)["keda"].dependencies)
+
+
+def test_gke_with_the_operators_exporter_scrapes_it_in_its_namespace_only() -> None:
+    config = example_config("gke-dev")
+    config["gpukit:inference"] = {"enabled": True}
+    config["gpukit:gpuOperator"] = {"chartVersion": "v26.7.0", "driver": "operator"}
+    config["gpukit:nodePools"][1].pop("sharing")  # GKE's own time-sharing needs its own driver
+    rec = record(lambda: build(config), region=config["gcp:region"], project=config["gcp:project"])
+    exporter = rec.one(POD_MONITORING)
+    validate_crd(_object(exporter.inputs))
+    assert exporter.inputs["metadata"]["namespace"] == "gpu-operator"
+    assert exporter.inputs["spec"]["selector"] == {"matchLabels": {"app": "nvidia-dcgm-exporter"}}
+    assert [m.inputs["metadata"]["name"] for m in rec.of_type(CLUSTER_POD_MONITORING)] == ["gpukit-workloads"]
+    operator = unsecret(releases(rec)["gpu-operator"].inputs["values"])
+    assert "dcgmExporter" not in operator  # the Operator's ServiceMonitor is no concern of GKE's store
