@@ -1,11 +1,15 @@
 """The add-on registry: what every add-on must declare, and the order the installs depend on."""
 
+import pytest
+
 from gpukit.components.addons.base import Addon
 from gpukit.components.addons.gpu_operator.addon import GPU_OPERATOR
 from gpukit.components.addons.registry import ADDONS
 from gpukit.components.addons.verification.addon import VERIFICATION
 from gpukit.components.config.schema import TOP_LEVEL_FIELDS
+from gpukit.components.resolve.config import resolve_config
 from gpukit.components.substrate import registry
+from harness import STACKS, example_config
 
 
 def test_each_addon_has_its_own_name_and_builds() -> None:
@@ -40,3 +44,19 @@ def test_each_addon_waits_only_for_addons_installed_before_it() -> None:
 def test_verification_waits_for_the_gpu_stack_it_proves() -> None:
     (verification,) = [a for a in ADDONS if a.name == VERIFICATION]
     assert GPU_OPERATOR in verification.after
+
+
+# Add-ons that lay BuildContext.asked over their release's values (GpuOperatorArgs.extra_values).
+TAKES_ASKED_VALUES = {GPU_OPERATOR}
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_what_an_addon_asks_goes_to_one_that_is_built_and_takes_it(stack: str) -> None:
+    config = example_config(stack)
+    if "gpukit:sshPrivateKey" in config:  # encrypted in the stack file: a stand-in, as a secret
+        config["gpukit:sshPrivateKey"] = "stand-in key"
+    cluster = resolve_config(config, {"gpukit:sshPrivateKey"})
+    wanted = {addon.name for addon in ADDONS if addon.wanted(cluster)}
+    for addon in ADDONS:
+        if addon.name in wanted:
+            assert set(addon.asks(cluster)) <= wanted & TAKES_ASKED_VALUES, (stack, addon.name)
