@@ -242,7 +242,7 @@ def test_a_misspelt_monitor_field_is_refused_by_the_vendored_schema() -> None:
 
 TARGETS = [
     Target("llm", "serving", names.IN_CLUSTER_PROMETHEUS_URL, 8, authenticated=False),
-    Target("llm", "serving", gmp_query_url("acme-ml"), 8, authenticated=True),
+    Target("llm", "serving", gmp_query_url("acme-ml"), 8, authenticated=True, cluster="gke-dev"),
 ]
 
 
@@ -258,9 +258,12 @@ def test_the_example_scaled_objects_scale_on_a_custom_metric(target: Target) -> 
         assert scaled["spec"]["minReplicaCount"] == 1  # its own metric is gone with its last pod
         assert scaled["spec"]["maxReplicaCount"] == 8
         assert ("authenticationRef" in trigger) is target.authenticated
+    # A project-wide store (GKE's) holds other clusters' series: the query names this cluster.
+    where = 'cluster="gke-dev",' if target.cluster else ""
     assert queue["spec"]["triggers"][0]["metadata"]["query"] == (
-        'sum(vllm:num_requests_waiting{namespace="serving",pod=~"llm-[a-z0-9]+-[a-z0-9]+"})'
+        f'sum(vllm:num_requests_waiting{{{where}namespace="serving",pod=~"llm-[a-z0-9]+-[a-z0-9]+"}})'
     )
+    assert "cooldownPeriod" not in queue["spec"]  # KEDA applies it between 1 and 0 replicas only
     assert queue["spec"]["triggers"][0]["metricType"] == "AverageValue"
     assert utilisation["spec"]["triggers"][0]["metricType"] == "Value"
     assert "DCGM_FI_DEV_GPU_UTIL" in utilisation["spec"]["triggers"][0]["metadata"]["query"]
@@ -473,6 +476,7 @@ def test_the_docs_scaled_objects_are_what_gpukit_renders() -> None:
             trigger["metadata"]["serverAddress"],
             obj["spec"]["maxReplicaCount"],
             authenticated="authenticationRef" in trigger,
+            cluster="gke-dev" if "authenticationRef" in trigger else "",  # the GKE example's stack
         )
         render = (
             queue_scaled_object if trigger["metricType"] == "AverageValue" else gpu_utilisation_scaled_object

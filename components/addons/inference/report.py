@@ -15,7 +15,7 @@ from gpukit.components.addons.inference.names import (
     SCRAPE_INTERVAL_SECONDS,
 )
 from gpukit.components.addons.inference.settings import InferenceSettings
-from gpukit.components.addons.inference.sizing import SECONDS_PER_MONTH, managed_series_at
+from gpukit.components.addons.inference.sizing import SECONDS_PER_MONTH, SERIES_PER_GPU, managed_series_at
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import SharingMode
 from gpukit.components.substrate import ResolvedCluster
@@ -75,7 +75,8 @@ def query_access(settings: InferenceSettings) -> str:
         return f"pods in {MONITORING_NAMESPACE} and {KEDA_NAMESPACE} only (NetworkPolicy){through_keda}"
     return (
         f"every pod in the cluster: the NetworkPolicy limiting it to {MONITORING_NAMESPACE} and "
-        f"{KEDA_NAMESPACE} is not enforced (the cluster's CNI enforces no NetworkPolicy as gpukit builds it)"
+        f"{KEDA_NAMESPACE} is not enforced (the cluster's CNI enforces no NetworkPolicy as gpukit builds "
+        f"it){through_keda}"
     )
 
 
@@ -90,7 +91,7 @@ def store_line(cluster: ResolvedCluster, settings: InferenceSettings) -> str:
     return (
         f"{variant.store} (kube-prometheus-stack {KUBE_PROMETHEUS_STACK.version}): {settings.retention_days} "
         f"days, {size.volume_gib} GiB volume on {variant.volume_class} (old blocks go at "
-        f"{size.retention_size_gib} GB), {size.memory_mib} MiB memory requested; sized for ~{size.series:,} "
+        f"{size.retention_size_gib} GiB), {size.memory_mib} MiB memory requested; sized for ~{size.series:,} "
         f"series at max ({size.nodes} nodes, {size.gpus} GPUs; gpukit's estimate); volume: {price.note}"
     )
 
@@ -106,8 +107,9 @@ def ingestion_line(cluster: ResolvedCluster, settings: InferenceSettings) -> str
     )
     return (
         f"billed per sample ingested, {rate}: DCGM ~{idle * per_month:,.1f}M samples/month at idle, "
-        f"~{peak * per_month:,.1f}M at max, plus what the workloads export (not in the totals; GKE's "
-        "system metrics are free)"
+        f"~{peak * per_month:,.1f}M at max (gpukit's estimate: "
+        f"{SERIES_PER_GPU} series per GPU every {SCRAPE_INTERVAL_SECONDS} s), plus what the workloads "
+        "export (not in the totals; GKE's system metrics are free)"
     )
 
 
@@ -124,7 +126,8 @@ def pool_scale_to_zero(pool: PoolFacts, autoscaling: bool) -> str:
     return (
         "scales to zero nodes once no pod runs there; a model server's replicas reach zero only with "
         "minReplicaCount 0 on a metric that outlives its pods (a gateway's queue): its own metrics vanish "
-        "with its last pod (kedacore/keda#6040), so KEDA keeps one replica and its node"
+        "with its last pod (kedacore/keda#6040), so the examples keep one replica (minReplicaCount 1) and "
+        "with it a node"
     )
 
 

@@ -26,8 +26,9 @@ GPU_UTILISATION_METRIC = "DCGM_FI_DEV_GPU_UTIL"
 GPU_UTILISATION_THRESHOLD = 80
 """Percent, averaged over the deployment's GPUs."""
 POLLING_SECONDS = 15
-COOLDOWN_SECONDS = 300
-"""KEDA's default cooldown: a GPU replica is not dropped the moment its queue empties."""
+"""No `cooldownPeriod`: KEDA applies it only between 1 and 0 replicas, and the examples keep one. Scaling
+in from N is the HPA's, which waits out its default 300 s stabilization window before it drops a GPU
+replica whose queue has emptied."""
 
 
 def cluster_trigger_authentication(provider: str) -> dict[str, Any]:
@@ -41,9 +42,11 @@ def cluster_trigger_authentication(provider: str) -> dict[str, Any]:
     }
 
 
-def _pods_of(deployment: str, namespace: str) -> str:
-    # A Deployment's pods are <name>-<replicaset hash>-<suffix>.
-    return f'namespace="{namespace}",pod=~"{deployment}-[a-z0-9]+-[a-z0-9]+"'
+def _pods_of(target: "Target") -> str:
+    # A Deployment's pods are <name>-<replicaset hash>-<suffix>; a project-wide store holds every
+    # cluster's series, so the query names this one.
+    matchers = f'namespace="{target.namespace}",pod=~"{target.deployment}-[a-z0-9]+-[a-z0-9]+"'
+    return f'cluster="{target.cluster}",{matchers}' if target.cluster else matchers
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,9 @@ class Target:
     max_replicas: int
     authenticated: bool
     """Whether the store wants the ClusterTriggerAuthentication (a managed store)."""
+    cluster: str = ""
+    """The cluster's name where the store holds other clusters' series too (GKE's: the `cluster` label
+    Managed Service for Prometheus puts on every series); empty for an in-cluster store."""
 
 
 def _scaled_object(target: Target, query: str, threshold: int, metric_type: str) -> dict[str, Any]:
@@ -79,7 +85,6 @@ def _scaled_object(target: Target, query: str, threshold: int, metric_type: str)
             "minReplicaCount": 1,
             "maxReplicaCount": target.max_replicas,
             "pollingInterval": POLLING_SECONDS,
-            "cooldownPeriod": COOLDOWN_SECONDS,
             "triggers": [trigger],
         },
     }
@@ -88,7 +93,7 @@ def _scaled_object(target: Target, query: str, threshold: int, metric_type: str)
 def queue_scaled_object(target: Target) -> dict[str, Any]:
     """Scale a vLLM-style server on the requests waiting across its replicas: the summed query over an
     AverageValue target gives ceil(waiting / QUEUE_THRESHOLD) replicas."""
-    query = f"sum({QUEUE_METRIC}{{{_pods_of(target.deployment, target.namespace)}}})"
+    query = f"sum({QUEUE_METRIC}{{{_pods_of(target)}}})"
     return _scaled_object(target, query, QUEUE_THRESHOLD, "AverageValue")
 
 
@@ -96,5 +101,5 @@ def gpu_utilisation_scaled_object(target: Target) -> dict[str, Any]:
     """Scale any GPU deployment on its GPUs' mean utilisation (DCGM, attributed to its pods): a Value
     target, so replicas grow by the ratio of the mean to GPU_UTILISATION_THRESHOLD (an average over
     an AverageValue target would be divided by the replicas again)."""
-    query = f"avg({GPU_UTILISATION_METRIC}{{{_pods_of(target.deployment, target.namespace)}}})"
+    query = f"avg({GPU_UTILISATION_METRIC}{{{_pods_of(target)}}})"
     return _scaled_object(target, query, GPU_UTILISATION_THRESHOLD, "Value")

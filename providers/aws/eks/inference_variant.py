@@ -23,4 +23,7 @@ class EksInference(InferenceVariant):
         rate = server_disk_rate("gp3", region)
         if rate is None:
             return VolumePrice(None, f"gpukit has no sourced gp3 price in {region or 'this region'}")
-        return VolumePrice(rate.usd_per_gb_month, f"gp3 ${rate.usd_per_gb_month:.2f}/GB-month in {region}")
+        return VolumePrice(
+            rate.usd_per_gb_month,
+            f"gp3 ${rate.usd_per_gb_month:.2f}/GB-month ({region} list price, the plan's price basis)",
+        )
