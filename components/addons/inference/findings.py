@@ -12,6 +12,18 @@ def _minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def _store_nodes(cluster: ResolvedCluster) -> str:
+    """Where the store can run, in words: the pools without GPUs (it tolerates no GPU taint), with their
+    hosts' addresses where they are machines you own."""
+    pools = [p for p in cluster.pools if not p.is_gpu]
+    if not pools:
+        return "no pool without GPUs"
+    return ", ".join(
+        f"pool {p.name} ({', '.join(h['address'] for h in p.hosts)})" if p.hosts else f"pool {p.name}"
+        for p in pools
+    )
+
+
 def _zonal_volume(cluster: ResolvedCluster, settings: InferenceSettings) -> list[Finding]:
     """The store's volume stays in the zone it was made in: a Prometheus pod whose only node is replaced
     in another zone waits (Pending) for a node of the volume's zone. Said where the pools without GPUs
@@ -52,8 +64,8 @@ def inference_findings(cluster: ResolvedCluster, settings: InferenceSettings) ->
                 Severity.WARNING,
                 f"{KEY}.metrics",
                 f"the in-cluster Prometheus keeps its {settings.size.volume_gib} GiB volume on one node's "
-                "disk (the default StorageClass is local-path): if that machine is replaced, its history "
-                "is gone and the pod stays Pending on the old node's volume",
+                f"disk (the default StorageClass is local-path), a node of {_store_nodes(cluster)}: if that "
+                "machine is replaced, its history is gone and the pod stays Pending on the old node's volume",
                 fix=f"after replacing that machine: kubectl -n {MONITORING_NAMESPACE} delete pvc {claim}",
             )
         )

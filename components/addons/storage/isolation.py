@@ -141,7 +141,8 @@ def isolation_lines(volumes: "Sequence[PlannedVolume]", network_policy: str, pod
     if trusting and network_policy:
         lines.append(
             f"  pods kept off the servers of {', '.join(v.name for v in trusting)}: NetworkPolicy "
-            f"{POLICY_NAME} in default and the namespaces gpukit creates (enforced by {network_policy}); "
+            f"{POLICY_NAME} in default and the workload namespaces gpukit creates (batch's team namespaces; "
+            f"enforced by {network_policy}); "
             "a namespace you create needs its own copy (docs/shared-storage.md)"
         )
         lines.append(
