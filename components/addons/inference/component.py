@@ -61,9 +61,9 @@ def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = N
     if settings.autoscaling:
         args["namespaces"].append(namespace(KEDA_NAMESPACE))
         args["keda_values"] = keda_values(system, settings.variant.keda_platform_values(), identity)
-        if settings.variant.managed_store:
+        if settings.variant.keda_pod_identity:
             args["keda_guards"] = trigger_address_policy(settings.variant.query_url(cluster))
-            args["keda_objects"] = [cluster_trigger_authentication("gcp")]
+            args["keda_objects"] = [cluster_trigger_authentication(settings.variant.keda_pod_identity)]
     return args
 
 

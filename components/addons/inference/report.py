@@ -149,7 +149,7 @@ def report_lines(cluster: ResolvedCluster, settings: InferenceSettings) -> list[
         auth = (
             ", as the KEDA operator's cloud identity (ClusterTriggerAuthentication "
             f"{CLUSTER_TRIGGER_AUTHENTICATION})"
-            if settings.variant.managed_store
+            if settings.variant.keda_pod_identity
             else ""
         )
         url = settings.variant.query_url(cluster)

@@ -58,6 +58,9 @@ class InferenceVariant:
     usd_per_million_samples: float | None = None
     """A managed store's list price per million samples ingested (its first, dearest tier: an upper
     bound); None where the store is in the cluster or gpukit has no sourced price."""
+    keda_pod_identity: str = ""
+    """The KEDA pod identity provider a managed store is queried with (`gcp`: the operator's Kubernetes
+    service account acts as a Google one); empty where the store wants no credentials."""
     managed_retention: str = ""
     """How long a managed store keeps samples, in words (`24 months`); empty for the in-cluster one."""
     zonal_volume: bool = False

@@ -55,6 +55,7 @@ class GkeInference(InferenceVariant):
     volume_class = ""
     usd_per_million_samples = GMP_USD_PER_MILLION_SAMPLES
     managed_retention = "24 months"
+    keda_pod_identity = "gcp"
 
     def keda_platform_values(self) -> dict[str, Any]:
         """GKE's firewall lets the control plane reach nodes and pods on 443 and 10250 only ("Add
