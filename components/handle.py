@@ -24,9 +24,8 @@ class ClusterHandle:
     default_storage: "list[pulumi.Resource]" = field(default_factory=list)
     """What a volume of the default StorageClass needs before it can be provisioned (EKS: the EBS CSI
     add-on and its class); empty where k3s's own local-path serves, and on GKE, where nothing of gpukit's
-    claims one yet. A
-    release whose pods claim a volume of the default class (the inference add-on's Prometheus) waits for
-    it, so the claim finds a class and a driver that can provision it."""
+    claims one yet. A release whose pods claim a volume of the default class (the inference add-on's
+    Prometheus) waits for it, so the claim finds a class and a driver that can provision it."""
     storage_summary: str = ""
     """The default StorageClass, in words, for plans and outputs."""
     substrate_state: Any = None

@@ -87,7 +87,7 @@ class InferenceAddon(Addon):
         from gpukit.components.addons.inference.component import InferenceServing, inference_args
 
         settings = inference_settings(ctx.cluster)
-        access = settings.variant.build_access(ctx, ctx.parent) if settings.autoscaling else None
+        access = settings.variant.build_access(ctx) if settings.autoscaling else None
         # The store's pod claims a volume of the default class: the release comes after the class exists.
         storage = ctx.handle.default_storage if settings.in_cluster_store else []
         waits = [*ctx.ready(), *storage, *(access.waits if access else ())]

@@ -15,7 +15,7 @@ from gpukit.components.addons.inference.names import KEDA_NAMESPACE, MONITORING_
 from gpukit.components.addons.inference.objects import namespace
 from gpukit.components.addons.inference.policies import prometheus_network_policy, trigger_address_policy
 from gpukit.components.addons.inference.scalers import cluster_trigger_authentication
-from gpukit.components.addons.inference.settings import inference_settings
+from gpukit.components.addons.inference.settings import inference_settings, operator_dcgm
 from gpukit.components.addons.inference.values import keda_values, prometheus_values
 from gpukit.components.custom_objects import custom_object
 from gpukit.components.pools import tolerations_for
@@ -48,7 +48,7 @@ def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = N
     """The component's args for a cluster; `identity`: KEDA's values for a managed store's identity."""
     settings = inference_settings(cluster)
     system = tolerations_for([p for p in cluster.pools if not p.is_gpu])
-    dcgm = bool(cluster.gpu_pools) and cluster.substrate.gpu_node_software(cluster).runs_gpu_operator
+    dcgm = operator_dcgm(cluster)
     args: InferenceServingArgs = {"namespaces": [], "monitors": []}
     if settings.metrics:
         if settings.variant.managed_store:

@@ -14,7 +14,7 @@ from gpukit.components.addons.inference.names import (
     MONITORING_NAMESPACE,
     SCRAPE_INTERVAL_SECONDS,
 )
-from gpukit.components.addons.inference.settings import InferenceSettings
+from gpukit.components.addons.inference.settings import InferenceSettings, operator_dcgm
 from gpukit.components.addons.inference.sizing import SECONDS_PER_MONTH, SERIES_PER_GPU, managed_series_at
 from gpukit.components.pools import PoolFacts
 from gpukit.components.spec import SharingMode
@@ -33,10 +33,6 @@ def dcgm_scraped(cluster: ResolvedCluster, managed_store: bool) -> str:
         else "pod, namespace and container"
     )
     return f"the GPU Operator's DCGM exporter, each GPU's series labelled with the {holder} that holds it"
-
-
-def operator_dcgm(cluster: ResolvedCluster) -> bool:
-    return cluster.substrate.gpu_node_software(cluster).runs_gpu_operator
 
 
 def shares_by_time(pool: PoolFacts) -> bool:

@@ -52,6 +52,12 @@ def inference_variant(cluster: ResolvedCluster) -> InferenceVariant:
     return substrate_variant(cluster.substrate)
 
 
+def operator_dcgm(cluster: ResolvedCluster) -> bool:
+    """Whether the GPU Operator's DCGM exporter runs (a GPU pool on the Operator's GPU software), which
+    gpukit's own monitor then scrapes; otherwise the platform's DCGM collection, if any, is GKE's."""
+    return bool(cluster.gpu_pools) and cluster.substrate.gpu_node_software(cluster).runs_gpu_operator
+
+
 def inference_settings(cluster: ResolvedCluster) -> InferenceSettings:
     spec = inference_spec(cluster.args)
     retention = spec.get("metrics", {}).get("retention_days", RETENTION_DAYS_DEFAULT)

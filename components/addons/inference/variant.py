@@ -88,6 +88,6 @@ class InferenceVariant:
             billed=False,
         )
 
-    def build_access(self, ctx: "BuildContext", parent: "pulumi.Resource") -> StoreAccess | None:
+    def build_access(self, ctx: "BuildContext") -> StoreAccess | None:
         """The identity and grants KEDA queries a managed store with; None for an in-cluster store."""
         return None

@@ -1,6 +1,7 @@
 """GKE's metrics store, the inference add-on's variant there (Substrate.addon_variants): Google Cloud
 Managed Service for Prometheus with managed collection (the cluster's monitoring_config switches it on:
-providers/gcp/gke/cluster.py), fed by ClusterPodMonitorings (monitors.py). It keeps samples 24 months
+providers/gcp/gke/cluster.py), fed by gpukit's monitors (monitors.py: a ClusterPodMonitoring for workloads,
+a PodMonitoring for the GPU Operator's DCGM exporter where it runs). It keeps samples 24 months
 ("Data is retained for 24 months", https://cloud.google.com/stackdriver/docs/managed-prometheus) and
 bills per sample ingested.
 
@@ -20,8 +21,6 @@ from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 from gpukit.providers.gcp.gke.shared_storage.state import GkeStorageState
 
 if TYPE_CHECKING:
-    import pulumi
-
     from gpukit.components.addons.base import BuildContext
 
 KEDA_ROLE = "roles/monitoring.viewer"
@@ -77,7 +76,7 @@ class GkeInference(InferenceVariant):
     def volume_price(self, cluster: ResolvedCluster) -> VolumePrice:
         return VolumePrice(None, "no volume: the store is Google's", billed=False)
 
-    def build_access(self, ctx: "BuildContext", parent: "pulumi.Resource") -> StoreAccess:
+    def build_access(self, ctx: "BuildContext") -> StoreAccess:
         """Under the GkeCluster component, on the stack's gcp provider, like the cluster's other IAM."""
         # Lazy: building imports pulumi_gcp, which planning another cloud's stack never needs.
         import pulumi
