@@ -474,10 +474,20 @@ class InferenceAutoscalingSpec(TypedDict):
     """KEDA; default: `inference.enabled`."""
 
 
+class InferenceGatewaySpec(TypedDict):
+    enabled: NotRequired[bool]
+    """Default: `inference.enabled` where the substrate has a gateway gpukit builds."""
+    class_name: NotRequired[str]
+    """The Gateway's GatewayClass; default: the substrate's (EKS `envoy-gateway`, GKE `gke-l7-rilb`)."""
+    allowed_cidrs: NotRequired[list[str]]
+    """Client ranges the Gateway admits; [] (the default): the cluster's network only."""
+
+
 class InferenceSpec(TypedDict):
     enabled: NotRequired[bool]
     metrics: NotRequired[InferenceMetricsSpec]
     autoscaling: NotRequired[InferenceAutoscalingSpec]
+    gateway: NotRequired[InferenceGatewaySpec]
 
 
 class ClusterConfig(TypedDict):

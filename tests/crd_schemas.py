@@ -18,6 +18,8 @@ GKE_NETWORKING = REFERENCE / "gke-networking-api-34c617f"
 KUBE_PROMETHEUS_STACK = REFERENCE / "kube-prometheus-stack-88.5.3"
 KEDA = REFERENCE / "keda-2.20.2"
 MANAGED_PROMETHEUS = REFERENCE / "prometheus-engine-2ffde4e"
+GATEWAY_API = REFERENCE / "gateway-api-v1.6.1"
+ENVOY_GATEWAY = REFERENCE / "envoy-gateway-v1.9.0"
 
 
 def strict(schema: Any) -> Any:
@@ -44,7 +46,17 @@ def strict(schema: Any) -> Any:
 def _crds() -> dict[tuple[str, str], dict[str, Any]]:
     """(apiVersion, kind) -> the served version's schema, for every CRD file vendored."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
-    for folder in (KUEUE, TRAINER, JOBSET, GKE_NETWORKING, KUBE_PROMETHEUS_STACK, KEDA, MANAGED_PROMETHEUS):
+    for folder in (
+        KUEUE,
+        TRAINER,
+        JOBSET,
+        GKE_NETWORKING,
+        KUBE_PROMETHEUS_STACK,
+        KEDA,
+        MANAGED_PROMETHEUS,
+        GATEWAY_API,
+        ENVOY_GATEWAY,
+    ):
         for path in sorted(folder.glob("*_*.yaml")):
             crd = yaml.safe_load(path.read_text())
             if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":

@@ -1214,14 +1214,60 @@ INFERENCE_AUTOSCALING_FIELDS = (
     ),
 )
 
+GATEWAY_ALLOWED_CIDRS_MAX = 15
+"""EKS: EKS's service controller adds two inbound rules per range to the nodes' security group (the
+gateway's node port, and ICMP for path MTU discovery), besides one for its health checks; a group holds
+60 inbound rules by default, shared with the cluster's own: 15 ranges leave the rest room."""
+INFERENCE_GATEWAY_FIELDS = (
+    Field(
+        "enabled",
+        "bool",
+        "a Gateway for model servers' HTTPRoutes",
+        default_doc="`inference.enabled` on EKS and GKE; `false` on k3s",
+        doc=(
+            "`true`: the Gateway API CRDs (standard channel), the substrate's implementation and one "
+            "Gateway, `gpukit-inference` in namespace `gpukit-gateway`, listening for HTTP on port 80; "
+            'HTTPRoutes attach from namespaces labelled `gpukit.dev/gateway: "true"`. '
+            "EKS: Envoy Gateway (pinned) behind a Network Load Balancer. "
+            "GKE: GKE's own Gateway controller (the cluster's Gateway API channel, a proxy-only subnet in a "
+            "network gpukit creates). "
+            "k3s: not built yet (refused when set `true`). "
+            "docs/inference.md has an HTTPRoute."
+        ),
+    ),
+    Field(
+        "className",
+        "str",
+        "the Gateway's GatewayClass",
+        default_doc="EKS `envoy-gateway`; GKE `gke-l7-rilb`",
+        doc="EKS: `envoy-gateway` (the GatewayClass gpukit makes for Envoy Gateway). GKE: `gke-l7-rilb` "
+        "(the regional internal Application Load Balancer); the external classes "
+        "(`gke-l7-regional-external-managed`, `gke-l7-global-external-managed`) are refused until gpukit "
+        "can hold them to `allowedCidrs` (Cloud Armor).",
+    ),
+    Field(
+        "allowedCidrs",
+        "list[str]",
+        "client ranges the Gateway admits ([] = the cluster's network only)",
+        default_doc="`[]`",
+        doc="Who may reach the Gateway. `[]`: an internal load balancer, reachable from the cluster's "
+        "network (EKS: the new VPC's range, or private address space in a VPC you bring). EKS: ranges the "
+        "Network Load Balancer admits (the nodes' security group), internet-facing when a range lies outside "
+        f"private space; at most {GATEWAY_ALLOWED_CIDRS_MAX}. A range that admits the whole internet is "
+        "taken as said and draws a warning. "
+        "GKE's internal class admits its VPC only: the key is refused there.",
+    ),
+)
+
 INFERENCE_FIELDS = (
     Field(
         "enabled",
         "bool",
-        "turn on metrics and autoscaling for inference serving",
+        "turn on metrics, autoscaling and the gateway for inference serving",
         default=False,
         default_doc="`false`",
-        doc="`true`: every part below that is not switched off on its own (`metrics`, `autoscaling`), with "
+        doc="`true`: every part below that is not switched off on its own (`metrics`, `autoscaling`, "
+        "`gateway` where the substrate has one), with "
         "the defaults docs/inference.md states.",
     ),
     Field(
@@ -1243,9 +1289,11 @@ INFERENCE_FIELDS = (
     Field(
         "gateway",
         "object",
-        "a Gateway API gateway for model servers",
-        planned="the inference Gateway (Gateway API)",
-        doc="Planned: a Gateway API implementation per substrate and a Gateway open only to allowed ranges.",
+        "a Gateway API gateway for model servers {enabled, className, allowedCidrs}",
+        default={},
+        fields=INFERENCE_GATEWAY_FIELDS,
+        doc="One Gateway (Gateway API, standard channel) that model servers' HTTPRoutes attach to, reachable "
+        "only from the cluster's network unless `allowedCidrs` opens it.",
     ),
 )
 

@@ -14,6 +14,8 @@ from gpukit.plan.engine import PlanResult, ProgramPlan, mask_secrets
 from gpukit.plan.fakes import Recorded
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM_CHART = "kubernetes:helm.sh/v4:Chart"
+"""A chart Pulumi renders and applies itself (server-side apply, no release Secret): a component."""
 
 
 def _provider_urn(provider: str) -> str:
@@ -168,6 +170,12 @@ def write_artifacts(plan: PlanResult | ProgramPlan, out: Path) -> list[Path]:
     written = [out / "plan.json"]
     written[0].write_text(json.dumps(plan_document(plan), indent=2, sort_keys=True, default=str) + "\n")
     for r in plan.resources:
+        if r.type == HELM_CHART:
+            chart = helm_release(r)
+            path = helm / _file_name(str(chart["name"]))
+            path.write_text(yaml.safe_dump(chart, sort_keys=False))
+            written.append(path)
+            continue
         if not r.custom or not r.type.startswith("kubernetes:") or r.type.startswith("pulumi:providers"):
             continue
         if r.type == HELM_RELEASE:

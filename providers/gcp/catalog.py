@@ -36,6 +36,13 @@ CLOUD_NAT_MAX_BILLED_VMS = 32
 # An external IPv4 address in use by a VM: $0.005 per hour (https://cloud.google.com/vpc/network-pricing,
 # "IP address pricing"); k3s servers get one each when apiAccessCidrs has public ranges.
 EXTERNAL_IP_PER_HOUR = 0.005
+# A load balancer's forwarding rule: $0.025 per hour for each of the first five, $0.01 each beyond
+# (Cloud Load Balancing pricing, https://cloud.google.com/load-balancing/pricing, as transcribed
+# 2026-09-20 by api-evangelist/google-cloud-load-balancing plans/...-plans-pricing.yml, which quotes
+# the global rules' row; ⚠ the regional row, for the internal Application Load Balancer GKE's
+# gke-l7-rilb makes, is taken to be the same). Its proxy instances and data processed are billed
+# besides, and gpukit has no sourced price for them.
+FORWARDING_RULE_PER_HOUR = 0.025
 
 _INCONSISTENT = "public price data for it contradicts itself across regions"
 

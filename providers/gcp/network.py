@@ -10,6 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from gpukit.components.names import fit_name
+from gpukit.providers.gcp.proxy_only import PROXY_ONLY_PURPOSE, PROXY_ONLY_ROLE, proxy_firewall_sources
 from gpukit.providers.gcp.ranges import SubnetRanges
 
 TYPE_TOKEN = "gpukit:index:GcpNetwork"
@@ -26,6 +27,10 @@ class GcpNetworkArgs(TypedDict):
     """GKE: from providers/gcp/ranges.py subnet_ranges (Python-only: built by GkeCluster)."""
     cidr: NotRequired[str]
     """Without `ranges`: the subnet's only range (k3s)."""
+    proxy_only: NotRequired[str]
+    """GKE with the inference Gateway: the proxy-only subnet's range (ranges.py proxy_only_range)."""
+    proxy_targets: NotRequired[list[pulumi.Input[str]]]
+    """The service accounts of the machines the Gateway's proxies reach (GKE's nodes)."""
 
 
 class GcpNetwork(pulumi.ComponentResource):
@@ -39,6 +44,9 @@ class GcpNetwork(pulumi.ComponentResource):
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
+    proxy_only_subnet: pulumi.Resource | None
+    """The Gateway's proxy-only subnet, where asked: the cluster depends on it, so that it outlives the
+    load balancer GKE puts on it (a subnet in use cannot be deleted)."""
 
     def __init__(self, name: str, args: GcpNetworkArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -70,6 +78,36 @@ class GcpNetwork(pulumi.ComponentResource):
             private_ip_google_access=True,  # private nodes reach Google APIs (Artifact Registry, GCS)
             opts=child,
         )
+        proxy_only = args.get("proxy_only")
+        self.proxy_only_subnet = None
+        if proxy_only is not None:
+            # The Gateway's regional internal load balancer runs its Envoy proxies here: one active
+            # proxy-only subnet per region and network (gateway.py).
+            proxy_subnet = gcp.compute.Subnetwork(
+                f"{name}-proxy-only",
+                name=fit_name(cluster, f"-{region}-proxy", GCE_NAME_MAX),
+                network=network.id,
+                region=region,
+                ip_cidr_range=proxy_only,
+                purpose=PROXY_ONLY_PURPOSE,
+                role=PROXY_ONLY_ROLE,
+                opts=child,
+            )
+            gcp.compute.Firewall(
+                f"{name}-gateway-proxies",
+                name=fit_name(cluster, "-gateway-proxies", GCE_NAME_MAX),
+                network=network.id,
+                direction="INGRESS",
+                source_ranges=proxy_firewall_sources(proxy_only),
+                allows=[{"protocol": "tcp"}],
+                target_service_accounts=args.get("proxy_targets"),
+                description="gpukit: the inference Gateway's proxies and health checks to the nodes",
+                # A fixed name: the old rule goes before its replacement takes the name.
+                opts=pulumi.ResourceOptions(
+                    parent=self, depends_on=[proxy_subnet], delete_before_replace=True
+                ),
+            )
+            self.proxy_only_subnet = proxy_subnet
         router = gcp.compute.Router(
             f"{name}-router", name=f"{cluster}-router", network=network.id, region=region, opts=child
         )

@@ -2,6 +2,7 @@
 `gpukit:inference` on EKS (an in-cluster Prometheus) and on GKE (Google's managed store), read back
 from the engine's record, each object checked as the API server would."""
 
+import ipaddress
 from typing import Any
 
 import kubernetes_validate
@@ -13,6 +14,7 @@ from harness import Recording, eks_config, example_config, record, unsecret
 
 SERVING = "gpukit:index:InferenceServing"
 RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM_CHART = "kubernetes:helm.sh/v4:Chart"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 POD_MONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
 CLUSTER_POD_MONITORING = "kubernetes:monitoring.googleapis.com/v1:ClusterPodMonitoring"
@@ -49,12 +51,12 @@ def gke() -> Recording:
     return record(lambda: build(config), region=config["gcp:region"], project=config["gcp:project"])
 
 
-def test_prometheus_and_keda_are_pinned_releases_of_the_component(eks: Recording) -> None:
+def test_the_store_keda_and_the_gateway_are_pinned_releases_of_the_component(eks: Recording) -> None:
     component = eks.one(SERVING)
     assert eks.parent_of(component) == eks.one("gpukit:index:GpuCluster")
     found = {n: r for n, r in releases(eks).items() if r.parent == component.urn}
     assert {
-        n: (r.inputs["chart"], r.inputs["version"], r.inputs["repositoryOpts"]["repo"])
+        n: (r.inputs["chart"], r.inputs["version"], r.inputs.get("repositoryOpts", {}).get("repo"))
         for n, r in found.items()
     } == {
         "gpukit-metrics": (
@@ -63,9 +65,18 @@ def test_prometheus_and_keda_are_pinned_releases_of_the_component(eks: Recording
             "https://prometheus-community.github.io/helm-charts",
         ),
         "keda": ("keda", "2.20.2", "https://kedacore.github.io/charts"),
+        "envoy-gateway": ("oci://docker.io/envoyproxy/gateway-helm", "v1.9.0", None),
     }
     assert found["gpukit-metrics"].inputs["namespace"] == "gpukit-monitoring"
     assert found["keda"].inputs["namespace"] == "keda"
+    assert found["envoy-gateway"].inputs["namespace"] == "envoy-gateway-system"
+    # The CRDs: a chart Pulumi applies itself, too large for a Helm release's Secret.
+    crds = eks.one(HELM_CHART)
+    assert (crds.inputs["chart"], crds.inputs["version"]) == (
+        "oci://docker.io/envoyproxy/gateway-crds-helm",
+        "v1.9.0",
+    )
+    assert crds.parent == component.urn
     for release in found.values():
         assert release.inputs["createNamespace"] is False
 
@@ -73,7 +84,12 @@ def test_prometheus_and_keda_are_pinned_releases_of_the_component(eks: Recording
 def test_the_namespaces_are_gpukits_with_pod_security(eks: Recording) -> None:
     component = eks.one(SERVING)
     namespaces = [r for r in eks.of_type(NAMESPACE) if r.parent == component.urn]
-    assert sorted(n.inputs["metadata"]["name"] for n in namespaces) == ["gpukit-monitoring", "keda"]
+    assert sorted(n.inputs["metadata"]["name"] for n in namespaces) == [
+        "envoy-gateway-system",
+        "gpukit-gateway",
+        "gpukit-monitoring",
+        "keda",
+    ]
     for ns in namespaces:
         manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": ns.inputs["metadata"]}
         kubernetes_validate.validate(manifest, "1.35", strict=True)
@@ -209,3 +225,101 @@ def test_gke_with_the_operators_exporter_scrapes_it_in_its_namespace_only() -> N
     assert [m.inputs["metadata"]["name"] for m in rec.of_type(CLUSTER_POD_MONITORING)] == ["gpukit-workloads"]
     operator = unsecret(releases(rec)["gpu-operator"].inputs["values"])
     assert "dcgmExporter" not in operator  # the Operator's ServiceMonitor is no concern of GKE's store
+
+
+GATEWAY = "kubernetes:gateway.networking.k8s.io/v1:Gateway"
+GATEWAY_CLASS = "kubernetes:gateway.networking.k8s.io/v1:GatewayClass"
+ENVOY_PROXY = "kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyProxy"
+
+
+def test_the_eks_gateway_is_envoy_gateways_on_the_standard_crds_after_them(eks: Recording) -> None:
+    crds, controller = eks.one(HELM_CHART), releases(eks)["envoy-gateway"]
+    assert unsecret(crds.inputs["values"]) == {
+        "crds": {"gatewayAPI": {"enabled": True, "channel": "standard"}, "envoyGateway": {"enabled": True}}
+    }
+    assert unsecret(controller.inputs["values"])["crds"] == {"enabled": False}  # not the experimental ones
+    assert crds.urn in controller.dependencies
+    proxy, gateway_class, gateway = eks.one(ENVOY_PROXY), eks.one(GATEWAY_CLASS), eks.one(GATEWAY)
+    for obj in (proxy, gateway_class, gateway):
+        validate_crd(_object(obj.inputs))
+    assert controller.urn in proxy.dependencies
+    assert proxy.urn in gateway_class.dependencies and gateway_class.urn in gateway.dependencies
+    assert gateway_class.inputs["spec"]["parametersRef"]["name"] == proxy.inputs["metadata"]["name"]
+    assert gateway.inputs["spec"]["gatewayClassName"] == gateway_class.inputs["metadata"]["name"]
+    assert eks.one(NAMESPACE, "unit-inference-ns-gpukit-gateway").urn in gateway.dependencies
+
+
+def test_the_eks_gateway_is_an_internal_nlb_open_to_the_vpc_only_by_default(eks: Recording) -> None:
+    service = eks.one(ENVOY_PROXY).inputs["spec"]["provider"]["kubernetes"]["envoyService"]
+    assert service["annotations"] == {
+        "service.beta.kubernetes.io/aws-load-balancer-type": "nlb",
+        "service.beta.kubernetes.io/aws-load-balancer-internal": "true",
+    }
+    # Never empty: the in-tree controller opens the nodes' security group to 0.0.0.0/0 for an empty list.
+    assert service["loadBalancerSourceRanges"] == [eks_config()["gpukit:cluster"]["network"]["cidr"]]
+    listener = eks.one(GATEWAY).inputs["spec"]["listeners"][0]
+    assert listener["allowedRoutes"]["namespaces"] == {
+        "from": "Selector",
+        "selector": {"matchLabels": {"gpukit.dev/gateway": "true"}},
+    }
+
+
+def test_allowed_cidrs_open_an_internet_facing_nlb_to_those_ranges_only() -> None:
+    config = eks_config(
+        **{
+            "gpukit:inference": {
+                "enabled": True,
+                "gateway": {"allowedCidrs": ["198.51.100.0/24", "10.9.0.0/16"]},
+            }
+        }
+    )
+    rec = record(lambda: build(config))
+    service = rec.one(ENVOY_PROXY).inputs["spec"]["provider"]["kubernetes"]["envoyService"]
+    assert "service.beta.kubernetes.io/aws-load-balancer-internal" not in service["annotations"]
+    assert service["loadBalancerSourceRanges"] == ["198.51.100.0/24", "10.9.0.0/16"]
+
+
+def test_the_gateway_alone_builds_no_store_and_no_keda() -> None:
+    config = eks_config(**{"gpukit:inference": {"gateway": {"enabled": True}}})
+    rec = record(lambda: build(config))
+    assert sorted(releases(rec)) == ["cluster-autoscaler", "envoy-gateway", "gpu-operator"]
+    assert len(rec.of_type(HELM_CHART)) == 1
+    assert len(rec.of_type(GATEWAY)) == 1
+
+
+def test_gke_enables_its_own_gateway_with_a_proxy_only_subnet_and_no_crds_of_gpukits(gke: Recording) -> None:
+    assert gke.one(GKE).inputs["gatewayApiConfig"] == {"channel": "CHANNEL_STANDARD"}
+    assert gke.of_type(HELM_CHART) == [] and "envoy-gateway" not in releases(gke)
+    subnets = {s.inputs["name"]: s.inputs for s in gke.of_type("gcp:compute/subnetwork:Subnetwork")}
+    proxy = subnets["gke-dev-us-central1-proxy"]
+    assert (proxy["purpose"], proxy["role"]) == ("REGIONAL_MANAGED_PROXY", "ACTIVE")
+    nodes = subnets["gke-dev-us-central1"]
+    assert not ipaddress.ip_network(proxy["ipCidrRange"]).overlaps(ipaddress.ip_network(nodes["ipCidrRange"]))
+    for secondary in nodes["secondaryIpRanges"]:
+        assert not ipaddress.ip_network(proxy["ipCidrRange"]).overlaps(
+            ipaddress.ip_network(secondary["ipCidrRange"])
+        )
+    firewall = gke.one("gcp:compute/firewall:Firewall", "gke-dev-network-gateway-proxies")
+    assert firewall.inputs["sourceRanges"] == [proxy["ipCidrRange"], "35.191.0.0/16", "130.211.0.0/22"]
+    assert firewall.inputs["direction"] == "INGRESS"
+    (nodes_account,) = [a for a in gke.of_type(GSA) if a.name == "gke-dev-nodes"]
+    # The nodes only: their service account's email, not every machine of the network.
+    assert len(firewall.inputs["targetServiceAccounts"]) == 1 and nodes_account.urn in firewall.dependencies
+    # The cluster outlives the subnet its load balancer's proxies use: GCP keeps a subnet in use.
+    (proxy_subnet,) = [
+        s for s in gke.of_type("gcp:compute/subnetwork:Subnetwork") if s.name.endswith("-proxy-only")
+    ]
+    assert proxy_subnet.urn in gke.one(GKE).dependencies
+    gateway = gke.one(GATEWAY)
+    validate_crd(_object(gateway.inputs))
+    assert gateway.inputs["spec"]["gatewayClassName"] == "gke-l7-rilb"  # internal: the VPC only
+    # Its CRD is the cluster's: after the system pool, which is after the cluster.
+    assert gke.one("gcp:container/nodePool:NodePool", "gke-dev-system-np").urn in gateway.dependencies
+
+
+def test_k3s_builds_no_gateway_under_the_one_switch() -> None:
+    config = example_config("k3s-aws")
+    config["gpukit:inference"] = {"enabled": True}
+    rec = record(lambda: build(config), config=config, region=config["aws:region"])
+    assert rec.of_type(GATEWAY) == [] and "envoy-gateway" not in releases(rec)
+    assert "keda" in releases(rec)

@@ -57,10 +57,46 @@ CASES: list[tuple[str, Mutation, str, str]] = [
         "set `gpukit:inference.metrics.enabled: true`, or `gpukit:inference.autoscaling.enabled: false`",
     ),
     (
-        "gateway-not-built",
-        inference(enabled=True, gateway={"enabled": True}),
-        f"{KEY}.gateway",
-        "is not built yet in this version of gpukit",
+        "gateway-unknown-class",
+        inference(enabled=True, gateway={"className": "nginx"}),
+        f"{KEY}.gateway.className",
+        "eks has no GatewayClass gpukit builds on named 'nginx'; one of: envoy-gateway",
+    ),
+    (
+        "gateway-class-with-gateway-off",
+        inference(enabled=True, gateway={"enabled": False, "className": "envoy-gateway"}),
+        f"{KEY}.gateway.className",
+        "takes effect only with the gateway on",
+    ),
+    (
+        "gateway-ranges-with-gateway-off",
+        inference(metrics={"enabled": True}, gateway={"allowedCidrs": ["198.51.100.0/24"]}),
+        f"{KEY}.gateway.allowedCidrs",
+        "takes effect only with the gateway on",
+    ),
+    (
+        "gateway-bare-address",
+        inference(enabled=True, gateway={"allowedCidrs": ["198.51.100.7"]}),
+        f"{KEY}.gateway.allowedCidrs[0]",
+        "198.51.100.7",
+    ),
+    (
+        "gateway-range-twice",
+        inference(enabled=True, gateway={"allowedCidrs": ["198.51.100.0/24", "198.51.100.0/24"]}),
+        f"{KEY}.gateway.allowedCidrs[1]",
+        "is already listed at gpukit:inference.gateway.allowedCidrs[0]",
+    ),
+    (
+        "gateway-too-many-ranges",
+        inference(enabled=True, gateway={"allowedCidrs": [f"198.51.100.{i}/32" for i in range(16)]}),
+        f"{KEY}.gateway.allowedCidrs",
+        "at most 15 ranges",
+    ),
+    (
+        "gateway-ranges-as-text",
+        inference(enabled=True, gateway={"allowedCidrs": "0.0.0.0/0"}),
+        f"{KEY}.gateway.allowedCidrs",
+        "got '0.0.0.0/0'",
     ),
     (
         "managed-prometheus-not-built",
@@ -96,3 +132,37 @@ def test_retention_is_refused_where_the_store_keeps_what_it_keeps(
     config = example_config("gke-dev")
     config[KEY] = {"enabled": True, "metrics": {"retentionDays": 30}}
     assert_refused(config, f"{KEY}.metrics.retentionDays", "keeps samples 24 months", tmp_path, capsys)
+
+
+def test_gke_refuses_an_external_gateway_class_it_cannot_hold_to_allowed_ranges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # World-open without the explicit key: an external class would admit the internet, and gpukit has no
+    # way yet to hold it to `allowedCidrs` on GKE.
+    config = example_config("gke-dev")
+    config[KEY] = {"enabled": True, "gateway": {"className": "gke-l7-global-external-managed"}}
+    assert_refused(
+        config,
+        f"{KEY}.gateway.className",
+        "'gke-l7-global-external-managed' is not built by gpukit yet: an external class needs a Cloud Armor",
+        tmp_path,
+        capsys,
+    )
+
+
+def test_gke_refuses_allowed_ranges_its_internal_class_cannot_honour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = example_config("gke-dev")
+    config[KEY] = {"enabled": True, "gateway": {"allowedCidrs": ["198.51.100.0/24"]}}
+    assert_refused(
+        config, f"{KEY}.gateway.allowedCidrs", "gke-l7-rilb admits the cluster's VPC", tmp_path, capsys
+    )
+
+
+def test_k3s_refuses_a_gateway_it_does_not_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = example_config("k3s-aws")
+    config[KEY] = {"enabled": True, "gateway": {"enabled": True}}
+    assert_refused(
+        config, f"{KEY}.gateway.enabled", "gpukit builds no inference Gateway on k3s", tmp_path, capsys
+    )

@@ -235,7 +235,7 @@ def test_the_limit_comes_from_the_environment_too(
 ) -> None:
     monkeypatch.setenv("GPUKIT_EPHEMERAL_MAX_HOURLY", "5")
     code, _, err = _up(stub, capsys)
-    assert code == 2 and "$6.77/h" in err and "$5.00/h" in err
+    assert code == 2 and "$6.79/h" in err and "$5.00/h" in err
     assert stub.calls() == []
 
 
@@ -247,12 +247,12 @@ def test_list_shows_age_expiry_and_cost(stub: Stub, capsys: pytest.CaptureFixtur
     assert row["name"] == name and row["source"] == "eks-dev"
     assert row["expired"] is False and 0 <= row["ageSeconds"] < 600
     assert row["expiresAt"] == stub.stacks()[name]["tags"]["gpukit:expires-at"]
-    # What `gpukit plan --stack eks-dev` prices: $0.330 idle (EFS model cache and metrics volume
-    # included), $6.77 at max nodes.
-    assert round(row["hourlyCostIdle"], 3) == 0.330 and round(row["hourlyCostMax"], 2) == 6.77
+    # What `gpukit plan --stack eks-dev` prices: $0.353 idle (EFS model cache, metrics volume and the
+    # gateway's NLB included), $6.79 at max nodes.
+    assert round(row["hourlyCostIdle"], 3) == 0.353 and round(row["hourlyCostMax"], 2) == 6.79
     assert main(stub.ephemeral("list")) == 0
     text = capsys.readouterr().out
-    assert name in text and "$6.77" in text and "EXPIRED" in text
+    assert name in text and "$6.79" in text and "EXPIRED" in text
 
 
 def test_reap_destroys_expired_stacks_only(stub: Stub, capsys: pytest.CaptureFixture[str]) -> None:
@@ -590,7 +590,7 @@ def test_reap_and_list_go_by_the_stack_tags_when_a_local_stack_file_is_unreadabl
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
     assert set(rows) == {broken, odd, fine}
     assert rows[broken]["hourlyCostMax"] is None  # no readable config: no cost, still listed
-    assert round(rows[fine]["hourlyCostMax"], 2) == 6.77
+    assert round(rows[fine]["hourlyCostMax"], 2) == 6.79
 
     # reap needs no cost: it never plans (a plan per stack costs seconds each).
     def no_plan(*args: object) -> None:

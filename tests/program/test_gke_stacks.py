@@ -141,8 +141,10 @@ def test_cluster_is_private_vpc_native_with_workload_identity(
         "clusterSecondaryRangeName": "pods",
         "servicesSecondaryRangeName": "services",
     }
-    (subnet,) = of_type(doc, "gcp:compute/subnetwork:Subnetwork")
-    assert subnet["inputs"]["privateIpGoogleAccess"] is True
+    subnets = {s["inputs"].get("purpose", ""): s for s in of_type(doc, "gcp:compute/subnetwork:Subnetwork")}
+    # The nodes' subnet, and the inference Gateway's proxy-only one (gke-dev has inference on).
+    assert sorted(subnets) == ["", "REGIONAL_MANAGED_PROXY"]
+    assert subnets[""]["inputs"]["privateIpGoogleAccess"] is True
     assert len(of_type(doc, "gcp:compute/routerNat:RouterNat")) == 1
 
 

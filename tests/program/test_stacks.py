@@ -205,10 +205,10 @@ def test_json_flag_prints_the_plan_document(capsys: pytest.CaptureFixture[str]) 
     assert main(["plan", "--project", str(ROOT), "--stack", "eks-dev", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["stack"] == "eks-dev"
-    # Control plane, NAT, the system node, the EFS model cache (200 GiB x $0.30 / 730 h) and the metrics
-    # volume (20 GiB of gp3 x $0.08 / 730 h).
+    # Control plane, NAT, the system node, the EFS model cache (200 GiB x $0.30 / 730 h), the metrics
+    # volume (20 GiB of gp3 x $0.08 / 730 h) and the inference gateway's NLB.
     assert doc["costs"]["perHourIdle"] == pytest.approx(
-        0.10 + 0.045 + 0.1008 + 200 * 0.30 / 730 + 20 * 0.08 / 730
+        0.10 + 0.045 + 0.1008 + 200 * 0.30 / 730 + 20 * 0.08 / 730 + 0.0225
     )
 
 

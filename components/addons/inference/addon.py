@@ -1,6 +1,7 @@
 """The inference add-on: with `gpukit:inference`, the substrate's metrics store collecting the GPU
-metrics (per pod) and the workloads' own, and KEDA scaling Deployments on its queries (variant.py says
-which store each substrate uses)."""
+metrics (per pod) and the workloads' own, KEDA scaling Deployments on its queries, and one Gateway
+(Gateway API) that model servers' routes attach to (variant.py says which store and which gateway each
+substrate uses)."""
 
 from typing import Any
 
@@ -32,12 +33,19 @@ class InferenceAddon(Addon):
 
     def wanted(self, cluster: ResolvedCluster) -> bool:
         settings = inference_settings(cluster)
-        return settings.metrics or settings.autoscaling
+        return settings.metrics or settings.autoscaling or settings.gateway
 
     def findings(self, cluster: ResolvedCluster) -> list[Finding]:
         return inference_findings(cluster, inference_settings(cluster))
 
     def charges(self, cluster: ResolvedCluster) -> list[Charge]:
+        settings = inference_settings(cluster)
+        gateway = (
+            settings.variant.gateway_charge(cluster, settings.gateway_cidrs) if settings.gateway else None
+        )
+        return [*self._store_charges(cluster), *([gateway] if gateway else [])]
+
+    def _store_charges(self, cluster: ResolvedCluster) -> list[Charge]:
         settings = inference_settings(cluster)
         variant = settings.variant
         if settings.metrics and variant.managed_store and variant.usd_per_million_samples is not None:

@@ -2,21 +2,36 @@
 cluster, the monitors that have the store scrape DCGM and the workloads, and KEDA (pinned chart) with
 what it needs to query the store. Every object and value is rendered by the pure modules beside this
 one; this file applies them in order: a CRD's objects after the release that installs the CRD, the
-admission policy on KEDA's objects before KEDA."""
+admission policy on KEDA's objects before KEDA, the Gateway after its class (and on EKS after Envoy
+Gateway and the Gateway API CRDs it is installed with)."""
 
 from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from gpukit.components.addons.inference.charts import KEDA, KUBE_PROMETHEUS_STACK, RepoChart
+from gpukit.components.addons.inference.charts import (
+    ENVOY_GATEWAY,
+    GATEWAY_CRDS,
+    KEDA,
+    KUBE_PROMETHEUS_STACK,
+    OciChart,
+    RepoChart,
+)
+from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_NAMESPACE, GATEWAY_NAMESPACE
+from gpukit.components.addons.inference.gateway_objects import envoy_gateway_class, envoy_proxy, gateway
 from gpukit.components.addons.inference.monitors import in_cluster_monitors, managed_monitors
 from gpukit.components.addons.inference.names import KEDA_NAMESPACE, MONITORING_NAMESPACE, PROMETHEUS_RELEASE
 from gpukit.components.addons.inference.objects import namespace
 from gpukit.components.addons.inference.policies import prometheus_network_policy, trigger_address_policy
 from gpukit.components.addons.inference.scalers import cluster_trigger_authentication
 from gpukit.components.addons.inference.settings import inference_settings, operator_dcgm
-from gpukit.components.addons.inference.values import keda_values, prometheus_values
+from gpukit.components.addons.inference.values import (
+    envoy_gateway_values,
+    gateway_crds_values,
+    keda_values,
+    prometheus_values,
+)
 from gpukit.components.custom_objects import custom_object
 from gpukit.components.pools import tolerations_for
 from gpukit.components.substrate import ResolvedCluster
@@ -42,6 +57,12 @@ class InferenceServingArgs(TypedDict):
     """Before the KEDA release: the admission policy that keeps authenticated triggers on the store."""
     keda_objects: NotRequired[list[dict[str, Any]]]
     """After the KEDA release: the ClusterTriggerAuthentication a managed store needs."""
+    gateway_crds_values: NotRequired[dict[str, Any]]
+    envoy_gateway_values: NotRequired[dict[str, Any]]
+    """Both absent where the platform runs the Gateway API itself (GKE) or there is no gateway."""
+    gateway_objects: NotRequired[list[dict[str, Any]]]
+    """Applied in order, each after the one before (EnvoyProxy, GatewayClass, Gateway), after Envoy
+    Gateway where gpukit installs it."""
 
 
 def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = None) -> InferenceServingArgs:
@@ -58,6 +79,16 @@ def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = N
             args["prometheus_values"] = prometheus_values(settings.size, settings.retention_days, system)
             args["monitoring_objects"] = [prometheus_network_policy()]
             args["monitors"] = in_cluster_monitors(dcgm)
+    if settings.gateway:
+        objects = []
+        if settings.variant.runs_envoy_gateway:
+            args["namespaces"].append(namespace(ENVOY_GATEWAY_NAMESPACE))
+            args["gateway_crds_values"] = gateway_crds_values()
+            args["envoy_gateway_values"] = envoy_gateway_values(system)
+            service = settings.variant.envoy_service(cluster, settings.gateway_cidrs)
+            objects = [envoy_proxy(service, system), envoy_gateway_class()]
+        args["namespaces"].append(namespace(GATEWAY_NAMESPACE))
+        args["gateway_objects"] = [*objects, gateway(settings.gateway_class)]
     if settings.autoscaling:
         args["namespaces"].append(namespace(KEDA_NAMESPACE))
         args["keda_values"] = keda_values(system, settings.variant.keda_platform_values(), identity)
@@ -69,19 +100,23 @@ def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = N
 
 def _release(
     name: str,
-    chart: RepoChart,
+    chart: RepoChart | OciChart,
     *,
     release: str,
     namespace_name: str,
     values: dict[str, Any],
     opts: pulumi.ResourceOptions,
 ) -> k8s.helm.v3.Release:
+    where: dict[str, Any] = (
+        {"chart": chart.name, "repository_opts": {"repo": chart.repository}}
+        if isinstance(chart, RepoChart)
+        else {"chart": chart.reference}
+    )
     return k8s.helm.v3.Release(
         name,
         name=release,
-        chart=chart.name,
         version=chart.version,
-        repository_opts={"repo": chart.repository},
+        **where,
         namespace=namespace_name,
         create_namespace=False,  # gpukit's, with its Pod Security labels
         values=values,
@@ -96,6 +131,8 @@ class InferenceServing(pulumi.ComponentResource):
 
     prometheus_release: pulumi.Output[str | None] | None
     keda_release: pulumi.Output[str | None] | None
+    gateway: str | None
+    """`<namespace>/<name>` of the Gateway routes attach to; None without one."""
 
     def __init__(self, name: str, args: InferenceServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -162,6 +199,59 @@ class InferenceServing(pulumi.ComponentResource):
                     obj,
                     pulumi.ResourceOptions(parent=self, depends_on=[keda]),
                 )
+        self.gateway = None
+        if "gateway_objects" in args:
+            self.gateway = self._gateway(name, args, namespaces, waits)
         self.register_outputs(
-            {"prometheus_release": self.prometheus_release, "keda_release": self.keda_release}
+            {
+                "prometheus_release": self.prometheus_release,
+                "keda_release": self.keda_release,
+                "gateway": self.gateway,
+            }
         )
+
+    def _gateway(
+        self,
+        name: str,
+        args: InferenceServingArgs,
+        namespaces: dict[str, k8s.core.v1.Namespace],
+        waits: list[pulumi.Resource],
+    ) -> str:
+        """Envoy Gateway and its CRDs where gpukit installs them, then the objects in order."""
+        after: list[pulumi.Resource] = list(waits)
+        if "envoy_gateway_values" in args:
+            system_ns = namespaces[ENVOY_GATEWAY_NAMESPACE]
+            # Not a Helm release: the chart's templates hold every Gateway API and Envoy Gateway CRD,
+            # and its release record outgrows the 1 MiB Secret Helm keeps it in (envoyproxy/gateway
+            # #6105, #6471: "Secret sh.helm.release.v1... data: Too long"). Pulumi renders the chart
+            # and applies the CRDs itself (server-side apply), as upstream's `helm template | kubectl
+            # apply --server-side` does.
+            crds = k8s.helm.v4.Chart(
+                f"{name}-gateway-crds",
+                name="gateway-crds",
+                chart=GATEWAY_CRDS.reference,
+                version=GATEWAY_CRDS.version,
+                namespace=ENVOY_GATEWAY_NAMESPACE,
+                values=args.get("gateway_crds_values", {}),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[*waits, system_ns]),
+            )
+            controller = _release(
+                f"{name}-envoy-gateway",
+                ENVOY_GATEWAY,
+                release="envoy-gateway",
+                namespace_name=ENVOY_GATEWAY_NAMESPACE,
+                values=args["envoy_gateway_values"],
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[*waits, system_ns, crds]),
+            )
+            after = [controller]
+        gateway_obj: dict[str, Any] = {}
+        for obj in args["gateway_objects"]:
+            ns = obj["metadata"].get("namespace")
+            applied = custom_object(
+                f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}",
+                obj,
+                pulumi.ResourceOptions(parent=self, depends_on=[*after, *([namespaces[ns]] if ns else [])]),
+            )
+            after = [applied]
+            gateway_obj = obj
+        return f"{gateway_obj['metadata']['namespace']}/{gateway_obj['metadata']['name']}"

@@ -1,9 +1,11 @@
 """Preflight findings of the inference add-on: the KEDA release against the cluster's Kubernetes, a
-metrics volume that cannot follow its pod to another machine, and a store with nowhere to run."""
+metrics volume that cannot follow its pod to another machine, a store with nowhere to run, a Gateway
+open to the whole internet, and what the substrate's gateway needs of a network gpukit did not make."""
 
 from gpukit.components.addons.inference.charts import KEDA, KEDA_TESTED_MINORS
 from gpukit.components.addons.inference.names import KEY, MONITORING_NAMESPACE, PROMETHEUS_FULLNAME
 from gpukit.components.addons.inference.settings import InferenceSettings
+from gpukit.components.api_access import covers_public_internet
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.substrate import ResolvedCluster
 
@@ -71,16 +73,28 @@ def inference_findings(cluster: ResolvedCluster, settings: InferenceSettings) ->
         )
     if settings.in_cluster_store and settings.variant.zonal_volume:
         found += _zonal_volume(cluster, settings)
-    if settings.metrics or settings.autoscaling:
+    if settings.gateway:
+        found += settings.variant.gateway_findings(cluster)
+        if covers_public_internet(settings.gateway_cidrs):
+            found.append(
+                Finding(
+                    Severity.WARNING,
+                    f"{KEY}.gateway.allowedCidrs",
+                    "admits the whole internet: every model server routed through the Gateway answers anyone "
+                    "who finds its address, and its HTTP listener has no TLS or authentication of gpukit's",
+                    fix="list the ranges your clients come from",
+                )
+            )
+    if settings.metrics or settings.autoscaling or settings.gateway:
         steady = [p for p in cluster.pools if not p.is_gpu and p.min_nodes >= 1]
         if not steady:
             found.append(
                 Finding(
                     Severity.WARNING,
                     KEY,
-                    "no pool without GPUs keeps a node running, and the metrics store and KEDA do not "
-                    "tolerate the GPU pools' taints (they would keep a GPU node from scaling in): they wait "
-                    "for such a node",
+                    "no pool without GPUs keeps a node running, and the metrics store, KEDA and the "
+                    "gateway's proxies do not tolerate the GPU pools' taints (they would keep a GPU node "
+                    "from scaling in): they wait for such a node",
                     fix="add a pool without GPUs with minNodes >= 1",
                 )
             )

@@ -1,10 +1,18 @@
 """The inference section of the plan report and of plan.json: the metrics store (where, retention,
-size at the pools' max and its cost), what it scrapes, the autoscaler and where it queries, and each
-GPU pool's path to no GPU bill when nobody asks."""
+size at the pools' max and its cost), what it scrapes, the autoscaler and where it queries, the
+gateway (class, who programs it, who can reach it, what it costs), and each GPU pool's path to no GPU
+bill when nobody asks."""
 
 from typing import Any
 
-from gpukit.components.addons.inference.charts import KEDA, KUBE_PROMETHEUS_STACK
+from gpukit.components.addons.inference.charts import ENVOY_GATEWAY, KEDA, KUBE_PROMETHEUS_STACK
+from gpukit.components.addons.inference.gateway_names import (
+    GATEWAY_NAME,
+    GATEWAY_NAMESPACE,
+    GATEWAY_PORT,
+    ROUTES_LABEL,
+    ROUTES_LABEL_VALUE,
+)
 from gpukit.components.addons.inference.names import (
     CLUSTER_TRIGGER_AUTHENTICATION,
     KEDA_NAMESPACE,
@@ -127,6 +135,38 @@ def pool_scale_to_zero(pool: PoolFacts, autoscaling: bool) -> str:
     )
 
 
+def gateway_line(cluster: ResolvedCluster, settings: InferenceSettings) -> str:
+    variant = settings.variant
+    if not settings.gateway:
+        if not variant.gateway_classes:
+            return f"not built on {cluster.substrate.title} yet (EKS and GKE have one)"
+        return "off"
+    charge = variant.gateway_charge(cluster, settings.gateway_cidrs)
+    cost = f"; {charge.what}: ${charge.at_max:.4f}/h" if charge else ""
+    return (
+        f"{GATEWAY_NAMESPACE}/{GATEWAY_NAME}, class {settings.gateway_class} "
+        f"({variant.gateway_implementation}), HTTP on port {GATEWAY_PORT}, routes from namespaces "
+        f'labelled {ROUTES_LABEL}: "{ROUTES_LABEL_VALUE}"; reachable: '
+        f"{variant.gateway_scope(cluster, settings.gateway_cidrs)}{cost}"
+    )
+
+
+def gateway_document(cluster: ResolvedCluster, settings: InferenceSettings) -> dict[str, Any] | None:
+    if not settings.gateway:
+        return None
+    variant = settings.variant
+    charge = variant.gateway_charge(cluster, settings.gateway_cidrs)
+    return {
+        "gateway": f"{GATEWAY_NAMESPACE}/{GATEWAY_NAME}",
+        "className": settings.gateway_class,
+        "implementation": variant.gateway_implementation,
+        "envoyGateway": ENVOY_GATEWAY.version if variant.runs_envoy_gateway else None,
+        "reachable": variant.gateway_scope(cluster, settings.gateway_cidrs),
+        "allowedCidrs": settings.gateway_cidrs,
+        "usdPerHour": charge.at_max if charge else None,
+    }
+
+
 def report_lines(cluster: ResolvedCluster, settings: InferenceSettings) -> list[str]:
     lines = ["", "Inference:"]
     if settings.metrics:
@@ -155,7 +195,7 @@ def report_lines(cluster: ResolvedCluster, settings: InferenceSettings) -> list[
         )
     else:
         lines.append("  pod autoscaling: off (HPA on CPU and memory only)")
-    lines.append("  gateway: not built yet (planned: inference.gateway)")
+    lines.append(f"  gateway: {gateway_line(cluster, settings)}")
     for pool in cluster.gpu_pools:
         lines.append(f"  pool {pool.name}: {pool_scale_to_zero(pool, settings.autoscaling)}")
         if settings.metrics:
@@ -193,7 +233,7 @@ def document(cluster: ResolvedCluster, settings: InferenceSettings) -> dict[str,
             "autoscaling": {"keda": KEDA.version, "queries": variant.query_url(cluster)}
             if settings.autoscaling
             else None,
-            "gateway": None,
+            "gateway": gateway_document(cluster, settings),
             "pools": {p.name: pool_scale_to_zero(p, settings.autoscaling) for p in cluster.gpu_pools},
         }
     }

@@ -8,7 +8,7 @@ from gpukit.components.addons.base import addon_variant
 from gpukit.components.addons.inference.sizing import StoreSize, store_size
 from gpukit.components.addons.inference.variant import INFERENCE, InferenceVariant
 from gpukit.components.config.schema import RETENTION_DAYS_DEFAULT
-from gpukit.components.spec import ClusterConfig, InferenceSpec
+from gpukit.components.spec import ClusterConfig, InferenceGatewaySpec, InferenceSpec
 from gpukit.components.substrate import ResolvedCluster, Substrate
 
 
@@ -28,11 +28,30 @@ def autoscaling_enabled(args: ClusterConfig) -> bool:
     return spec.get("autoscaling", {}).get("enabled", spec.get("enabled", False))
 
 
+def gateway_spec(args: ClusterConfig) -> InferenceGatewaySpec:
+    return inference_spec(args).get("gateway", {})
+
+
+def gateway_enabled(args: ClusterConfig, variant: InferenceVariant) -> bool:
+    """`inference.gateway.enabled`; by default `inference.enabled` where the substrate has a gateway
+    gpukit builds (on k3s, none yet: the switch turns on metrics and autoscaling only)."""
+    spec = inference_spec(args)
+    explicit = gateway_spec(args).get("enabled")
+    if explicit is not None:
+        return explicit
+    return spec.get("enabled", False) and bool(variant.gateway_classes)
+
+
 @dataclass(frozen=True)
 class InferenceSettings:
     metrics: bool
     autoscaling: bool
     variant: InferenceVariant
+    gateway: bool
+    gateway_class: str
+    """The Gateway's class (the substrate's default where unset); empty with the gateway off."""
+    gateway_cidrs: list[str]
+    """`gateway.allowedCidrs`: [] is the cluster's network only."""
     retention_days: int
     size: StoreSize
     """The in-cluster store's series, volume and memory at the pools' max (a managed store: its series
@@ -61,10 +80,16 @@ def operator_dcgm(cluster: ResolvedCluster) -> bool:
 def inference_settings(cluster: ResolvedCluster) -> InferenceSettings:
     spec = inference_spec(cluster.args)
     retention = spec.get("metrics", {}).get("retention_days", RETENTION_DAYS_DEFAULT)
+    variant = inference_variant(cluster)
+    gateway = gateway_enabled(cluster.args, variant)
+    default_class = variant.gateway_classes[0] if variant.gateway_classes else ""
     return InferenceSettings(
         metrics=metrics_enabled(cluster.args),
         autoscaling=autoscaling_enabled(cluster.args),
-        variant=inference_variant(cluster),
+        variant=variant,
+        gateway=gateway,
+        gateway_class=gateway_spec(cluster.args).get("class_name", default_class) if gateway else "",
+        gateway_cidrs=list(gateway_spec(cluster.args).get("allowed_cidrs", [])),
         retention_days=retention,
         size=store_size(cluster.pools, retention),
     )

@@ -1,16 +1,25 @@
 """Meaning checks of `gpukit:inference`, each naming its key: retention out of range, a key the store
-cannot honour, autoscaling without the metrics it scales on, keys of a part that is off."""
+cannot honour, autoscaling without the metrics it scales on, keys of a part that is off, a gateway
+class the substrate does not have, ranges the gateway cannot be held to."""
 
 from gpukit.components.addons.base import ValidationScope
 from gpukit.components.addons.inference.names import KEY
 from gpukit.components.addons.inference.settings import (
     autoscaling_enabled,
+    gateway_enabled,
+    gateway_spec,
     inference_spec,
     metrics_enabled,
     substrate_variant,
 )
-from gpukit.components.config.schema import RETENTION_DAYS_RANGE
+from gpukit.components.addons.inference.variant import InferenceVariant
+from gpukit.components.config.schema import GATEWAY_ALLOWED_CIDRS_MAX, RETENTION_DAYS_RANGE
 from gpukit.components.errors import Problem
+from gpukit.components.spec import ClusterConfig
+from gpukit.components.substrate import Substrate
+from gpukit.components.validate.common import check_cidr_list
+
+GATEWAY = f"{KEY}.gateway"
 
 
 def inference_problems(scope: ValidationScope) -> list[Problem]:
@@ -48,4 +57,71 @@ def inference_problems(scope: ValidationScope) -> list[Problem]:
                 f"false; set `{KEY}.metrics.enabled: true`, or `{KEY}.autoscaling.enabled: false`",
             )
         )
+    if scope.substrate is not None:
+        problems += gateway_problems(scope.args, scope.substrate)
+        variant = substrate_variant(scope.substrate)
+        if scope.substrate_checked and gateway_enabled(scope.args, variant):
+            network = variant.gateway_network_problem(scope.args["cluster"])
+            if network is not None:
+                problems.append(network)
     return problems
+
+
+def gateway_problems(args: ClusterConfig, substrate: Substrate) -> list[Problem]:
+    spec = gateway_spec(args)
+    variant = substrate_variant(substrate)
+    on = gateway_enabled(args, variant)
+    problems: list[Problem] = []
+    if spec.get("enabled") and not variant.gateway_classes:
+        problems.append(
+            Problem(
+                f"{GATEWAY}.enabled",
+                f"gpukit builds no inference Gateway on {substrate.title} yet (EKS: Envoy Gateway; GKE: "
+                "GKE's own); set it false or remove the key. Metrics and autoscaling work here without it",
+            )
+        )
+        return problems
+    for field in ("class_name", "allowed_cidrs"):
+        if field in spec and not on:
+            camel = "className" if field == "class_name" else "allowedCidrs"
+            problems.append(
+                Problem(
+                    f"{GATEWAY}.{camel}",
+                    f"takes effect only with the gateway on (`{GATEWAY}.enabled` or `{KEY}.enabled`: "
+                    "true); turn it on, or remove the key",
+                )
+            )
+    if not on:
+        return problems
+    class_name = spec.get("class_name")
+    if class_name is not None:
+        problem = _class_problem(class_name, variant, substrate)
+        if problem is not None:
+            problems.append(Problem(f"{GATEWAY}.className", problem))
+    cidrs = spec.get("allowed_cidrs", [])
+    key = f"{GATEWAY}.allowedCidrs"
+    if cidrs:
+        refused = variant.gateway_cidrs_problem(cidrs)
+        if refused is not None:
+            problems.append(Problem(key, refused))
+            return problems
+        check_cidr_list(key, cidrs, problems)
+        if len(cidrs) > GATEWAY_ALLOWED_CIDRS_MAX:
+            problems.append(
+                Problem(
+                    key,
+                    f"at most {GATEWAY_ALLOWED_CIDRS_MAX} ranges (each becomes two inbound rules on the "
+                    f"nodes' security group, which holds 60 by default); got {len(cidrs)}: merge ranges",
+                )
+            )
+    return problems
+
+
+def _class_problem(class_name: str, variant: InferenceVariant, substrate: Substrate) -> str | None:
+    if class_name in variant.gateway_classes:
+        return None
+    refused = dict(variant.gateway_classes_refused)
+    built = ", ".join(variant.gateway_classes)
+    if class_name in refused:
+        return f"{class_name!r} is not built by gpukit yet: {refused[class_name]}; use one of: {built}"
+    return f"{substrate.title} has no GatewayClass gpukit builds on named {class_name!r}; one of: {built}"

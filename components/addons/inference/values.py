@@ -108,3 +108,22 @@ def gpu_operator_asks() -> dict[str, Any]:
     each series (monitors.py); the Operator's would scrape it again with those labels renamed, and only
     once it noticed the ServiceMonitor CRD the Prometheus release installs after it."""
     return {"dcgmExporter": {"serviceMonitor": {"enabled": False}}}
+
+
+def gateway_crds_values() -> dict[str, Any]:
+    """The CRD chart: the Gateway API's standard channel (v1.6.1 in Envoy Gateway v1.9.0) and Envoy
+    Gateway's own CRDs (EnvoyProxy among them), both off by default (charts.py says why from here)."""
+    return {
+        "crds": {"gatewayAPI": {"enabled": True, "channel": "standard"}, "envoyGateway": {"enabled": True}}
+    }
+
+
+def envoy_gateway_values(system: Tolerations) -> dict[str, Any]:
+    """The controller's chart: no CRDs of its own (the CRD chart's), and its controller and certificate
+    Job on the pools without GPUs, as every system pod gpukit runs."""
+    tolerations = [dict(t) for t in system]
+    return {
+        "crds": {"enabled": False},
+        "deployment": {"pod": {"tolerations": tolerations}},
+        "certgen": {"job": {"tolerations": [dict(t) for t in system]}},
+    }

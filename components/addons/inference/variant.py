@@ -13,12 +13,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.inference.names import IN_CLUSTER_PROMETHEUS_URL
+from gpukit.components.findings import Finding
+from gpukit.components.pricing import Charge
 from gpukit.components.substrate import ResolvedCluster
 
 if TYPE_CHECKING:
     import pulumi
 
     from gpukit.components.addons.base import BuildContext
+    from gpukit.components.errors import Problem
+    from gpukit.components.spec import ClusterSpec
 
 INFERENCE = "inference"
 """The add-on's name: its key in Substrate.addon_variants."""
@@ -68,6 +72,42 @@ class InferenceVariant:
     network_policy_enforced: bool = True
     """Whether the cluster's CNI enforces the NetworkPolicy that keeps the in-cluster Prometheus's API
     to gpukit's own namespaces (k3s's embedded network policy controller does)."""
+
+    gateway_classes: tuple[str, ...] = ()
+    """The GatewayClasses gpukit builds the inference Gateway on here, the default first; empty where it
+    builds none yet (k3s: the default variant)."""
+    gateway_classes_refused: tuple[tuple[str, str], ...] = ()
+    """Classes the platform offers that gpukit does not build on yet, each with why."""
+    gateway_implementation: str = ""
+    """Who programs the Gateway, in words (the report's)."""
+    runs_envoy_gateway: bool = False
+    """gpukit installs Envoy Gateway (pinned) and the standard Gateway API CRDs; False where the platform
+    runs its own controller and CRDs (GKE)."""
+
+    def gateway_cidrs_problem(self, cidrs: list[str]) -> str | None:
+        """Why `gateway.allowedCidrs` cannot be honoured here, or None."""
+        return None
+
+    def gateway_network_problem(self, cluster: "ClusterSpec") -> "Problem | None":
+        """Why the cluster's network cannot take what the Gateway needs (GKE: the proxy-only subnet's
+        range overlaps another), or None."""
+        return None
+
+    def envoy_service(self, cluster: ResolvedCluster, cidrs: list[str]) -> dict[str, Any]:
+        """The EnvoyProxy's `envoyService`: the load balancer in front of the proxies."""
+        return {}
+
+    def gateway_scope(self, cluster: ResolvedCluster, cidrs: list[str]) -> str:
+        """Who can reach the Gateway, in words (the report's)."""
+        return ""
+
+    def gateway_charge(self, cluster: ResolvedCluster, cidrs: list[str]) -> Charge | None:
+        """The Gateway's load balancer, per hour at list price; None where nothing is billed for it."""
+        return None
+
+    def gateway_findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        """What the plan must say about the Gateway here (GKE: a network gpukit did not create)."""
+        return []
 
     def query_url(self, cluster: ResolvedCluster) -> str:
         """The Prometheus HTTP API KEDA's Prometheus scaler queries (its `serverAddress`)."""

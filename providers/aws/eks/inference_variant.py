@@ -2,11 +2,44 @@
 Prometheus on the cluster's default StorageClass, encrypted gp3 EBS (providers/aws/eks/storage.py),
 priced at the gp3 rate of the region the cluster charges are list prices of (us-east-1). An EBS volume
 is zonal: a replaced node's Prometheus comes back on a node of the same zone with its history, where
-the system pool has a node in that zone (it spans the cluster's zones)."""
+the system pool has a node in that zone (it spans the cluster's zones).
 
+The inference Gateway: Envoy Gateway (pinned chart, components/addons/inference/charts.py), its proxies
+behind a Network Load Balancer that EKS's own service controller (the AWS cloud provider in the control
+plane) makes for their LoadBalancer Service: gpukit installs no AWS Load Balancer Controller, and the
+ALB that controller's Gateway support makes has no InferencePool support (the fact sheet, §3.2). The
+in-tree controller makes an NLB for `service.beta.kubernetes.io/aws-load-balancer-type: nlb`, internal
+for `...-internal: "true"`, in the subnets tagged `kubernetes.io/role/internal-elb` (private) or
+`.../elb` (public), which gpukit's VPC has (providers/aws/network.py); and it admits clients by rules
+it adds to the nodes' security group from `loadBalancerSourceRanges`, 0.0.0.0/0 when the list is
+empty ("Network Load Balancer support on AWS", the Kubernetes Service documentation). So the list is
+always set: the VPC's range (or private space in a VPC gpukit did not make) for an internal NLB,
+`allowedCidrs` otherwise."""
+
+from typing import Any
+
+from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_CLASS
+from gpukit.components.addons.inference.settings import gateway_spec
 from gpukit.components.addons.inference.variant import InferenceVariant, VolumePrice
 from gpukit.components.addons.storage.rates import server_disk_rate
+from gpukit.components.api_access import INTERNAL_RANGES, is_internal, needs_public_endpoint
+from gpukit.components.findings import Finding, Severity
+from gpukit.components.pricing import Charge
 from gpukit.components.substrate import ResolvedCluster
+from gpukit.providers.aws.catalog import NETWORK_LOAD_BALANCER_PER_HOUR
+
+NLB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
+NLB_INTERNAL = "service.beta.kubernetes.io/aws-load-balancer-internal"
+
+
+def gateway_source_ranges(cluster: ResolvedCluster, cidrs: list[str]) -> list[str]:
+    """Who the NLB admits: `allowedCidrs`; with none, the new VPC's range, or all private space where
+    the VPC is one gpukit did not make (its range is not in the config; an internal NLB is reachable
+    only from networks routed into the VPC anyway)."""
+    if cidrs:
+        return list(cidrs)
+    vpc = cluster.spec.get("network", {}).get("cidr")
+    return [vpc] if vpc else [str(r) for r in INTERNAL_RANGES]
 
 
 class EksInference(InferenceVariant):
@@ -16,6 +49,55 @@ class EksInference(InferenceVariant):
     # off (as the storage add-on's EKS variant says).
     network_policy_enforced = False
     volume_class = "the default StorageClass (encrypted gp3 EBS, one zone)"
+    gateway_classes = (ENVOY_GATEWAY_CLASS,)
+    gateway_implementation = "Envoy Gateway v1.9.0 behind a Network Load Balancer"
+    runs_envoy_gateway = True
+
+    def envoy_service(self, cluster: ResolvedCluster, cidrs: list[str]) -> dict[str, Any]:
+        annotations = {NLB_TYPE: "nlb"}
+        if not needs_public_endpoint(cidrs):
+            annotations[NLB_INTERNAL] = "true"
+        return {
+            "type": "LoadBalancer",
+            "annotations": annotations,
+            "loadBalancerSourceRanges": gateway_source_ranges(cluster, cidrs),
+            # Envoy Gateway's default, stated: the client's address reaches the proxy and the security
+            # group's rules see it.
+            "externalTrafficPolicy": "Local",
+        }
+
+    def gateway_scope(self, cluster: ResolvedCluster, cidrs: list[str]) -> str:
+        ranges = ", ".join(gateway_source_ranges(cluster, cidrs))
+        if needs_public_endpoint(cidrs):
+            return f"internet-facing NLB, admitting {ranges} only"
+        if cidrs:
+            return f"internal NLB, admitting {ranges}"
+        if cluster.spec.get("network", {}).get("cidr"):
+            return f"internal NLB: the VPC ({ranges})"
+        return f"internal NLB: any private range routed into the VPC ({ranges})"
+
+    def gateway_findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        """Private ranges beside public ones: the NLB is internet-facing, so a client inside the VPC or
+        a network routed into it reaches it through a NAT's public address, never from its own."""
+        cidrs = gateway_spec(cluster.args).get("allowed_cidrs", [])
+        private = [c for c in cidrs if is_internal(c)]
+        if not private or not needs_public_endpoint(cidrs):
+            return []
+        return [
+            Finding(
+                Severity.WARNING,
+                "gpukit:inference.gateway.allowedCidrs",
+                f"{', '.join(private)} never match: a public range makes the NLB internet-facing, and a "
+                "client in the VPC (or a network routed into it) reaches an internet-facing NLB from a "
+                "NAT's public address",
+                fix="list the NAT gateways' public addresses instead, or only private ranges (an internal "
+                "NLB)",
+            )
+        ]
+
+    def gateway_charge(self, cluster: ResolvedCluster, cidrs: list[str]) -> Charge:
+        rate = NETWORK_LOAD_BALANCER_PER_HOUR
+        return Charge("Network Load Balancer (inference gateway; NLCU use not included)", rate, rate)
 
     def volume_price(self, cluster: ResolvedCluster) -> VolumePrice:
         # At the catalog's home region's list price, like every cluster charge (the plan says which).

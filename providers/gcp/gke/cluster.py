@@ -6,12 +6,13 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from gpukit.components.addons.inference.settings import metrics_enabled
+from gpukit.components.addons.inference.settings import inference_settings, metrics_enabled
 from gpukit.components.api_access import unreachable_private_api
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.spec import DriverMode, ReleaseChannel
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.gcp.apis import GKE_APIS
+from gpukit.providers.gcp.gke.gateway import gateway_api_config
 from gpukit.providers.gcp.gke.gpu_network import GkeGpuNetworks
 from gpukit.providers.gcp.gke.gpu_networks import GpuVpc, gpu_vpcs, network_objects, pool_subnets
 from gpukit.providers.gcp.gke.gpu_software import gke_driver_version
@@ -27,11 +28,11 @@ from gpukit.providers.gcp.gke.shared_storage.tables import cluster_addons, stora
 from gpukit.providers.gcp.gke.shared_storage.volumes import gke_shared_volumes
 from gpukit.providers.gcp.gke.storage import GkeStorage
 from gpukit.providers.gcp.labels import cluster_labels, expiry_labels
-from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork
+from gpukit.providers.gcp.network import PODS_RANGE, SERVICES_RANGE, GcpNetwork, GcpNetworkArgs
 from gpukit.providers.gcp.placement import cluster_location, pool_zones
 from gpukit.providers.gcp.provider import cluster_provider
 from gpukit.providers.gcp.quotas import enforce_quotas, gke_quota_needs
-from gpukit.providers.gcp.ranges import subnet_ranges
+from gpukit.providers.gcp.ranges import proxy_only_range, subnet_ranges
 
 TYPE_TOKEN = "gpukit:index:GkeCluster"
 
@@ -72,29 +73,6 @@ class GkeCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
         )
 
-        network = spec["network"]
-        if "network_id" in network:
-            network_id: pulumi.Input[str] = network["network_id"]
-            subnetwork_id: pulumi.Input[str] = network["subnetwork_id"]
-            pods_range, services_range = network["pods_range_name"], network["services_range_name"]
-        else:
-            vpc = GcpNetwork(
-                f"{name}-network",
-                {
-                    "cluster_name": cluster_name,
-                    "region": region,
-                    "ranges": subnet_ranges(
-                        network["cidr"], network.get("pods_cidr"), network.get("services_cidr")
-                    ),
-                },
-                opts=pulumi.ResourceOptions(parent=self, providers={"gcp": provider}),
-            )
-            network_id, subnetwork_id = vpc.network_id, vpc.subnetwork_id
-            pods_range, services_range = PODS_RANGE, SERVICES_RANGE
-
-        # GPUDirect pools' extra VPCs (gpu_networks.py): before the pools, which attach them.
-        gpu_vpcs_planned, gpu_networks = _gpu_networks(name, resolved, self, provider)
-
         node_sa = gcp.serviceaccount.Account(
             f"{name}-nodes",
             account_id=node_service_account_id(cluster_name),
@@ -111,6 +89,14 @@ class GkeCluster(pulumi.ComponentResource):
             )
             for role in NODE_ROLES
         ]
+
+        network = spec["network"]
+        network_id, subnetwork_id, pods_range, services_range, proxy_only = _cluster_network(
+            name, resolved, self, provider, node_sa.email
+        )
+
+        # GPUDirect pools' extra VPCs (gpu_networks.py): before the pools, which attach them.
+        gpu_vpcs_planned, gpu_networks = _gpu_networks(name, resolved, self, provider)
 
         cidrs = spec["api_access_cidrs"]
         # A private API in a network this stack makes: Pulumi reaches it over GKE's DNS-based
@@ -164,11 +150,13 @@ class GkeCluster(pulumi.ComponentResource):
                 driver == DriverMode.PREINSTALLED and any(p.is_gpu for p in resolved.pools),
                 metrics_enabled(resolved.args),
             ),
+            # The inference Gateway's CRDs and controller are GKE's (gateway.py).
+            gateway_api_config=gateway_api_config(inference_settings(resolved).gateway),
             # Secrets in etcd encrypted with the stack's own rotating Cloud KMS key (secrets_key.py).
             database_encryption={"state": "ENCRYPTED", "key_name": secrets_key.key_id},
             deletion_protection=spec.get("deletion_protection", True),
             opts=pulumi.ResourceOptions(
-                parent=self, provider=provider, depends_on=[*grants, secrets_key.grant]
+                parent=self, provider=provider, depends_on=[*grants, secrets_key.grant, *proxy_only]
             ),
         )
 
@@ -262,6 +250,41 @@ class GkeCluster(pulumi.ComponentResource):
                 "kubeconfig": self.kubeconfig,
             }
         )
+
+
+def _cluster_network(
+    name: str,
+    resolved: ResolvedCluster,
+    parent: pulumi.Resource,
+    provider: pulumi.ProviderResource,
+    nodes_account: pulumi.Input[str],
+) -> tuple[pulumi.Input[str], pulumi.Input[str], str, str, list[pulumi.Resource]]:
+    """The network, subnetwork and range names the cluster uses: the ones given (a network you bring),
+    or a new GcpNetwork, with the inference Gateway's proxy-only subnet where the Gateway is on (and it,
+    for the cluster to depend on)."""
+    spec = resolved.spec
+    network = spec["network"]
+    if "network_id" in network:
+        return (
+            network["network_id"],
+            network["subnetwork_id"],
+            network["pods_range_name"],
+            network["services_range_name"],
+            [],
+        )
+    args: GcpNetworkArgs = {
+        "cluster_name": spec["name"],
+        "region": spec["region"],
+        "ranges": subnet_ranges(network["cidr"], network.get("pods_cidr"), network.get("services_cidr")),
+    }
+    if inference_settings(resolved).gateway:
+        args["proxy_only"] = proxy_only_range(network["cidr"])
+        args["proxy_targets"] = [nodes_account]
+    vpc = GcpNetwork(
+        f"{name}-network", args, opts=pulumi.ResourceOptions(parent=parent, providers={"gcp": provider})
+    )
+    proxy = [vpc.proxy_only_subnet] if vpc.proxy_only_subnet is not None else []
+    return vpc.network_id, vpc.subnetwork_id, PODS_RANGE, SERVICES_RANGE, proxy
 
 
 def _gpu_networks(

@@ -9,16 +9,30 @@ KEDA queries its Prometheus API (https://monitoring.googleapis.com/v1/projects/<
 global/prometheus) as a Google service account of its own, which holds only roles/monitoring.viewer on
 the project and which the KEDA operator's Kubernetes service account impersonates through workload
 identity (KEDA's `podIdentity.gcp`; its Prometheus scaler then signs with Google's OAuth transport).
-No key is made: nothing a pod can read grants it."""
+No key is made: nothing a pod can read grants it.
+
+The inference Gateway is GKE's own controller's (the cluster's Gateway API channel: gateway.py), on
+`gke-l7-rilb`, the regional internal Application Load Balancer: reachable from the VPC (and networks
+routed into it) only. Its Envoy proxies live in a proxy-only subnet, which gpukit adds to a network it
+creates, with the firewall rule that lets them and the health checks reach the nodes
+(providers/gcp/gke/gateway.py). The external classes are refused until gpukit can hold them to
+`allowedCidrs`: a Cloud Armor policy, attached per backend Service (GCPBackendPolicy), not per Gateway,
+so a route to a Service without one would be open to the internet."""
 
 from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.inference.names import KEDA_NAMESPACE, KEDA_OPERATOR_SERVICE_ACCOUNT
 from gpukit.components.addons.inference.variant import InferenceVariant, StoreAccess, VolumePrice
+from gpukit.components.errors import Problem
+from gpukit.components.findings import Finding, Severity
 from gpukit.components.names import fit_name
+from gpukit.components.pricing import Charge
+from gpukit.components.spec import ClusterSpec
 from gpukit.components.substrate import ResolvedCluster
+from gpukit.providers.gcp.catalog import FORWARDING_RULE_PER_HOUR
 from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 from gpukit.providers.gcp.gke.shared_storage.state import GkeStorageState
+from gpukit.providers.gcp.ranges import overlaps, proxy_only_range, subnet_ranges
 
 if TYPE_CHECKING:
     from gpukit.components.addons.base import BuildContext
@@ -31,6 +45,11 @@ the first 50 billion a month, less beyond; gpukit prices every sample at the fir
 ⚠ The tiers were read from a guide quoting the page (faun.dev, "Google Cloud Managed Service for
 Prometheus"); the pricing page's own row was not in the snapshot gpukit could read."""
 WORKLOAD_IDENTITY_ROLE = "roles/iam.workloadIdentityUser"
+INTERNAL_GATEWAY_CLASS = "gke-l7-rilb"
+_EXTERNAL_WHY = (
+    "an external class needs a Cloud Armor policy on every backend Service to admit only "
+    "`allowedCidrs`, which gpukit does not make yet"
+)
 
 
 def gmp_query_url(project: str) -> str:
@@ -55,6 +74,72 @@ class GkeInference(InferenceVariant):
     usd_per_million_samples = GMP_USD_PER_MILLION_SAMPLES
     managed_retention = "24 months"
     keda_pod_identity = "gcp"
+    gateway_classes = (INTERNAL_GATEWAY_CLASS,)
+    gateway_classes_refused = (
+        ("gke-l7-regional-external-managed", _EXTERNAL_WHY),
+        ("gke-l7-global-external-managed", _EXTERNAL_WHY),
+        ("gke-l7-gxlb", _EXTERNAL_WHY),
+    )
+    gateway_implementation = "GKE's managed Gateway controller"
+
+    def gateway_cidrs_problem(self, cidrs: list[str]) -> str | None:
+        return (
+            f"GKE's internal class {INTERNAL_GATEWAY_CLASS} admits the cluster's VPC and networks routed "
+            "into it, and gpukit builds no external class yet (Cloud Armor per backend Service); remove the "
+            f"key, got {len(cidrs)} range(s)"
+        )
+
+    def gateway_network_problem(self, cluster: ClusterSpec) -> Problem | None:
+        network = cluster.get("network", {})
+        if "cidr" not in network:
+            return None  # a network you bring: findings say what it needs
+        try:
+            ranges = subnet_ranges(network["cidr"], network.get("pods_cidr"), network.get("services_cidr"))
+            proxy = proxy_only_range(network["cidr"])
+        except ValueError:
+            return None  # the network's own checks name the malformed range
+        # The proxy-only range is named last, so each pair with it has it second.
+        clash = [a for a, b in overlaps(ranges, proxy) if b == "proxy-only"]
+        if not clash:
+            return None
+        return Problem(
+            "gpukit:cluster.network",
+            f"the inference Gateway's proxy-only subnet takes {proxy} (the last /23 of the network's second "
+            f"quarter), which the {', '.join(clash)} range overlaps; move `podsCidr`/`servicesCidr` off it, "
+            "or set `gpukit:inference.gateway.enabled: false`",
+        )
+
+    def gateway_scope(self, cluster: ResolvedCluster, cidrs: list[str]) -> str:
+        return "regional internal Application Load Balancer: the VPC and networks routed into it"
+
+    def gateway_charge(self, cluster: ResolvedCluster, cidrs: list[str]) -> Charge:
+        rate = FORWARDING_RULE_PER_HOUR
+        return Charge(
+            "internal Application Load Balancer forwarding rule (inference gateway; proxy instances and "
+            "data not included)",
+            rate,
+            rate,
+        )
+
+    def gateway_findings(self, cluster: ResolvedCluster) -> list[Finding]:
+        network = cluster.spec.get("network", {})
+        if "network_id" not in network:
+            return []
+        return [
+            Finding(
+                Severity.WARNING,
+                "gpukit:inference.gateway",
+                f"{INTERNAL_GATEWAY_CLASS} needs an active proxy-only subnet (purpose "
+                f"REGIONAL_MANAGED_PROXY) in {cluster.spec.get('region', 'the region')} of the network you "
+                "bring, and a firewall rule admitting it and the health-check ranges (35.191.0.0/16, "
+                "130.211.0.0/22) to the nodes; gpukit makes both only in a network it creates, and "
+                "cannot see yours offline: without them the "
+                "Gateway is never programmed",
+                fix="create them in the network (gcloud compute networks subnets create ... "
+                "--purpose=REGIONAL_MANAGED_PROXY --role=ACTIVE), or let gpukit create the network "
+                "(`cluster.network.cidr`)",
+            )
+        ]
 
     def keda_platform_values(self) -> dict[str, Any]:
         """GKE's firewall lets the control plane reach nodes and pods on 443 and 10250 only ("Add

@@ -1,0 +1,23 @@
+"""The names gpukit's inference Gateway lives under, and the convention a route follows to attach
+(docs/inference.md states it)."""
+
+GATEWAY_NAMESPACE = "gpukit-gateway"
+GATEWAY_NAME = "gpukit-inference"
+GATEWAY_PORT = 80
+GATEWAY_LISTENER = "http"
+ROUTES_LABEL = "gpukit.dev/gateway"
+ROUTES_LABEL_VALUE = "true"
+"""HTTPRoutes attach to the Gateway from namespaces labelled `gpukit.dev/gateway: "true"` only: a
+namespace's label is set by whoever administers namespaces, so a team that may only write routes in
+its own namespace cannot take another's hostnames or paths on the shared Gateway unless let in."""
+
+ENVOY_GATEWAY_NAMESPACE = "envoy-gateway-system"
+"""Envoy Gateway's controller, and the Envoy proxies it runs for each Gateway (its default deploy mode:
+proxies in the controller's namespace)."""
+ENVOY_GATEWAY_CLASS = "envoy-gateway"
+ENVOY_GATEWAY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
+"""The chart's `config.envoyGateway.gateway.controllerName` default (values.yaml)."""
+ENVOY_PROXY_CONFIG = "gpukit-inference"
+"""The EnvoyProxy the GatewayClass names: how the proxies and their Service are run."""
+ENVOY_PROXY_REPLICAS = 2
+"""Two proxies, one disruption allowed: a node drained or replaced under one leaves the other serving."""

@@ -1,0 +1,98 @@
+"""The inference Gateway's objects, as manifests (pure): the Gateway every substrate gets, and on the
+substrates where gpukit runs Envoy Gateway (EKS) the GatewayClass and the EnvoyProxy that say how its
+proxies and their load balancer are run. Checked against the vendored CRDs (tests/reference/
+gateway-api-v1.6.1, envoy-gateway-v1.9.0)."""
+
+from typing import Any
+
+from gpukit.components.addons.inference.gateway_names import (
+    ENVOY_GATEWAY_CLASS,
+    ENVOY_GATEWAY_CONTROLLER,
+    ENVOY_GATEWAY_NAMESPACE,
+    ENVOY_PROXY_CONFIG,
+    ENVOY_PROXY_REPLICAS,
+    GATEWAY_LISTENER,
+    GATEWAY_NAME,
+    GATEWAY_NAMESPACE,
+    GATEWAY_PORT,
+    ROUTES_LABEL,
+    ROUTES_LABEL_VALUE,
+)
+from gpukit.components.admission import MANAGED_LABELS
+
+GATEWAY_API = "gateway.networking.k8s.io/v1"
+ENVOY_API = "gateway.envoyproxy.io/v1alpha1"
+
+
+def gateway(class_name: str) -> dict[str, Any]:
+    """One HTTP listener on port 80; routes from the namespaces labelled for it (gateway_names.py).
+    No TLS listener: a certificate is the user's (a Secret, or on GKE a Google-managed one), added to
+    this Gateway or to one of their own."""
+    return {
+        "apiVersion": GATEWAY_API,
+        "kind": "Gateway",
+        "metadata": {"name": GATEWAY_NAME, "namespace": GATEWAY_NAMESPACE, "labels": dict(MANAGED_LABELS)},
+        "spec": {
+            "gatewayClassName": class_name,
+            "listeners": [
+                {
+                    "name": GATEWAY_LISTENER,
+                    "protocol": "HTTP",
+                    "port": GATEWAY_PORT,
+                    "allowedRoutes": {
+                        "kinds": [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}],
+                        "namespaces": {
+                            "from": "Selector",
+                            "selector": {"matchLabels": {ROUTES_LABEL: ROUTES_LABEL_VALUE}},
+                        },
+                    },
+                }
+            ],
+        },
+    }
+
+
+def envoy_gateway_class() -> dict[str, Any]:
+    """Envoy Gateway's class, its proxies configured by gpukit's EnvoyProxy."""
+    return {
+        "apiVersion": GATEWAY_API,
+        "kind": "GatewayClass",
+        "metadata": {"name": ENVOY_GATEWAY_CLASS, "labels": dict(MANAGED_LABELS)},
+        "spec": {
+            "controllerName": ENVOY_GATEWAY_CONTROLLER,
+            "parametersRef": {
+                "group": "gateway.envoyproxy.io",
+                "kind": "EnvoyProxy",
+                "name": ENVOY_PROXY_CONFIG,
+                "namespace": ENVOY_GATEWAY_NAMESPACE,
+            },
+        },
+    }
+
+
+def envoy_proxy(service: dict[str, Any], system: list[dict[str, str]]) -> dict[str, Any]:
+    """How Envoy Gateway runs the Gateway's proxies: `service` is the substrate's load balancer
+    (variant.py `envoy_service`); the proxies tolerate the pools without GPUs only, as every system
+    pod gpukit runs, so they never hold a GPU node up."""
+    return {
+        "apiVersion": ENVOY_API,
+        "kind": "EnvoyProxy",
+        "metadata": {
+            "name": ENVOY_PROXY_CONFIG,
+            "namespace": ENVOY_GATEWAY_NAMESPACE,
+            "labels": dict(MANAGED_LABELS),
+        },
+        "spec": {
+            "provider": {
+                "type": "Kubernetes",
+                "kubernetes": {
+                    "envoyService": service,
+                    "envoyDeployment": {
+                        "replicas": ENVOY_PROXY_REPLICAS,
+                        "pod": {"tolerations": [dict(t) for t in system]},
+                    },
+                    "envoyPDB": {"minAvailable": ENVOY_PROXY_REPLICAS - 1},
+                },
+            },
+        },
+    }
