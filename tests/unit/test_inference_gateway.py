@@ -3,10 +3,8 @@ against the vendored Gateway API and Envoy Gateway CRDs, each substrate's load b
 admits, the proxy-only subnet's range, and what the plan says and charges."""
 
 import copy
-import re
 from typing import Any
 
-import kubernetes_validate
 import pytest
 import yaml
 from crd_schemas import ENVOY_GATEWAY as EG_REFERENCE
@@ -17,7 +15,6 @@ from program.test_bad_configs_storage_gke import gke_on_reused_network
 from gpukit.components.addons.inference.addon import INFERENCE_ADDON
 from gpukit.components.addons.inference.charts import ENVOY_GATEWAY, GATEWAY_CRDS
 from gpukit.components.addons.inference.findings import inference_findings
-from gpukit.components.addons.inference.gateway_names import GATEWAY_NAME, GATEWAY_NAMESPACE
 from gpukit.components.addons.inference.gateway_objects import envoy_gateway_class, envoy_proxy, gateway
 from gpukit.components.addons.inference.report import report_lines
 from gpukit.components.addons.inference.settings import inference_settings
@@ -29,7 +26,7 @@ from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.eks.inference_variant import EksInference
 from gpukit.providers.gcp.gke.inference_variant import GkeInference
 from gpukit.providers.gcp.ranges import overlaps, proxy_only_range, subnet_ranges
-from harness import ROOT, eks_config, example_config, unknown_values
+from harness import eks_config, example_config, unknown_values
 
 SYSTEM = [{"key": "CriticalAddonsOnly", "operator": "Exists", "effect": "NoSchedule"}]
 SSH_KEY = "gpukit:sshPrivateKey"
@@ -169,21 +166,3 @@ def test_a_reused_gke_network_is_told_what_the_gateway_needs() -> None:
     found = {f.key: f for f in inference_findings(cluster, inference_settings(cluster))}
     warning = found["gpukit:inference.gateway"]
     assert warning.severity is Severity.WARNING and "REGIONAL_MANAGED_PROXY" in warning.message
-
-
-def doc_blocks() -> list[dict[str, Any]]:
-    text = (ROOT / "docs" / "inference.md").read_text()
-    found = [yaml.safe_load(block) for block in re.findall(r"(?ms)^```yaml\n(.*?)^```\n", text)]
-    return [obj for obj in found if isinstance(obj, dict) and "kind" in obj]
-
-
-def test_the_docs_route_validates_and_attaches_to_gpukits_gateway() -> None:
-    (route,) = [b for b in doc_blocks() if b["kind"] == "HTTPRoute"]
-    validate(route)
-    assert route["spec"]["parentRefs"] == [{"name": GATEWAY_NAME, "namespace": GATEWAY_NAMESPACE}]
-    weights = [ref.get("weight", 1) for ref in route["spec"]["rules"][-1]["backendRefs"]]
-    assert weights == [90, 10]
-    (ns,) = [b for b in doc_blocks() if b["kind"] == "Namespace"]
-    kubernetes_validate.validate(ns, "1.35", strict=True)
-    selector = gateway("envoy-gateway")["spec"]["listeners"][0]["allowedRoutes"]["namespaces"]["selector"]
-    assert ns["metadata"]["labels"] == selector["matchLabels"]
