@@ -218,6 +218,10 @@ class ResolvedCluster:
     substrate: Substrate
     pools: tuple[PoolFacts, ...]
     """In config order: pools[i] is gpukit:nodePools[i]."""
+    system_namespaces: tuple[str, ...] = ()
+    """Where the add-ons the cluster builds run pods on the pools without GPUs, tolerating their taints
+    (Addon.system_namespaces): k3s's tainted servers admit pods of these namespaces besides k3s's own
+    and the GPU Operator's (components/k3s/host_scripts.py server_policy)."""
 
     @property
     def spec(self) -> ClusterSpec:

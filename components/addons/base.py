@@ -208,6 +208,12 @@ class Addon(Protocol):
         without importing this one; the asking add-on's tests check each key against that chart."""
         return {}
 
+    def system_namespaces(self, cluster: ResolvedCluster) -> tuple[str, ...]:
+        """The namespaces where it runs pods on the pools without GPUs, tolerating their taints (k3s's
+        servers among them), where it is wanted; k3s's servers admit pods of these namespaces only
+        besides their own (ResolvedCluster.system_namespaces)."""
+        return ()
+
     def problems(self, scope: ValidationScope) -> list[Problem]:
         """Meaning checks of its section, each naming its config key; run only where the section parsed
         cleanly, before anything is built (exit 2)."""

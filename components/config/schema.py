@@ -1223,7 +1223,7 @@ INFERENCE_GATEWAY_FIELDS = (
         "enabled",
         "bool",
         "a Gateway for model servers' HTTPRoutes",
-        default_doc="`inference.enabled` on EKS and GKE; `false` on k3s",
+        default_doc="`inference.enabled`",
         doc=(
             "`true`: the Gateway API CRDs (standard channel), the substrate's implementation and one "
             "Gateway, `gpukit-inference` in namespace `gpukit-gateway`, listening for HTTP on port 80; "
@@ -1231,7 +1231,7 @@ INFERENCE_GATEWAY_FIELDS = (
             "EKS: Envoy Gateway (pinned) behind a Network Load Balancer. "
             "GKE: GKE's own Gateway controller (the cluster's Gateway API channel, a proxy-only subnet in a "
             "network gpukit creates). "
-            "k3s: not built yet (refused when set `true`). "
+            "k3s: Envoy Gateway on node port 30080 of the nodes without GPUs. "
             "docs/inference.md has an HTTPRoute."
         ),
     ),
@@ -1239,9 +1239,9 @@ INFERENCE_GATEWAY_FIELDS = (
         "className",
         "str",
         "the Gateway's GatewayClass",
-        default_doc="EKS `envoy-gateway`; GKE `gke-l7-rilb`",
-        doc="EKS: `envoy-gateway` (the GatewayClass gpukit makes for Envoy Gateway). GKE: `gke-l7-rilb` "
-        "(the regional internal Application Load Balancer); the external classes "
+        default_doc="EKS and k3s `envoy-gateway`; GKE `gke-l7-rilb`",
+        doc="EKS and k3s: `envoy-gateway` (the GatewayClass gpukit makes for Envoy Gateway). GKE: "
+        "`gke-l7-rilb` (the regional internal Application Load Balancer); the external classes "
         "(`gke-l7-regional-external-managed`, `gke-l7-global-external-managed`) are refused until gpukit "
         "can hold them to `allowedCidrs` (Cloud Armor).",
     ),
@@ -1250,12 +1250,18 @@ INFERENCE_GATEWAY_FIELDS = (
         "list[str]",
         "client ranges the Gateway admits ([] = the cluster's network only)",
         default_doc="`[]`",
-        doc="Who may reach the Gateway. `[]`: an internal load balancer, reachable from the cluster's "
-        "network (EKS: the new VPC's range, or private address space in a VPC you bring). EKS: ranges the "
-        "Network Load Balancer admits (the nodes' security group), internet-facing when a range lies outside "
-        f"private space; at most {GATEWAY_ALLOWED_CIDRS_MAX}. A range that admits the whole internet is "
-        "taken as said and draws a warning. "
-        "GKE's internal class admits its VPC only: the key is refused there.",
+        doc=(
+            "Who may reach the Gateway. `[]`: the cluster's network only (a new VPC's range, or private "
+            "address space in a network you bring or on your own hosts). "
+            "EKS: the ranges the Network Load Balancer admits (the nodes' security group), internet-facing "
+            "when a range lies outside private space. "
+            "k3s: the ranges Envoy admits (a client-address policy) and, on EC2 and Compute Engine, the "
+            "cloud firewall opens to the node port: private ranges only there (the machines have no public "
+            "address gpukit serves on). "
+            f"At most {GATEWAY_ALLOWED_CIDRS_MAX}. A range that admits the whole internet is taken as said "
+            "and draws a warning. "
+            "GKE's internal class admits its VPC only: the key is refused there."
+        ),
     ),
 )
 

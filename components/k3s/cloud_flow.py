@@ -99,6 +99,7 @@ def node_settings(cluster: ResolvedCluster) -> NodeSettings:
         cuda_version=cuda or "",
         traefik=spec.get("traefik", False),
         pod_security=spec.get("pod_security", PodSecurityLevel.BASELINE),
+        system_namespaces=cluster.system_namespaces,
     )
 
 

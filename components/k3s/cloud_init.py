@@ -81,6 +81,7 @@ class CloudNode:
     tls_sans: tuple[str, ...] = ()
     traefik: bool = False
     pod_security: PodSecurityLevel = PodSecurityLevel.BASELINE
+    system_namespaces: tuple[str, ...] = ()
     machine_check: MachineCheck | None = None
     """Servers: how their node sync asks the cloud whether a node's machine is gone."""
     shutdown: ShutdownWindow = DEFAULT_SHUTDOWN
@@ -99,6 +100,8 @@ class NodeSettings:
     """The newest CUDA the workloads use ("" when the stack does not say)."""
     traefik: bool
     pod_security: PodSecurityLevel
+    system_namespaces: tuple[str, ...] = ()
+    """The add-ons' namespaces the servers' admission policy admits (ResolvedCluster.system_namespaces)."""
 
 
 def pool_node(pool: PoolFacts, settings: NodeSettings) -> CloudNode:
@@ -115,6 +118,7 @@ def pool_node(pool: PoolFacts, settings: NodeSettings) -> CloudNode:
         cuda_version=settings.cuda_version,
         traefik=settings.traefik,
         pod_security=settings.pod_security,
+        system_namespaces=settings.system_namespaces,
     )
 
 
@@ -168,6 +172,7 @@ def node_scripts(
             node.pod_security,
             reap_after_seconds=CLOUD_REAP_AFTER_SECONDS,
             machine_check=node.machine_check,
+            system_namespaces=node.system_namespaces,
         ),
         "bootstrap.sh": render_script("bootstrap.sh", BOOTSTRAP_DIR=BOOTSTRAP_DIR, DONE_MARKER=DONE_MARKER),
         **({"release-identity.sh": release_identity} if release_identity is not None else {}),

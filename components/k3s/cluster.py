@@ -63,6 +63,8 @@ class K3sClusterArgs(TypedDict):
     cuda_version: NotRequired[str]
     traefik: NotRequired[bool]
     """Keep k3s's packaged traefik ingress (default false)."""
+    system_namespaces: NotRequired[list[str]]
+    """The add-ons' namespaces the servers' admission policy admits (ResolvedCluster.system_namespaces)."""
     k3s_sha256: NotRequired[dict[str, str]]
     """Architecture -> SHA-256 of the k3s binary, for a release gpukit has no sum pinned for."""
     pod_security: NotRequired[PodSecurityLevel]
@@ -133,6 +135,7 @@ class K3sCluster(pulumi.ComponentResource):
                 kubelet_shutdown_config(),
                 join,
                 args.get("pod_security", PodSecurityLevel.BASELINE),
+                system_namespaces=tuple(args.get("system_namespaces", [])),
             )
             waits: list[pulumi.Resource] = [check] if first_install is None else [check, first_install]
             installed = command.remote.Command(

@@ -241,16 +241,22 @@ _NO_SERVER_TOLERATION = (
 )
 
 
-def server_policy() -> str:
+def server_policy(addon_namespaces: tuple[str, ...] = ()) -> str:
     """Manifests k3s applies from its manifests folder: a ValidatingAdmissionPolicy (GA since
     Kubernetes 1.30) that refuses pods outside the system namespaces tolerating the servers' taint, or
     every taint (an empty key with `Exists`). The taint alone only steers the scheduler; any pod may
-    tolerate it, and a workload on a server sits next to etcd and the CA keys."""
+    tolerate it, and a workload on a server sits next to etcd and the CA keys. `addon_namespaces`: where
+    gpukit's add-ons run their own system pods (ResolvedCluster.system_namespaces), which land on the
+    servers where no other pool without GPUs has room; none, and the policy is as it always was."""
+    allowed = tuple(dict.fromkeys((*SYSTEM_NAMESPACES, *addon_namespaces)))
+    # Worded as it always was for the two: a changed message is changed user data, which replaces every
+    # k3s server on a cloud.
+    where = " and ".join(allowed) if len(allowed) == 2 else ", ".join(allowed)
     policy, binding = pod_policy(
         SERVER_POLICY_NAME,
-        [not_in_namespaces(SYSTEM_NAMESPACES)],
+        [not_in_namespaces(allowed)],
         _NO_SERVER_TOLERATION,
-        "k3s servers run the control plane only (gpukit): a pod outside kube-system and gpu-operator may "
+        f"k3s servers run the control plane only (gpukit): a pod outside {where} may "
         "not tolerate CriticalAddonsOnly or every taint",
     )
     return yaml.safe_dump_all([policy, binding], sort_keys=False)
@@ -445,10 +451,12 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
     *,
     reap_after_seconds: int = 0,
     machine_check: MachineCheck | None = None,
+    system_namespaces: tuple[str, ...] = (),
 ) -> str:
     """install.sh with its inputs. `reap_after_seconds` > 0: servers delete agent nodes not Ready for
     that long (machines in cloud groups, which never come back); `machine_check`: sooner, once the
-    cloud says their machine is gone."""
+    cloud says their machine is gone; `system_namespaces`: the add-ons' own, which the servers' policy
+    admits too (server_policy)."""
     server = role == NodeRole.SERVER
     return render_script(
         "server-ping.sh",
@@ -472,7 +480,9 @@ def install_script(  # noqa: PLR0917 - each is one input of install.sh; call sit
         POD_SECURITY_CONFIG=pod_security_config(pod_security) if server else "",
         ADMIN_BINDING=admin_binding() if server else "",
         # Only where servers are tainted (the cluster has agents and they are not `schedulable`).
-        SERVER_POLICY=server_policy() if server and SERVER_TAINT.spec() in _taints(k3s_config) else "",
+        SERVER_POLICY=(
+            server_policy(system_namespaces) if server and SERVER_TAINT.spec() in _taints(k3s_config) else ""
+        ),
         NODE_SYNC_SCRIPT=node_sync_script(reap_after_seconds, machine_check) if server else "",
         NODE_SYNC_SERVICE=NODE_SYNC_SERVICE if server else "",
         NODE_SYNC_TIMER=NODE_SYNC_TIMER if server else "",

@@ -8,6 +8,7 @@ checks, then each add-on's of the section it owns), and derives each pool's fact
 found is raised together as one ConfigError.
 """
 
+import dataclasses
 import re
 from collections.abc import Collection, Mapping
 from typing import Any, cast
@@ -187,4 +188,7 @@ def resolve_config(config: Mapping[str, Any], secret_keys: Collection[str] = ())
     expires_at = typed.get("ephemeral", {}).get("expires_at")
     if expires_at is not None:  # the tag every cloud resource carries, read with the cluster's own
         typed["cluster"]["expires_at"] = expires_at
-    return ResolvedCluster(typed, substrate, pools)
+    cluster = ResolvedCluster(typed, substrate, pools)
+    wanted = [addon for addon in addons.ADDONS if addon.wanted(cluster)]
+    namespaces = tuple(dict.fromkeys(ns for addon in wanted for ns in addon.system_namespaces(cluster)))
+    return dataclasses.replace(cluster, system_namespaces=namespaces)

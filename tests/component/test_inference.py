@@ -2,13 +2,18 @@
 `gpukit:inference` on EKS (an in-cluster Prometheus) and on GKE (Google's managed store), read back
 from the engine's record, each object checked as the API server would."""
 
+import copy
 import ipaddress
 from typing import Any
 
 import kubernetes_validate
 import pytest
+import yaml
 from crd_schemas import validate as validate_crd
 
+from gpukit.components.k3s.cloud_flow import node_settings
+from gpukit.components.k3s.host_scripts import server_policy
+from gpukit.components.resolve.config import resolve_config
 from gpukit.program import build
 from harness import Recording, eks_config, example_config, record, unsecret
 
@@ -317,9 +322,59 @@ def test_gke_enables_its_own_gateway_with_a_proxy_only_subnet_and_no_crds_of_gpu
     assert gke.one("gcp:container/nodePool:NodePool", "gke-dev-system-np").urn in gateway.dependencies
 
 
-def test_k3s_builds_no_gateway_under_the_one_switch() -> None:
+SECURITY_POLICY = "kubernetes:gateway.envoyproxy.io/v1alpha1:SecurityPolicy"
+SG_INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+
+
+def test_k3s_serves_the_gateway_on_a_node_port_held_to_the_vpc_by_envoy_and_the_firewall() -> None:
     config = example_config("k3s-aws")
     config["gpukit:inference"] = {"enabled": True}
     rec = record(lambda: build(config), config=config, region=config["aws:region"])
-    assert rec.of_type(GATEWAY) == [] and "envoy-gateway" not in releases(rec)
-    assert "keda" in releases(rec)
+    proxy, policy, gateway = rec.one(ENVOY_PROXY), rec.one(SECURITY_POLICY), rec.one(GATEWAY)
+    for obj in (proxy, policy, gateway):
+        validate_crd(_object(obj.inputs))
+    service = proxy.inputs["spec"]["provider"]["kubernetes"]["envoyService"]
+    assert (service["type"], service["externalTrafficPolicy"]) == (
+        "NodePort",
+        "Local",
+    )  # the client's address
+    assert service["patch"]["value"]["spec"]["ports"] == [{"port": 80, "nodePort": 30080}]
+    vpc = config["gpukit:cluster"]["network"]["cidr"]
+    authorization = policy.inputs["spec"]["authorization"]
+    assert authorization["defaultAction"] == "Deny"
+    # The VPC, and the cluster's own pods (flannel's range), which reach the Gateway's Service inside.
+    assert authorization["rules"][0]["principal"] == {"clientCIDRs": [vpc, "10.42.0.0/16"]}
+    assert "name" not in service  # Envoy Gateway's own per-Gateway name: no other Gateway can take it
+    assert policy.inputs["spec"]["targetRefs"][0]["name"] == gateway.inputs["metadata"]["name"]
+    assert policy.urn in gateway.dependencies  # the proxies never run without it
+    # The cloud firewall admits the same range to the node port, on every node's group, and nothing else.
+    rules = [r for r in rec.of_type(SG_INGRESS) if r.inputs.get("fromPort") == 30080]
+    assert [(r.inputs["cidrIpv4"], r.inputs["toPort"]) for r in rules] == [(vpc, 30080)]
+    assert rec.of_type("aws:lb/loadBalancer:LoadBalancer") and "keda" in releases(rec)
+
+
+def test_k3s_servers_admit_the_add_ons_system_pods_and_only_theirs() -> None:
+    """The servers' admission policy (install.sh's manifest) lets gpukit's add-on namespaces tolerate
+    the servers' taint, where the store, KEDA and the Gateway's proxies may have to run; without them the
+    policy is as before (the servers' user data unchanged)."""
+    config = example_config("k3s-aws")
+    plain = resolve_config(copy.deepcopy(config))
+    assert plain.system_namespaces == ()
+    config["gpukit:inference"] = {"enabled": True}
+    cluster = resolve_config(config)
+    assert cluster.system_namespaces == ("gpukit-monitoring", "keda", "envoy-gateway-system")
+    (policy,) = [
+        d
+        for d in yaml.safe_load_all(server_policy(cluster.system_namespaces))
+        if d["kind"] == "ValidatingAdmissionPolicy"
+    ]
+    excluded = policy["spec"]["matchConstraints"]["namespaceSelector"]["matchExpressions"][0]["values"]
+    assert excluded == ["kube-system", "gpu-operator", "gpukit-monitoring", "keda", "envoy-gateway-system"]
+    assert server_policy(()) == server_policy()
+    # Both ways to k3s pass them on: the cloud machines' first boot, and the hosts' install over SSH.
+    assert node_settings(cluster).system_namespaces == cluster.system_namespaces
+    own = example_config("k3s-ssh")
+    own["gpukit:sshPrivateKey"] = "not-a-real-key"
+    rec = record(lambda: build(own, ["gpukit:sshPrivateKey"]))
+    (server,) = [r for r in rec.of_type("command:remote:Command") if r.name == "lab-control-192-0-2-10-k3s"]
+    assert "envoy-gateway-system" in str(server.inputs["create"])

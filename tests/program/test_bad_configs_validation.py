@@ -670,22 +670,23 @@ COMMON_KEYS: dict[str, tuple[Mutation, Mutation | None, dict[str, str]]] = {
         _inference_set(),
         dict.fromkeys(SUBSTRATES, "used"),
     ),
-    # The Gateway: EKS and GKE build one; k3s none yet, so each of its keys is refused there.
     "inference.gateway.enabled": (
         _inference_update("gateway", enabled=True),
         lambda c: c.update({"gpukit:inference": {"metrics": {"enabled": True}}}),
-        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "gke": "used"},
+        dict.fromkeys(SUBSTRATES, "used"),
     ),
+    # One class each substrate builds on (GKE's external ones are refused).
     "inference.gateway.className": (
         _inference_update("gateway", className="other-class"),
         _inference_set(),
-        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "default-only", "gke": "default-only"},
+        dict.fromkeys(SUBSTRATES, "default-only"),
     ),
-    # GKE's internal class admits its VPC only.
+    # A public range: GKE's internal class admits its VPC only, and k3s on a cloud answers on private
+    # addresses only.
     "inference.gateway.allowedCidrs": (
         _inference_update("gateway", allowedCidrs=["198.51.100.0/24"]),
         _inference_set(),
-        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used"},
+        {**dict.fromkeys(SUBSTRATES, "refused"), "eks": "used", "k3s-ssh": "used"},
     ),
     "batch": (
         lambda c: c.update(

@@ -160,9 +160,20 @@ def test_gke_refuses_allowed_ranges_its_internal_class_cannot_honour(
     )
 
 
-def test_k3s_refuses_a_gateway_it_does_not_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_k3s_on_a_cloud_refuses_public_ranges_its_node_port_cannot_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = example_config("k3s-aws")
-    config[KEY] = {"enabled": True, "gateway": {"enabled": True}}
-    assert_refused(
-        config, f"{KEY}.gateway.enabled", "gpukit builds no inference Gateway on k3s", tmp_path, capsys
-    )
+    config[KEY] = {"enabled": True, "gateway": {"allowedCidrs": ["10.9.0.0/16", "198.51.100.0/24"]}}
+    fragment = "198.51.100.0/24 lie outside private address space, and on k3s on aws the Gateway answers"
+    assert_refused(config, f"{KEY}.gateway.allowedCidrs", fragment, tmp_path, capsys)
+
+
+def test_k3s_refuses_its_packaged_traefik_beside_the_gateways_crds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = example_config("k3s-aws")
+    config["gpukit:cluster"]["traefik"] = True
+    config[KEY] = {"enabled": True}
+    fragment = "k3s's packaged Traefik installs the Gateway API CRDs itself"
+    assert_refused(config, "gpukit:cluster.traefik", fragment, tmp_path, capsys)

@@ -74,6 +74,17 @@ def test_each_server_takes_one_share_of_a_time_sliced_pool_the_plan_builds(
         probe = container["startupProbe"]
         assert probe["periodSeconds"] * probe["failureThreshold"] >= 600
         assert deployment["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": 1, "maxUnavailable": 0}
+        # Time slices share the GPU's memory: the servers on one GPU ask for no more than all of it.
+        share = next(
+            float(a.split("=")[1]) for a in container["args"] if a.startswith("--gpu-memory-utilization=")
+        )
+        assert share * pool["unitsPerNode"] / pool["gpusPerNode"] <= 1
+    # KEDA owns the stable track's replicas: a count in the Deployment would fight it on every apply.
+    (scaled,) = of_kind("ScaledObject")
+    target = next(
+        d for d in of_kind("Deployment") if d["metadata"]["name"] == scaled["spec"]["scaleTargetRef"]["name"]
+    )
+    assert "replicas" not in target["spec"]
 
 
 def test_autoscaling_and_a_surge_fit_the_pools_shares_at_max(plan: tuple[dict[str, Any], Path]) -> None:
@@ -110,11 +121,20 @@ def test_the_route_attaches_to_the_planned_gateway_from_a_namespace_it_admits(
     (listener,) = gateway["spec"]["listeners"]
     selector = listener["allowedRoutes"]["namespaces"]["selector"]["matchLabels"]
     assert selector.items() <= ns["metadata"]["labels"].items()
-    # Every backend is a Service of the example, on its port; the default rule splits 90 / 10.
+    # Every backend is a Service of the example, on its port, whose target is a port its pods name; every
+    # rule outlasts Envoy's 15 s default; the default rule splits 90 / 10.
     services = {s["metadata"]["name"]: s for s in of_kind("Service")}
+    pods = {
+        (d["spec"]["template"]["metadata"]["labels"]["track"]): d["spec"]["template"]["spec"]["containers"][0]
+        for d in of_kind("Deployment")
+    }
     for rule in route["spec"]["rules"]:
+        assert rule["timeouts"]["request"] == "300s"
         for ref in rule["backendRefs"]:
-            assert ref["port"] in [p["port"] for p in services[ref["name"]]["spec"]["ports"]]
+            service = services[ref["name"]]["spec"]
+            (port,) = [p for p in service["ports"] if p["port"] == ref["port"]]
+            container = pods[service["selector"]["track"]]
+            assert port["targetPort"] in [p["name"] for p in container["ports"]]
     assert [ref["weight"] for ref in route["spec"]["rules"][-1]["backendRefs"]] == [90, 10]
 
 

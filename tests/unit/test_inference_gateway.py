@@ -15,7 +15,12 @@ from program.test_bad_configs_storage_gke import gke_on_reused_network
 from gpukit.components.addons.inference.addon import INFERENCE_ADDON
 from gpukit.components.addons.inference.charts import ENVOY_GATEWAY, GATEWAY_CRDS
 from gpukit.components.addons.inference.findings import inference_findings
-from gpukit.components.addons.inference.gateway_objects import envoy_gateway_class, envoy_proxy, gateway
+from gpukit.components.addons.inference.gateway_objects import (
+    client_policy,
+    envoy_gateway_class,
+    envoy_proxy,
+    gateway,
+)
 from gpukit.components.addons.inference.report import report_lines
 from gpukit.components.addons.inference.settings import inference_settings
 from gpukit.components.addons.inference.values import envoy_gateway_values, gateway_crds_values
@@ -25,6 +30,7 @@ from gpukit.components.resolve.config import resolve_config
 from gpukit.components.substrate import ResolvedCluster
 from gpukit.providers.aws.eks.inference_variant import EksInference
 from gpukit.providers.gcp.gke.inference_variant import GkeInference
+from gpukit.providers.gcp.k3s.firewall import firewall_rules
 from gpukit.providers.gcp.ranges import overlaps, proxy_only_range, subnet_ranges
 from harness import eks_config, example_config, unknown_values
 
@@ -90,7 +96,7 @@ def test_the_eks_load_balancer_is_internal_and_never_empty_of_ranges() -> None:
         "subnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"],
     }
     reused = with_inference(config)
-    assert variant.gateway_scope(reused, []).startswith("internal NLB: any private range routed into the VPC")
+    assert variant.gateway_scope(reused, []).startswith("internal NLB, private address space only")
     assert variant.envoy_service(reused, [])["loadBalancerSourceRanges"] == [
         "10.0.0.0/8",
         "172.16.0.0/12",
@@ -101,7 +107,7 @@ def test_the_eks_load_balancer_is_internal_and_never_empty_of_ranges() -> None:
     assert "service.beta.kubernetes.io/aws-load-balancer-internal" in private["annotations"]
     public = variant.envoy_service(new_vpc, ["0.0.0.0/0"])
     assert "service.beta.kubernetes.io/aws-load-balancer-internal" not in public["annotations"]
-    assert variant.gateway_scope(new_vpc, ["0.0.0.0/0"]) == "internet-facing NLB, admitting 0.0.0.0/0 only"
+    assert variant.gateway_scope(new_vpc, ["0.0.0.0/0"]) == "internet-facing NLB, admitting 0.0.0.0/0"
 
 
 def test_the_proxy_only_subnet_clears_the_default_ranges_of_every_network_size() -> None:
@@ -128,7 +134,7 @@ def test_one_switch_turns_the_gateway_on_where_it_is_built() -> None:
     assert inference_settings(with_inference(eks_config())).gateway_class == "envoy-gateway"
     assert inference_settings(with_inference(example_config("gke-dev"))).gateway_class == "gke-l7-rilb"
     k3s = inference_settings(with_inference(example_config("k3s-ssh")))
-    assert (k3s.gateway, k3s.metrics, k3s.autoscaling) == (False, True, True)
+    assert (k3s.gateway, k3s.gateway_class) == (True, "envoy-gateway")
     off = inference_settings(with_inference(eks_config(), gateway={"enabled": False}))
     assert not off.gateway and off.gateway_class == ""
 
@@ -136,7 +142,7 @@ def test_one_switch_turns_the_gateway_on_where_it_is_built() -> None:
 def test_the_report_and_totals_carry_the_gateways_load_balancer() -> None:
     eks = with_inference(eks_config())
     (line,) = [x for x in report_lines(eks, inference_settings(eks)) if x.startswith("  gateway: ")]
-    assert "class envoy-gateway" in line and "internal NLB: the VPC (10.40.0.0/16)" in line
+    assert "class envoy-gateway" in line and "internal NLB, the VPC only (10.40.0.0/16)" in line
     assert any(
         c.what.startswith("Network Load Balancer (inference gateway") for c in INFERENCE_ADDON.charges(eks)
     )
@@ -145,7 +151,8 @@ def test_the_report_and_totals_carry_the_gateways_load_balancer() -> None:
     assert any(what.startswith("internal Application Load Balancer") for what in charges)
     k3s = with_inference(example_config("k3s-ssh"))
     (k3s_line,) = [x for x in report_lines(k3s, inference_settings(k3s)) if x.startswith("  gateway: ")]
-    assert "not built on" in k3s_line
+    assert "node port 30080 of the nodes of pool control (192.0.2.10)" in k3s_line
+    assert all("gateway" not in c.what for c in INFERENCE_ADDON.charges(k3s))  # no load balancer
 
 
 def test_a_gateway_open_to_the_internet_is_warned() -> None:
@@ -166,3 +173,21 @@ def test_a_reused_gke_network_is_told_what_the_gateway_needs() -> None:
     found = {f.key: f for f in inference_findings(cluster, inference_settings(cluster))}
     warning = found["gpukit:inference.gateway"]
     assert warning.severity is Severity.WARNING and "REGIONAL_MANAGED_PROXY" in warning.message
+
+
+def test_k3s_on_compute_engine_opens_the_node_port_to_the_admitted_ranges_only() -> None:
+    rules = {r.name: r for r in firewall_rules([], ["10.50.0.0/16"])}
+    gateway = rules["k3s-inference-gateway"]
+    assert (gateway.protocol, gateway.ports, gateway.source_ranges) == ("tcp", ("30080",), ("10.50.0.0/16",))
+    assert "k3s-inference-gateway" not in {r.name for r in firewall_rules([])}
+
+
+def test_the_client_policy_admits_the_ranges_and_denies_the_rest() -> None:
+    policy = client_policy(["10.0.0.0/8"])
+    validate(policy)
+    assert policy["spec"]["authorization"] == {
+        "defaultAction": "Deny",
+        "rules": [
+            {"name": "admitted-ranges", "action": "Allow", "principal": {"clientCIDRs": ["10.0.0.0/8"]}}
+        ],
+    }

@@ -7,6 +7,7 @@ from typing import Any
 from gpukit.components.addons.base import Addon, BuildContext, Built, ValidationScope
 from gpukit.components.addons.batch.findings import gang_findings, queued_gang_findings, quota_findings
 from gpukit.components.addons.batch.gang_check import PODS, gang_pools
+from gpukit.components.addons.batch.names import KUEUE_NAMESPACE, TRAINER_NAMESPACE
 from gpukit.components.addons.batch.queues import batch_enabled
 from gpukit.components.addons.batch.report import document, report_lines
 from gpukit.components.addons.batch.settings import batch_settings
@@ -23,6 +24,10 @@ class BatchAddon(Addon):
     name = BATCH
     section = "batch"
     after = ("gpu-operator",)  # its verification gang needs the GPU stack; its queues do not mind
+
+    def system_namespaces(self, cluster: ResolvedCluster) -> tuple[str, ...]:
+        # Kueue's controller, and Trainer's with JobSet's, tolerate the pools without GPUs.
+        return (KUEUE_NAMESPACE, TRAINER_NAMESPACE) if batch_settings(cluster).trainer else (KUEUE_NAMESPACE,)
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         return batch_problems(scope)

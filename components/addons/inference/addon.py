@@ -7,6 +7,8 @@ from typing import Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
 from gpukit.components.addons.inference.findings import inference_findings
+from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_NAMESPACE
+from gpukit.components.addons.inference.names import KEDA_NAMESPACE, MONITORING_NAMESPACE
 from gpukit.components.addons.inference.report import document, report_lines
 from gpukit.components.addons.inference.settings import inference_settings
 from gpukit.components.addons.inference.sizing import ingestion_usd_per_hour, managed_series_at
@@ -27,6 +29,13 @@ class InferenceAddon(Addon):
 
     def asks(self, cluster: ResolvedCluster) -> dict[str, dict[str, Any]]:
         return {"gpu-operator": gpu_operator_asks()} if inference_settings(cluster).in_cluster_store else {}
+
+    def system_namespaces(self, cluster: ResolvedCluster) -> tuple[str, ...]:
+        settings = inference_settings(cluster)
+        found = [MONITORING_NAMESPACE] if settings.in_cluster_store else []
+        found += [KEDA_NAMESPACE] if settings.autoscaling else []
+        found += [ENVOY_GATEWAY_NAMESPACE] if settings.gateway and settings.variant.runs_envoy_gateway else []
+        return tuple(found)
 
     def problems(self, scope: ValidationScope) -> list[Problem]:
         return inference_problems(scope)

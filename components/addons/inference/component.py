@@ -19,7 +19,12 @@ from gpukit.components.addons.inference.charts import (
     RepoChart,
 )
 from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_NAMESPACE, GATEWAY_NAMESPACE
-from gpukit.components.addons.inference.gateway_objects import envoy_gateway_class, envoy_proxy, gateway
+from gpukit.components.addons.inference.gateway_objects import (
+    client_policy,
+    envoy_gateway_class,
+    envoy_proxy,
+    gateway,
+)
 from gpukit.components.addons.inference.monitors import in_cluster_monitors, managed_monitors
 from gpukit.components.addons.inference.names import KEDA_NAMESPACE, MONITORING_NAMESPACE, PROMETHEUS_RELEASE
 from gpukit.components.addons.inference.objects import namespace
@@ -61,8 +66,8 @@ class InferenceServingArgs(TypedDict):
     envoy_gateway_values: NotRequired[dict[str, Any]]
     """Both absent where the platform runs the Gateway API itself (GKE) or there is no gateway."""
     gateway_objects: NotRequired[list[dict[str, Any]]]
-    """Applied in order, each after the one before (EnvoyProxy, GatewayClass, Gateway), after Envoy
-    Gateway where gpukit installs it."""
+    """Applied in order, each after the one before (EnvoyProxy, GatewayClass, the client-address policy,
+    Gateway), after Envoy Gateway where gpukit installs it."""
 
 
 def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = None) -> InferenceServingArgs:
@@ -87,6 +92,11 @@ def inference_args(cluster: ResolvedCluster, identity: dict[str, Any] | None = N
             args["envoy_gateway_values"] = envoy_gateway_values(system)
             service = settings.variant.envoy_service(cluster, settings.gateway_cidrs)
             objects = [envoy_proxy(service, system), envoy_gateway_class()]
+        if settings.variant.gateway_client_policy:
+            # Before the Gateway: its proxies never run without it.
+            objects.append(
+                client_policy(settings.variant.gateway_client_ranges(cluster, settings.gateway_cidrs))
+            )
         args["namespaces"].append(namespace(GATEWAY_NAMESPACE))
         args["gateway_objects"] = [*objects, gateway(settings.gateway_class)]
     if settings.autoscaling:
@@ -244,7 +254,6 @@ class InferenceServing(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[*waits, system_ns, crds]),
             )
             after = [controller]
-        gateway_obj: dict[str, Any] = {}
         for obj in args["gateway_objects"]:
             ns = obj["metadata"].get("namespace")
             applied = custom_object(
@@ -253,5 +262,5 @@ class InferenceServing(pulumi.ComponentResource):
                 pulumi.ResourceOptions(parent=self, depends_on=[*after, *([namespaces[ns]] if ns else [])]),
             )
             after = [applied]
-            gateway_obj = obj
+        (gateway_obj,) = [obj for obj in args["gateway_objects"] if obj["kind"] == "Gateway"]
         return f"{gateway_obj['metadata']['namespace']}/{gateway_obj['metadata']['name']}"

@@ -3,6 +3,7 @@ metrics volume that cannot follow its pod to another machine, a store with nowhe
 open to the whole internet, and what the substrate's gateway needs of a network gpukit did not make."""
 
 from gpukit.components.addons.inference.charts import KEDA, KEDA_TESTED_MINORS
+from gpukit.components.addons.inference.gateway_ranges import system_nodes
 from gpukit.components.addons.inference.names import KEY, MONITORING_NAMESPACE, PROMETHEUS_FULLNAME
 from gpukit.components.addons.inference.settings import InferenceSettings
 from gpukit.components.api_access import covers_public_internet
@@ -12,18 +13,6 @@ from gpukit.components.substrate import ResolvedCluster
 
 def _minor(version: str) -> str:
     return ".".join(version.split(".")[:2])
-
-
-def _store_nodes(cluster: ResolvedCluster) -> str:
-    """Where the store can run, in words: the pools without GPUs (it tolerates no GPU taint), with their
-    hosts' addresses where they are machines you own."""
-    pools = [p for p in cluster.pools if not p.is_gpu]
-    if not pools:
-        return "no pool without GPUs"
-    return ", ".join(
-        f"pool {p.name} ({', '.join(h['address'] for h in p.hosts)})" if p.hosts else f"pool {p.name}"
-        for p in pools
-    )
 
 
 def _zonal_volume(cluster: ResolvedCluster, settings: InferenceSettings) -> list[Finding]:
@@ -66,7 +55,7 @@ def inference_findings(cluster: ResolvedCluster, settings: InferenceSettings) ->
                 Severity.WARNING,
                 f"{KEY}.metrics",
                 f"the in-cluster Prometheus keeps its {settings.size.volume_gib} GiB volume on one node's "
-                f"disk (the default StorageClass is local-path), a node of {_store_nodes(cluster)}: if that "
+                f"disk (the default StorageClass is local-path), a node of {system_nodes(cluster)}: if that "
                 "machine is replaced, its history is gone and the pod stays Pending on the old node's volume",
                 fix=f"after replacing that machine: kubectl -n {MONITORING_NAMESPACE} delete pvc {claim}",
             )

@@ -19,5 +19,13 @@ ENVOY_GATEWAY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller"
 """The chart's `config.envoyGateway.gateway.controllerName` default (values.yaml)."""
 ENVOY_PROXY_CONFIG = "gpukit-inference"
 """The EnvoyProxy the GatewayClass names: how the proxies and their Service are run."""
+GATEWAY_NODE_PORT = 30080
+"""k3s: the node port the proxies answer on (the Service's port 80), fixed so that firewalls can name
+it; inside the default NodePort range, 30000-32767. The class's EnvoyProxy sets it, so a second Gateway
+of the class gets no Service of its own there (the port is taken): add listeners to gpukit's instead.
+The Service keeps the name Envoy Gateway generates: a fixed one would be any Gateway of the class's,
+its selector following whichever was applied last."""
+CLIENT_POLICY = "gpukit-admitted-ranges"
+"""k3s: the SecurityPolicy that holds the Gateway to the admitted ranges."""
 ENVOY_PROXY_REPLICAS = 2
 """Two proxies, one disruption allowed: a node drained or replaced under one leaves the other serving."""

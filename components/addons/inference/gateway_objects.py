@@ -1,11 +1,12 @@
-"""The inference Gateway's objects, as manifests (pure): the Gateway every substrate gets, and on the
-substrates where gpukit runs Envoy Gateway (EKS) the GatewayClass and the EnvoyProxy that say how its
-proxies and their load balancer are run. Checked against the vendored CRDs (tests/reference/
-gateway-api-v1.6.1, envoy-gateway-v1.9.0)."""
+"""The inference Gateway's objects, as manifests (pure): the Gateway every substrate gets, on the
+substrates where gpukit runs Envoy Gateway (EKS, k3s) the GatewayClass and the EnvoyProxy that say
+how its proxies and what fronts them are run, and on k3s the client-address policy. Checked against
+the vendored CRDs (tests/reference/gateway-api-v1.6.1, envoy-gateway-v1.9.0)."""
 
 from typing import Any
 
 from gpukit.components.addons.inference.gateway_names import (
+    CLIENT_POLICY,
     ENVOY_GATEWAY_CLASS,
     ENVOY_GATEWAY_CONTROLLER,
     ENVOY_GATEWAY_NAMESPACE,
@@ -93,6 +94,26 @@ def envoy_proxy(service: dict[str, Any], system: list[dict[str, str]]) -> dict[s
                     },
                     "envoyPDB": {"minAvailable": ENVOY_PROXY_REPLICAS - 1},
                 },
+            },
+        },
+    }
+
+
+def client_policy(ranges: list[str]) -> dict[str, Any]:
+    """Envoy admits a request to the Gateway only from `ranges` (its peer's address: no header is
+    trusted for it), every other one gets 403. A policy on a route overrides this one for that route
+    (Envoy Gateway's precedence), so creating SecurityPolicies stays with the cluster's operators."""
+    return {
+        "apiVersion": ENVOY_API,
+        "kind": "SecurityPolicy",
+        "metadata": {"name": CLIENT_POLICY, "namespace": GATEWAY_NAMESPACE, "labels": dict(MANAGED_LABELS)},
+        "spec": {
+            "targetRefs": [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": GATEWAY_NAME}],
+            "authorization": {
+                "defaultAction": "Deny",
+                "rules": [
+                    {"name": "admitted-ranges", "action": "Allow", "principal": {"clientCIDRs": ranges}}
+                ],
             },
         },
     }

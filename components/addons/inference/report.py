@@ -138,8 +138,6 @@ def pool_scale_to_zero(pool: PoolFacts, autoscaling: bool) -> str:
 def gateway_line(cluster: ResolvedCluster, settings: InferenceSettings) -> str:
     variant = settings.variant
     if not settings.gateway:
-        if not variant.gateway_classes:
-            return f"not built on {cluster.substrate.title} yet (EKS and GKE have one)"
         return "off"
     charge = variant.gateway_charge(cluster, settings.gateway_cidrs)
     cost = f"; {charge.what}: ${charge.at_max:.4f}/h" if charge else ""

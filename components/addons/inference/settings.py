@@ -5,6 +5,7 @@ GKE cluster reads `metrics_enabled` to switch managed collection on)."""
 from dataclasses import dataclass
 
 from gpukit.components.addons.base import addon_variant
+from gpukit.components.addons.inference.gateway_ranges import admitted_ranges
 from gpukit.components.addons.inference.sizing import StoreSize, store_size
 from gpukit.components.addons.inference.variant import INFERENCE, InferenceVariant
 from gpukit.components.config.schema import RETENTION_DAYS_DEFAULT
@@ -32,14 +33,9 @@ def gateway_spec(args: ClusterConfig) -> InferenceGatewaySpec:
     return inference_spec(args).get("gateway", {})
 
 
-def gateway_enabled(args: ClusterConfig, variant: InferenceVariant) -> bool:
-    """`inference.gateway.enabled`; by default `inference.enabled` where the substrate has a gateway
-    gpukit builds (on k3s, none yet: the switch turns on metrics and autoscaling only)."""
-    spec = inference_spec(args)
-    explicit = gateway_spec(args).get("enabled")
-    if explicit is not None:
-        return explicit
-    return spec.get("enabled", False) and bool(variant.gateway_classes)
+def gateway_enabled(args: ClusterConfig) -> bool:
+    """`inference.gateway.enabled`, which defaults to `inference.enabled`."""
+    return gateway_spec(args).get("enabled", inference_spec(args).get("enabled", False))
 
 
 @dataclass(frozen=True)
@@ -81,8 +77,8 @@ def inference_settings(cluster: ResolvedCluster) -> InferenceSettings:
     spec = inference_spec(cluster.args)
     retention = spec.get("metrics", {}).get("retention_days", RETENTION_DAYS_DEFAULT)
     variant = inference_variant(cluster)
-    gateway = gateway_enabled(cluster.args, variant)
-    default_class = variant.gateway_classes[0] if variant.gateway_classes else ""
+    gateway = gateway_enabled(cluster.args)
+    default_class = variant.gateway_classes[0]
     return InferenceSettings(
         metrics=metrics_enabled(cluster.args),
         autoscaling=autoscaling_enabled(cluster.args),
@@ -93,3 +89,12 @@ def inference_settings(cluster: ResolvedCluster) -> InferenceSettings:
         retention_days=retention,
         size=store_size(cluster.pools, retention),
     )
+
+
+def gateway_node_port_ranges(cluster: ResolvedCluster) -> list[str]:
+    """The ranges a k3s cluster's cloud firewall admits to the Gateway's node port (the variant's
+    client-address policy admits the same); none where there is no such Gateway."""
+    settings = inference_settings(cluster)
+    if not (settings.gateway and settings.variant.gateway_client_policy):
+        return []
+    return admitted_ranges(cluster, settings.gateway_cidrs)

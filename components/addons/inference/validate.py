@@ -60,7 +60,7 @@ def inference_problems(scope: ValidationScope) -> list[Problem]:
     if scope.substrate is not None:
         problems += gateway_problems(scope.args, scope.substrate)
         variant = substrate_variant(scope.substrate)
-        if scope.substrate_checked and gateway_enabled(scope.args, variant):
+        if scope.substrate_checked and gateway_enabled(scope.args):
             network = variant.gateway_network_problem(scope.args["cluster"])
             if network is not None:
                 problems.append(network)
@@ -70,17 +70,8 @@ def inference_problems(scope: ValidationScope) -> list[Problem]:
 def gateway_problems(args: ClusterConfig, substrate: Substrate) -> list[Problem]:
     spec = gateway_spec(args)
     variant = substrate_variant(substrate)
-    on = gateway_enabled(args, variant)
+    on = gateway_enabled(args)
     problems: list[Problem] = []
-    if spec.get("enabled") and not variant.gateway_classes:
-        problems.append(
-            Problem(
-                f"{GATEWAY}.enabled",
-                f"gpukit builds no inference Gateway on {substrate.title} yet (EKS: Envoy Gateway; GKE: "
-                "GKE's own); set it false or remove the key. Metrics and autoscaling work here without it",
-            )
-        )
-        return problems
     for field in ("class_name", "allowed_cidrs"):
         if field in spec and not on:
             camel = "className" if field == "class_name" else "allowedCidrs"
@@ -93,6 +84,15 @@ def gateway_problems(args: ClusterConfig, substrate: Substrate) -> list[Problem]
             )
     if not on:
         return problems
+    if variant.runs_envoy_gateway and args["cluster"].get("traefik", False):
+        problems.append(
+            Problem(
+                "gpukit:cluster.traefik",
+                "k3s's packaged Traefik installs the Gateway API CRDs itself on k3s 1.34 to 1.36 "
+                "(k3s-io/k3s#14557), and the inference Gateway installs the standard channel's with Envoy "
+                f"Gateway: two owners of the same CRDs; set it false, or `{GATEWAY}.enabled: false`",
+            )
+        )
     class_name = spec.get("class_name")
     if class_name is not None:
         problem = _class_problem(class_name, variant, substrate)
@@ -101,7 +101,7 @@ def gateway_problems(args: ClusterConfig, substrate: Substrate) -> list[Problem]
     cidrs = spec.get("allowed_cidrs", [])
     key = f"{GATEWAY}.allowedCidrs"
     if cidrs:
-        refused = variant.gateway_cidrs_problem(cidrs)
+        refused = variant.gateway_cidrs_problem(substrate, cidrs)
         if refused is not None:
             problems.append(Problem(key, refused))
             return problems

@@ -12,10 +12,18 @@
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gpukit.components.addons.inference.gateway_names import (
+    ENVOY_GATEWAY_CLASS,
+    GATEWAY_NODE_PORT,
+    GATEWAY_PORT,
+)
+from gpukit.components.addons.inference.gateway_ranges import admitted_ranges, network_scope, system_nodes
 from gpukit.components.addons.inference.names import IN_CLUSTER_PROMETHEUS_URL
+from gpukit.components.api_access import is_internal
 from gpukit.components.findings import Finding
+from gpukit.components.k3s.host_scripts import POD_CIDR
 from gpukit.components.pricing import Charge
-from gpukit.components.substrate import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster, Substrate
 
 if TYPE_CHECKING:
     import pulumi
@@ -50,8 +58,12 @@ class StoreAccess:
 
 
 class InferenceVariant:
-    """The default: an in-cluster Prometheus on the default StorageClass, which on k3s is local-path
-    (a volume on one node's disk)."""
+    """The default, k3s's: an in-cluster Prometheus on the default StorageClass, which on k3s is
+    local-path (a volume on one node's disk); the Gateway is Envoy Gateway's, its proxies answering on a
+    fixed node port of the nodes without GPUs (gpukit's k3s runs no service load balancer: ServiceLB
+    is off), held to the admitted ranges by an Envoy client-address policy and, on EC2 and Compute
+    Engine, by the cloud firewall gpukit opens for that port (providers/aws/k3s/security.py,
+    providers/gcp/k3s/firewall.py)."""
 
     managed_store: bool = False
     store: str = "in-cluster Prometheus"
@@ -73,19 +85,37 @@ class InferenceVariant:
     """Whether the cluster's CNI enforces the NetworkPolicy that keeps the in-cluster Prometheus's API
     to gpukit's own namespaces (k3s's embedded network policy controller does)."""
 
-    gateway_classes: tuple[str, ...] = ()
+    gateway_classes: tuple[str, ...] = (ENVOY_GATEWAY_CLASS,)
     """The GatewayClasses gpukit builds the inference Gateway on here, the default first; empty where it
-    builds none yet (k3s: the default variant)."""
+    builds none."""
     gateway_classes_refused: tuple[tuple[str, str], ...] = ()
     """Classes the platform offers that gpukit does not build on yet, each with why."""
-    gateway_implementation: str = ""
+    gateway_implementation: str = f"Envoy Gateway v1.9.0 on node port {GATEWAY_NODE_PORT}"
     """Who programs the Gateway, in words (the report's)."""
-    runs_envoy_gateway: bool = False
+    runs_envoy_gateway: bool = True
     """gpukit installs Envoy Gateway (pinned) and the standard Gateway API CRDs; False where the platform
     runs its own controller and CRDs (GKE)."""
+    gateway_client_policy: bool = True
+    """Envoy itself admits only the admitted ranges (a SecurityPolicy on the Gateway): where nothing in
+    front of the proxies does (k3s's node port)."""
 
-    def gateway_cidrs_problem(self, cidrs: list[str]) -> str | None:
-        """Why `gateway.allowedCidrs` cannot be honoured here, or None."""
+    def gateway_client_ranges(self, cluster: ResolvedCluster, cidrs: list[str]) -> list[str]:
+        """Who Envoy's client-address policy admits: the admitted ranges, and the cluster's own pods
+        (k3s's pod network, which a VPC's range leaves out), which reach the Gateway's Service inside the
+        cluster."""
+        return list(dict.fromkeys([*admitted_ranges(cluster, cidrs), POD_CIDR]))
+
+    def gateway_cidrs_problem(self, substrate: "Substrate", cidrs: list[str]) -> str | None:
+        """Why `gateway.allowedCidrs` cannot be honoured here, or None. k3s on a cloud: the nodes answer
+        on private addresses only (gpukit puts no load balancer in front of the node port)."""
+        public = [c for c in cidrs if not is_internal(c)]
+        if substrate.builds_machines and public:
+            return (
+                f"{', '.join(public)} lie outside private address space, and on {substrate.title} the "
+                f"Gateway answers on node port {GATEWAY_NODE_PORT} of machines reached at private "
+                "addresses (no load balancer of gpukit's in front): list private ranges (the VPC, a VPN, "
+                "a peered network)"
+            )
         return None
 
     def gateway_network_problem(self, cluster: "ClusterSpec") -> "Problem | None":
@@ -94,12 +124,25 @@ class InferenceVariant:
         return None
 
     def envoy_service(self, cluster: ResolvedCluster, cidrs: list[str]) -> dict[str, Any]:
-        """The EnvoyProxy's `envoyService`: the load balancer in front of the proxies."""
-        return {}
+        """The EnvoyProxy's `envoyService`: what is in front of the proxies. Here a NodePort Service on a
+        fixed port (a strategic-merge patch of the Service's port 80, merged on `port`); `Local` keeps
+        the client's address for the client-address policy and answers on the nodes that run a proxy."""
+        return {
+            "type": "NodePort",
+            "externalTrafficPolicy": "Local",
+            "patch": {
+                "type": "StrategicMerge",
+                "value": {"spec": {"ports": [{"port": GATEWAY_PORT, "nodePort": GATEWAY_NODE_PORT}]}},
+            },
+        }
 
     def gateway_scope(self, cluster: ResolvedCluster, cidrs: list[str]) -> str:
         """Who can reach the Gateway, in words (the report's)."""
-        return ""
+        firewall = " and the cloud firewall" if cluster.substrate.builds_machines else ""
+        return (
+            f"node port {GATEWAY_NODE_PORT} of the nodes of {system_nodes(cluster)} that run a proxy, "
+            f"{network_scope(cluster, cidrs)} (Envoy's client-address policy{firewall})"
+        )
 
     def gateway_charge(self, cluster: ResolvedCluster, cidrs: list[str]) -> Charge | None:
         """The Gateway's load balancer, per hour at list price; None where nothing is billed for it."""

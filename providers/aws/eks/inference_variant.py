@@ -19,27 +19,18 @@ always set: the VPC's range (or private space in a VPC gpukit did not make) for 
 from typing import Any
 
 from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_CLASS
+from gpukit.components.addons.inference.gateway_ranges import admitted_ranges, network_scope
 from gpukit.components.addons.inference.settings import gateway_spec
 from gpukit.components.addons.inference.variant import InferenceVariant, VolumePrice
 from gpukit.components.addons.storage.rates import server_disk_rate
-from gpukit.components.api_access import INTERNAL_RANGES, is_internal, needs_public_endpoint
+from gpukit.components.api_access import is_internal, needs_public_endpoint
 from gpukit.components.findings import Finding, Severity
 from gpukit.components.pricing import Charge
-from gpukit.components.substrate import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster, Substrate
 from gpukit.providers.aws.catalog import NETWORK_LOAD_BALANCER_PER_HOUR
 
 NLB_TYPE = "service.beta.kubernetes.io/aws-load-balancer-type"
 NLB_INTERNAL = "service.beta.kubernetes.io/aws-load-balancer-internal"
-
-
-def gateway_source_ranges(cluster: ResolvedCluster, cidrs: list[str]) -> list[str]:
-    """Who the NLB admits: `allowedCidrs`; with none, the new VPC's range, or all private space where
-    the VPC is one gpukit did not make (its range is not in the config; an internal NLB is reachable
-    only from networks routed into the VPC anyway)."""
-    if cidrs:
-        return list(cidrs)
-    vpc = cluster.spec.get("network", {}).get("cidr")
-    return [vpc] if vpc else [str(r) for r in INTERNAL_RANGES]
 
 
 class EksInference(InferenceVariant):
@@ -52,6 +43,12 @@ class EksInference(InferenceVariant):
     gateway_classes = (ENVOY_GATEWAY_CLASS,)
     gateway_implementation = "Envoy Gateway v1.9.0 behind a Network Load Balancer"
     runs_envoy_gateway = True
+    # The NLB's source ranges hold it (the nodes' security group); the client-address policy would only
+    # repeat them.
+    gateway_client_policy = False
+
+    def gateway_cidrs_problem(self, substrate: Substrate, cidrs: list[str]) -> str | None:
+        return None  # any range: a public one makes the NLB internet-facing
 
     def envoy_service(self, cluster: ResolvedCluster, cidrs: list[str]) -> dict[str, Any]:
         annotations = {NLB_TYPE: "nlb"}
@@ -60,21 +57,15 @@ class EksInference(InferenceVariant):
         return {
             "type": "LoadBalancer",
             "annotations": annotations,
-            "loadBalancerSourceRanges": gateway_source_ranges(cluster, cidrs),
+            "loadBalancerSourceRanges": admitted_ranges(cluster, cidrs),
             # Envoy Gateway's default, stated: the client's address reaches the proxy and the security
             # group's rules see it.
             "externalTrafficPolicy": "Local",
         }
 
     def gateway_scope(self, cluster: ResolvedCluster, cidrs: list[str]) -> str:
-        ranges = ", ".join(gateway_source_ranges(cluster, cidrs))
-        if needs_public_endpoint(cidrs):
-            return f"internet-facing NLB, admitting {ranges} only"
-        if cidrs:
-            return f"internal NLB, admitting {ranges}"
-        if cluster.spec.get("network", {}).get("cidr"):
-            return f"internal NLB: the VPC ({ranges})"
-        return f"internal NLB: any private range routed into the VPC ({ranges})"
+        scheme = "internet-facing" if needs_public_endpoint(cidrs) else "internal"
+        return f"{scheme} NLB, {network_scope(cluster, cidrs)}"
 
     def gateway_findings(self, cluster: ResolvedCluster) -> list[Finding]:
         """Private ranges beside public ones: the NLB is internet-facing, so a client inside the VPC or

@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
+from gpukit.components.addons.inference.settings import gateway_node_port_ranges
 from gpukit.components.k3s.cloud_flow import K3sServers
 from gpukit.components.k3s.cloud_init import CloudNode
 from gpukit.components.k3s.host_scripts import secrets_bundle
@@ -64,7 +65,12 @@ class Ec2Adapter:
         access_cidrs = self.spec.get("api_access_cidrs", [])
         groups = K3sEc2SecurityGroups(
             f"{name}-sg",
-            {"cluster_name": cluster_name, "vpc_id": vpc.vpc_id, "api_access_cidrs": access_cidrs},
+            {
+                "cluster_name": cluster_name,
+                "vpc_id": vpc.vpc_id,
+                "api_access_cidrs": access_cidrs,
+                "gateway_ranges": gateway_node_port_ranges(self.cluster),
+            },
             opts=self.children,
         )
         api = K3sEc2ApiLoadBalancer(

@@ -9,11 +9,12 @@ requirements ("Inbound Rules for K3s Nodes", docs.k3s.io/installation/requiremen
 import ipaddress
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional, TypedDict
+from typing import NotRequired, Optional, TypedDict
 
 import pulumi
 import pulumi_aws as aws
 
+from gpukit.components.addons.inference.gateway_names import GATEWAY_NODE_PORT
 from gpukit.components.k3s.host_scripts import API_PORT
 
 TYPE_TOKEN = "gpukit:index:K3sEc2SecurityGroups"
@@ -48,8 +49,9 @@ def _cidr_slug(cidr: str) -> str:
     return cidr.replace(".", "-").replace(":", "-").replace("/", "-")
 
 
-def ingress_rules(api_access_cidrs: list[str]) -> list[IngressRule]:
-    """Every inbound rule of the cluster, in a fixed order."""
+def ingress_rules(api_access_cidrs: list[str], gateway_ranges: list[str] | None = None) -> list[IngressRule]:
+    """Every inbound rule of the cluster, in a fixed order; `gateway_ranges`: who reaches the inference
+    Gateway's node port (components/addons/inference), none without it."""
     rules = [
         IngressRule(Group.NODES, "udp", 8472, 8472, "flannel VXLAN between nodes", source_group=Group.NODES),
         IngressRule(Group.NODES, "tcp", 10250, 10250, "kubelet (logs, exec, metrics)", Group.NODES),
@@ -65,6 +67,17 @@ def ingress_rules(api_access_cidrs: list[str]) -> list[IngressRule]:
         IngressRule(Group.API_LB, "tcp", API_PORT, API_PORT, "Kubernetes API (apiAccessCidrs)", cidr=cidr)
         for cidr in dict.fromkeys(api_access_cidrs)  # once each, in config order
     ]
+    rules += [
+        IngressRule(
+            Group.NODES,
+            "tcp",
+            GATEWAY_NODE_PORT,
+            GATEWAY_NODE_PORT,
+            "inference Gateway's node port (allowedCidrs, or the VPC)",
+            cidr=cidr,
+        )
+        for cidr in dict.fromkeys(gateway_ranges or [])
+    ]
     return rules
 
 
@@ -72,6 +85,8 @@ class K3sEc2SecurityGroupsArgs(TypedDict):
     cluster_name: str
     vpc_id: pulumi.Input[str]
     api_access_cidrs: list[str]
+    gateway_ranges: NotRequired[list[str]]
+    """Who reaches the inference Gateway's node port; absent without it."""
 
 
 class K3sEc2SecurityGroups(pulumi.ComponentResource):
@@ -95,7 +110,7 @@ class K3sEc2SecurityGroups(pulumi.ComponentResource):
             )
             for group in Group
         }
-        for rule in ingress_rules(args["api_access_cidrs"]):
+        for rule in ingress_rules(args["api_access_cidrs"], args.get("gateway_ranges")):
             source = rule.source_group
             ipv6 = rule.cidr is not None and ipaddress.ip_network(rule.cidr, strict=False).version == 6
             aws.vpc.SecurityGroupIngressRule(

@@ -28,7 +28,7 @@ from gpukit.components.findings import Finding, Severity
 from gpukit.components.names import fit_name
 from gpukit.components.pricing import Charge
 from gpukit.components.spec import ClusterSpec
-from gpukit.components.substrate import ResolvedCluster
+from gpukit.components.substrate import ResolvedCluster, Substrate
 from gpukit.providers.gcp.catalog import FORWARDING_RULE_PER_HOUR
 from gpukit.providers.gcp.gke.iam import ACCOUNT_ID_MAX
 from gpukit.providers.gcp.gke.shared_storage.state import GkeStorageState
@@ -81,8 +81,10 @@ class GkeInference(InferenceVariant):
         ("gke-l7-gxlb", _EXTERNAL_WHY),
     )
     gateway_implementation = "GKE's managed Gateway controller"
+    runs_envoy_gateway = False
+    gateway_client_policy = False
 
-    def gateway_cidrs_problem(self, cidrs: list[str]) -> str | None:
+    def gateway_cidrs_problem(self, substrate: Substrate, cidrs: list[str]) -> str | None:
         return (
             f"GKE's internal class {INTERNAL_GATEWAY_CLASS} admits the cluster's VPC and networks routed "
             "into it, and gpukit builds no external class yet (Cloud Armor per backend Service); remove the "

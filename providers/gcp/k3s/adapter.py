@@ -12,6 +12,7 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
+from gpukit.components.addons.inference.settings import gateway_node_port_ranges
 from gpukit.components.api_access import needs_public_endpoint
 from gpukit.components.k3s.cloud_flow import K3sServers
 from gpukit.components.k3s.cloud_init import CloudNode
@@ -86,7 +87,9 @@ class GceAdapter:
     def _firewall(self, network: GceNetwork, secrets: K3sGceJoinSecrets) -> None:
         """The cluster's firewall rules (firewall.py), by the machines' service accounts."""
         accounts = secrets.service_accounts
-        for rule in firewall_rules(self.spec.get("api_access_cidrs", [])):
+        for rule in firewall_rules(
+            self.spec.get("api_access_cidrs", []), gateway_node_port_ranges(self.cluster)
+        ):
             gcp.compute.Firewall(
                 f"{self.name}-{rule.name}",
                 name=f"{self.cluster.name}-{rule.name}",

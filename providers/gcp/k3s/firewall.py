@@ -15,6 +15,7 @@ reached through OS Login by whoever adds one (or through the serial console). Po
 
 from dataclasses import dataclass
 
+from gpukit.components.addons.inference.gateway_names import GATEWAY_NODE_PORT
 from gpukit.components.k3s.host_scripts import API_PORT
 from gpukit.components.spec import NodeRole
 
@@ -49,8 +50,23 @@ def server_tag(cluster_name: str) -> str:
     return f"{cluster_name}-k3s-server"
 
 
-def firewall_rules(api_access_cidrs: list[str]) -> list[FirewallRule]:
+def firewall_rules(
+    api_access_cidrs: list[str], gateway_ranges: list[str] | None = None
+) -> list[FirewallRule]:
+    """`gateway_ranges`: who reaches the inference Gateway's node port (components/addons/inference);
+    none without it."""
     rules = []
+    if gateway_ranges:
+        rules.append(
+            FirewallRule(
+                "k3s-inference-gateway",
+                "inference Gateway's node port from allowedCidrs (or the VPC)",
+                "tcp",
+                (str(GATEWAY_NODE_PORT),),
+                NODES,
+                source_ranges=tuple(dict.fromkeys(gateway_ranges)),
+            )
+        )
     if api_access_cidrs:  # none: the API is reachable from the cluster's own machines only
         rules.append(
             FirewallRule(

@@ -34,6 +34,7 @@ def build_k3s_ssh(name: str, cluster: ResolvedCluster, parent: pulumi.Resource) 
             "traefik": spec.get("traefik", False),
             "k3s_sha256": spec.get("k3s_sha256", {}),
             "pod_security": spec.get("pod_security", PodSecurityLevel.BASELINE),
+            "system_namespaces": list(cluster.system_namespaces),
         },
         opts=pulumi.ResourceOptions(parent=parent),
     )
