@@ -199,6 +199,7 @@ def test_operator_values_for_k3s_and_no_extra_runtime_class(lab: Recording) -> N
 def test_traefik_stays_only_when_the_stack_asks_for_it() -> None:
     config = k3s_config()
     config["gpukit:cluster"]["traefik"] = True
+    config.pop("gpukit:inference", None)  # its Gateway installs the Gateway API CRDs Traefik would
     server = _config_in(commands(run(config))["control-192-0-2-10-k3s"]["create"])
     assert server["disable"] == ["servicelb"]
 
