@@ -82,7 +82,7 @@ class GcpNetwork(pulumi.ComponentResource):
         self.proxy_only_subnet = None
         if proxy_only is not None:
             # The Gateway's regional internal load balancer runs its Envoy proxies here: one active
-            # proxy-only subnet per region and network (gateway.py).
+            # proxy-only subnet per region and network (proxy_only.py).
             proxy_subnet = gcp.compute.Subnetwork(
                 f"{name}-proxy-only",
                 name=fit_name(cluster, f"-{region}-proxy", GCE_NAME_MAX),

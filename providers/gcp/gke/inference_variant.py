@@ -15,7 +15,7 @@ The inference Gateway is GKE's own controller's (the cluster's Gateway API chann
 `gke-l7-rilb`, the regional internal Application Load Balancer: reachable from the VPC (and networks
 routed into it) only. Its Envoy proxies live in a proxy-only subnet, which gpukit adds to a network it
 creates, with the firewall rule that lets them and the health checks reach the nodes
-(providers/gcp/gke/gateway.py). The external classes are refused until gpukit can hold them to
+(providers/gcp/proxy_only.py). The external classes are refused until gpukit can hold them to
 `allowedCidrs`: a Cloud Armor policy, attached per backend Service (GCPBackendPolicy), not per Gateway,
 so a route to a Service without one would be open to the internet."""
 
