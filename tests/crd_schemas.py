@@ -20,6 +20,7 @@ KEDA = REFERENCE / "keda-2.20.2"
 MANAGED_PROMETHEUS = REFERENCE / "prometheus-engine-2ffde4e"
 GATEWAY_API = REFERENCE / "gateway-api-v1.6.1"
 ENVOY_GATEWAY = REFERENCE / "envoy-gateway-v1.9.0"
+GKE_GATEWAY_POLICIES = REFERENCE / "gke-gateway-api-fc40d60"
 
 
 def strict(schema: Any) -> Any:
@@ -56,6 +57,7 @@ def _crds() -> dict[tuple[str, str], dict[str, Any]]:
         MANAGED_PROMETHEUS,
         GATEWAY_API,
         ENVOY_GATEWAY,
+        GKE_GATEWAY_POLICIES,
     ):
         for path in sorted(folder.glob("*_*.yaml")):
             crd = yaml.safe_load(path.read_text())

@@ -62,6 +62,13 @@ def substrate_fakes(config: Mapping[str, Any]) -> list[PlanFakes]:
     return list(fakes.values())
 
 
+GATEWAY = "kubernetes:gateway.networking.k8s.io/v1:Gateway"
+
+
+def _octet(name: str) -> int:
+    return 1 + int(_hex(name, length=4), 16) % 254
+
+
 class PlanMocks(pulumi.runtime.Mocks):
     def __init__(self, fakes: Iterable[PlanFakes]) -> None:
         self.fakes = {f.package: f for f in fakes}
@@ -109,6 +116,10 @@ class PlanMocks(pulumi.runtime.Mocks):
             return {"certRequestPem": _pem("CERTIFICATE REQUEST", name)}
         if token in ("command:remote:Command", "command:local:Command"):
             return {"stdout": "", "stderr": ""}
+        if token == GATEWAY:
+            # What `pulumi up` reads once the Gateway is Programmed (its await): an address of
+            # 192.0.2.0/24, which documentation reserves (RFC 5737), so a plan never names a real one.
+            return {"status": {"addresses": [{"type": "IPAddress", "value": f"192.0.2.{_octet(name)}"}]}}
         return {}
 
     # --- invokes

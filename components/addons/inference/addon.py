@@ -3,9 +3,11 @@ metrics (per pod) and the workloads' own, KEDA scaling Deployments on its querie
 (Gateway API) that model servers' routes attach to (variant.py says which store and which gateway each
 substrate uses)."""
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
+from gpukit.components.addons.inference.check_objects import VERIFICATION_ADDON, CheckPlan, inference_check
+from gpukit.components.addons.inference.check_plan import check_plan
 from gpukit.components.addons.inference.findings import inference_findings
 from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_NAMESPACE
 from gpukit.components.addons.inference.names import KEDA_NAMESPACE, MONITORING_NAMESPACE
@@ -20,6 +22,9 @@ from gpukit.components.findings import Finding
 from gpukit.components.handle import ClusterHandle
 from gpukit.components.pricing import HOURS_PER_MONTH, Charge
 from gpukit.components.substrate import ResolvedCluster
+
+if TYPE_CHECKING:
+    from gpukit.components.addons.inference.component import InferenceServing
 
 
 class InferenceAddon(Addon):
@@ -113,7 +118,34 @@ class InferenceAddon(Addon):
             inference_args(ctx.cluster, access.keda_values if access else None),
             opts=ctx.in_cluster(waits),
         )
+        plan = check_plan(ctx.cluster)
+        if plan is not None:
+            self._build_check(ctx, plan, serving)
         return Built(ready=(serving,))
+
+    def _build_check(self, ctx: BuildContext, plan: CheckPlan, serving: "InferenceServing") -> None:
+        """After the serving stack and the GPU verification (the check is the last thing `pulumi up`
+        proves; its holder then finds a node of the pool already up)."""
+        from gpukit.components.addons.inference.check_component import (
+            InferenceVerification,
+            InferenceVerificationArgs,
+        )
+
+        check = inference_check(plan)
+        args: InferenceVerificationArgs = {
+            "namespace": check.namespace,
+            "fixtures": check.fixtures,
+            "jobs": check.jobs,
+            "timeout_minutes": plan.timeout_minutes,
+        }
+        if plan.gateway and not plan.gateway.host and serving.gateway_status is not None:
+            args["gateway_status"] = serving.gateway_status
+        gpu_checks = ctx.built.get(VERIFICATION_ADDON)
+        InferenceVerification(
+            f"{ctx.name}-inference-check",
+            args,
+            opts=ctx.in_cluster([serving, *(gpu_checks.ready if gpu_checks else ())]),
+        )
 
 
 INFERENCE_ADDON = InferenceAddon()

@@ -143,6 +143,8 @@ class InferenceServing(pulumi.ComponentResource):
     keda_release: pulumi.Output[str | None] | None
     gateway: str | None
     """`<namespace>/<name>` of the Gateway routes attach to; None without one."""
+    gateway_status: pulumi.Output[Any] | None
+    """The Gateway's status once Programmed (its `addresses`); None without one."""
 
     def __init__(self, name: str, args: InferenceServingArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(TYPE_TOKEN, name, {}, opts)
@@ -210,6 +212,7 @@ class InferenceServing(pulumi.ComponentResource):
                     pulumi.ResourceOptions(parent=self, depends_on=[keda]),
                 )
         self.gateway = None
+        self.gateway_status = None
         if "gateway_objects" in args:
             self.gateway = self._gateway(name, args, namespaces, waits)
         self.register_outputs(
@@ -256,11 +259,15 @@ class InferenceServing(pulumi.ComponentResource):
             after = [controller]
         for obj in args["gateway_objects"]:
             ns = obj["metadata"].get("namespace")
+            is_gateway = obj["kind"] == "Gateway"
             applied = custom_object(
                 f"{name}-{obj['kind'].lower()}-{obj['metadata']['name']}",
                 obj,
                 pulumi.ResourceOptions(parent=self, depends_on=[*after, *([namespaces[ns]] if ns else [])]),
+                outputs=("status",) if is_gateway else (),
             )
+            if is_gateway:
+                self.gateway_status = applied.status  # type: ignore[attr-defined]
             after = [applied]
         (gateway_obj,) = [obj for obj in args["gateway_objects"] if obj["kind"] == "Gateway"]
         return f"{gateway_obj['metadata']['namespace']}/{gateway_obj['metadata']['name']}"

@@ -8,6 +8,7 @@ from gpukit.components.addons.inference.names import KEY, MONITORING_NAMESPACE, 
 from gpukit.components.addons.inference.settings import InferenceSettings
 from gpukit.components.api_access import covers_public_internet
 from gpukit.components.findings import Finding, Severity
+from gpukit.components.spec import NodeRole
 from gpukit.components.substrate import ResolvedCluster
 
 
@@ -87,4 +88,30 @@ def inference_findings(cluster: ResolvedCluster, settings: InferenceSettings) ->
                     fix="add a pool without GPUs with minNodes >= 1",
                 )
             )
+    found += _servers_keep_their_boot_policy(cluster)
     return found
+
+
+def _servers_keep_their_boot_policy(cluster: ResolvedCluster) -> list[Finding]:
+    """k3s on a cloud with no pool without GPUs but its servers: the add-on's pods run on the servers,
+    which admit pods of the namespaces their admission policy names (components/k3s/host_scripts.py
+    server_policy). That policy is written at a server's first boot only (its user data): a server
+    that booted before these namespaces were named refuses their pods. gpukit cannot see offline when
+    a server booted, so it says so."""
+    servers = [p for p in cluster.pools if p.role is NodeRole.SERVER]
+    agents = [p for p in cluster.pools if not p.is_gpu and p.role is not NodeRole.SERVER]
+    if not cluster.substrate.builds_machines or not servers or agents or not cluster.system_namespaces:
+        return []
+    pools = ", ".join(p.name for p in servers)
+    return [
+        Finding(
+            Severity.INFO,
+            KEY,
+            f"the metrics store, KEDA and the Gateway's proxies run on the servers (pool {pools}), which "
+            f"admit pods of {', '.join(cluster.system_namespaces)} only where they first booted with this "
+            "config: a server created before `gpukit:inference` was on keeps the admission policy it "
+            "booted with (its user data applies at first boot) and refuses those pods",
+            fix="on a cluster whose servers predate gpukit:inference, add a pool without GPUs (agents) for "
+            "them, or replace the servers one at a time",
+        )
+    ]

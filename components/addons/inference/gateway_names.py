@@ -1,6 +1,9 @@
 """The names gpukit's inference Gateway lives under, and the convention a route follows to attach
 (docs/inference.md states it)."""
 
+import hashlib
+from dataclasses import dataclass
+
 GATEWAY_NAMESPACE = "gpukit-gateway"
 GATEWAY_NAME = "gpukit-inference"
 GATEWAY_PORT = 80
@@ -27,5 +30,30 @@ The Service keeps the name Envoy Gateway generates: a fixed one would be any Gat
 its selector following whichever was applied last."""
 CLIENT_POLICY = "gpukit-admitted-ranges"
 """k3s: the SecurityPolicy that holds the Gateway to the admitted ranges."""
+ENVOY_HASHED_NAME_MAX = 48
+"""How much of a Gateway's key Envoy Gateway keeps in its proxies' names (GetHashedName's `length`)."""
 ENVOY_PROXY_REPLICAS = 2
 """Two proxies, one disruption allowed: a node drained or replaced under one leaves the other serving."""
+
+
+def envoy_proxy_service(gateway_namespace: str = GATEWAY_NAMESPACE, gateway_name: str = GATEWAY_NAME) -> str:
+    """The name Envoy Gateway v1.9.0 gives a Gateway's proxies' Service (and Deployment) in its own
+    namespace: `envoy-` + the Gateway's `<namespace>/<name>` with `/` made `-` (cut to 48 characters)
+    + `-` + the first 8 hex digits of that key's SHA-256 (internal/infrastructure/kubernetes/proxy/
+    resource.go ExpectedResourceHashedName, internal/utils/misc.go GetHashedName, the key from
+    internal/gatewayapi/helpers.go irStringKey): `envoy-gpukit-gateway-gpukit-inference-9c77e548`."""
+    key = f"{gateway_namespace}/{gateway_name}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+    name = key.replace("/", "-")
+    if len(name) > ENVOY_HASHED_NAME_MAX:
+        name = name[:ENVOY_HASHED_NAME_MAX].removesuffix("-")  # Go's TrimSuffix: one only
+    return f"envoy-{name}-{digest}"
+
+
+@dataclass(frozen=True)
+class GatewayTarget:
+    """Where a pod in the cluster reaches the Gateway's proxies (the inference check's)."""
+
+    host: str
+    """A DNS name; empty: the Gateway's own status address, known only once it is programmed (GKE)."""
+    port: int

@@ -22,17 +22,28 @@ from gpukit.components.addons.inference.gateway_names import (
 from gpukit.components.admission import MANAGED_LABELS
 
 GATEWAY_API = "gateway.networking.k8s.io/v1"
+GATEWAY_AWAIT = "pulumi.com/waitFor"
 ENVOY_API = "gateway.envoyproxy.io/v1alpha1"
 
 
 def gateway(class_name: str) -> dict[str, Any]:
     """One HTTP listener on port 80; routes from the namespaces labelled for it (gateway_names.py).
     No TLS listener: a certificate is the user's (a Secret, or on GKE a Google-managed one), added to
-    this Gateway or to one of their own."""
+    this Gateway or to one of their own.
+
+    `pulumi up` waits for it to be Programmed (pulumi-kubernetes' `pulumi.com/waitFor`, 4.18+, the
+    condition Gateway API implementations set once the data plane is ready and has an address): an
+    address never assigned (an NLB or a proxy-only subnet missing) fails the update after the
+    provider's default 10 minutes instead of leaving a Gateway nobody can reach."""
     return {
         "apiVersion": GATEWAY_API,
         "kind": "Gateway",
-        "metadata": {"name": GATEWAY_NAME, "namespace": GATEWAY_NAMESPACE, "labels": dict(MANAGED_LABELS)},
+        "metadata": {
+            "name": GATEWAY_NAME,
+            "namespace": GATEWAY_NAMESPACE,
+            "labels": dict(MANAGED_LABELS),
+            "annotations": {GATEWAY_AWAIT: "condition=Programmed"},
+        },
         "spec": {
             "gatewayClassName": class_name,
             "listeners": [

@@ -6,6 +6,8 @@ bill when nobody asks."""
 from typing import Any
 
 from gpukit.components.addons.inference.charts import ENVOY_GATEWAY, KEDA, KUBE_PROMETHEUS_STACK
+from gpukit.components.addons.inference.check_objects import CHECK_NAMESPACE
+from gpukit.components.addons.inference.check_plan import check_steps
 from gpukit.components.addons.inference.gateway_names import (
     GATEWAY_NAME,
     GATEWAY_NAMESPACE,
@@ -198,6 +200,14 @@ def report_lines(cluster: ResolvedCluster, settings: InferenceSettings) -> list[
         lines.append(f"  pool {pool.name}: {pool_scale_to_zero(pool, settings.autoscaling)}")
         if settings.metrics:
             lines.append(f"  pool {pool.name} GPU metrics: {attribution(pool, operator_dcgm(cluster))}")
+    steps, skipped = check_steps(cluster)
+    lines.append(
+        f"  check at pulumi up (namespace {CHECK_NAMESPACE}; its simulators stay, a few CPU millicores):"
+        if steps
+        else "  check at pulumi up: none"
+    )
+    lines += [f"    - {step}" for step in steps]
+    lines += [f"    - not checked: {what}" for what in skipped]
     return lines
 
 
@@ -233,5 +243,6 @@ def document(cluster: ResolvedCluster, settings: InferenceSettings) -> dict[str,
             else None,
             "gateway": gateway_document(cluster, settings),
             "pools": {p.name: pool_scale_to_zero(p, settings.autoscaling) for p in cluster.gpu_pools},
+            "check": dict(zip(("steps", "notChecked"), check_steps(cluster), strict=True)),
         }
     }

@@ -65,7 +65,8 @@ class Target:
     Managed Service for Prometheus puts on every series); empty for an in-cluster store."""
 
 
-def _scaled_object(target: Target, query: str, threshold: int, metric_type: str) -> dict[str, Any]:
+def scaled_object(target: Target, query: str, threshold: int, metric_type: str) -> dict[str, Any]:
+    """A ScaledObject of `target` on one Prometheus query (the inference check's witness uses it too)."""
     trigger: dict[str, Any] = {
         "type": "prometheus",
         "metricType": metric_type,
@@ -94,7 +95,7 @@ def queue_scaled_object(target: Target) -> dict[str, Any]:
     """Scale a vLLM-style server on the requests waiting across its replicas: the summed query over an
     AverageValue target gives ceil(waiting / QUEUE_THRESHOLD) replicas."""
     query = f"sum({QUEUE_METRIC}{{{_pods_of(target)}}})"
-    return _scaled_object(target, query, QUEUE_THRESHOLD, "AverageValue")
+    return scaled_object(target, query, QUEUE_THRESHOLD, "AverageValue")
 
 
 def gpu_utilisation_scaled_object(target: Target) -> dict[str, Any]:
@@ -102,4 +103,4 @@ def gpu_utilisation_scaled_object(target: Target) -> dict[str, Any]:
     target, so replicas grow by the ratio of the mean to GPU_UTILISATION_THRESHOLD (an average over
     an AverageValue target would be divided by the replicas again)."""
     query = f"avg({GPU_UTILISATION_METRIC}{{{_pods_of(target)}}})"
-    return _scaled_object(target, query, GPU_UTILISATION_THRESHOLD, "Value")
+    return scaled_object(target, query, GPU_UTILISATION_THRESHOLD, "Value")

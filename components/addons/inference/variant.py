@@ -14,8 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from gpukit.components.addons.inference.gateway_names import (
     ENVOY_GATEWAY_CLASS,
+    ENVOY_GATEWAY_NAMESPACE,
     GATEWAY_NODE_PORT,
     GATEWAY_PORT,
+    GatewayTarget,
+    envoy_proxy_service,
 )
 from gpukit.components.addons.inference.gateway_ranges import admitted_ranges, network_scope, system_nodes
 from gpukit.components.addons.inference.names import IN_CLUSTER_PROMETHEUS_URL
@@ -98,6 +101,20 @@ class InferenceVariant:
     gateway_client_policy: bool = True
     """Envoy itself admits only the admitted ranges (a SecurityPolicy on the Gateway): where nothing in
     front of the proxies does (k3s's node port)."""
+    gateway_health_check_policies: bool = False
+    """The platform's load balancer health-checks each backend Service on `/` unless a policy says
+    otherwise (GKE's HealthCheckPolicy): the inference check gives its backends one."""
+
+    def gateway_check_target(self) -> GatewayTarget:
+        """Where the inference check's pod reaches the Gateway: Envoy Gateway's proxies through their
+        Service inside the cluster (gateway_names.envoy_proxy_service). Through the node port on k3s
+        that is the same Service; on EKS an NLB's instance targets drop a client that is itself a
+        target (client IP preserved: no hairpin), so a pod cannot count on reaching it. Of the NLB,
+        `pulumi up` knows only that the Gateway became Programmed: the NLB exists (its address is
+        assigned) and the proxies are available; whether its targets are healthy and its rules admit
+        a client outside the cluster is not checked."""
+        host = f"{envoy_proxy_service()}.{ENVOY_GATEWAY_NAMESPACE}.svc.cluster.local"
+        return GatewayTarget(host, GATEWAY_PORT)
 
     def gateway_client_ranges(self, cluster: ResolvedCluster, cidrs: list[str]) -> list[str]:
         """Who Envoy's client-address policy admits: the admitted ranges, and the cluster's own pods

@@ -21,6 +21,7 @@ so a route to a Service without one would be open to the internet."""
 
 from typing import TYPE_CHECKING, Any
 
+from gpukit.components.addons.inference.gateway_names import GATEWAY_PORT, GatewayTarget
 from gpukit.components.addons.inference.names import KEDA_NAMESPACE, KEDA_OPERATOR_SERVICE_ACCOUNT
 from gpukit.components.addons.inference.variant import InferenceVariant, StoreAccess, VolumePrice
 from gpukit.components.errors import Problem
@@ -83,6 +84,12 @@ class GkeInference(InferenceVariant):
     gateway_implementation = "GKE's managed Gateway controller"
     runs_envoy_gateway = False
     gateway_client_policy = False
+    gateway_health_check_policies = True
+
+    def gateway_check_target(self) -> GatewayTarget:
+        """The regional internal load balancer's own address (the Gateway's status): pods are VPC
+        addresses of the region, which it admits."""
+        return GatewayTarget("", GATEWAY_PORT)
 
     def gateway_cidrs_problem(self, substrate: Substrate, cidrs: list[str]) -> str | None:
         return (
