@@ -1,5 +1,5 @@
 """The inference check under the mock engine (preview=False): what GpuCluster registers with
-`gpukit:inference` and `gpukit:verification` on EKS, GKE and k3s, read back from the engine's record:
+`gpukit:inference` and `gpukit:verification` on EKS, GKE and k3s on EC2, read back from the engine's record:
 every object as the API server would take it, in the order `pulumi up` needs (after the serving stack
 and the GPU verification), awaited, and wired to the Gateway's address where the check reaches it there
 (GKE)."""
@@ -11,6 +11,7 @@ import pytest
 from crd_schemas import has_crd, validate
 
 from gpukit.components.addons.inference.check_objects import CHECK_NAMESPACE
+from gpukit.components.k3s.host_scripts import POD_CIDR
 from gpukit.plan.fakes import _octet
 from gpukit.program import build
 from harness import Recording, eks_config, example_config, record
@@ -49,9 +50,9 @@ def test_every_object_of_the_check_is_one_the_api_server_takes(
     rec: Recording = request.getfixturevalue(which)
     found = children(rec)
     kinds = sorted(r.inputs["kind"] for r in found)
-    # GKE's example runs GKE's own GPU software (its managed DCGM): no holder, no witness there.
-    jobs, deployments = (2, 3) if which == "eks" else (1, 2)
-    assert kinds.count("Job") == jobs and kinds.count("Deployment") == deployments
+    # GKE's example runs GKE's own GPU software (its managed DCGM): no witness there.
+    deployments = 3 if which == "eks" else 2
+    assert kinds.count("Job") == 1 and kinds.count("Deployment") == deployments
     assert kinds.count("ScaledObject") == deployments - 1
     assert ("HealthCheckPolicy" in kinds) is (which == "gke")
     for resource in found:
@@ -136,3 +137,33 @@ def test_gke_scales_through_keda_identity_on_this_clusters_series(gke: Recording
         assert trigger["metadata"]["serverAddress"].startswith(
             "https://monitoring.googleapis.com/v1/projects/"
         )
+
+
+def test_k3s_on_ec2_checks_through_the_proxies_service_which_admits_its_pods() -> None:
+    config = example_config("k3s-aws")
+    config["gpukit:nodePools"].append(
+        {"name": "cpu", "instanceType": "m7i.large", "minNodes": 1, "maxNodes": 2}
+    )
+    config["gpukit:inference"] = {"enabled": True}
+    config["gpukit:verification"] = {"enabled": True}
+    rec = record(lambda: build(config), region=config["aws:region"])
+    assert check_env(rec)["GATEWAY_HOST"] == (
+        "envoy-gpukit-gateway-gpukit-inference-9c77e548.envoy-gateway-system.svc.cluster.local"
+    )
+    # The node port's client policy admits the pod network the check's pod comes from.
+    (policy,) = rec.of_type("kubernetes:gateway.envoyproxy.io/v1alpha1:SecurityPolicy")
+    (rule,) = policy.inputs["spec"]["authorization"]["rules"]
+    assert POD_CIDR in rule["principal"]["clientCIDRs"]
+    # Its simulators stay off the servers.
+    for deployment in (r for r in children(rec) if r.inputs["kind"] == "Deployment"):
+        spec = deployment.inputs["spec"]["template"]["spec"]
+        assert all(t["key"] != "CriticalAddonsOnly" for t in spec.get("tolerations", []))
+        assert spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {
+            "nodeSelectorTerms": [
+                {
+                    "matchExpressions": [
+                        {"key": "node-role.kubernetes.io/control-plane", "operator": "DoesNotExist"}
+                    ]
+                }
+            ]
+        }

@@ -38,7 +38,9 @@ def pool_of(name):
     for item in applied["items"]:
         if item["metadata"]["name"] == name:
             labels = item["metadata"]["labels"]
-            return labels.get("gpukit.dev/verify-pool") or labels["gpukit.dev/nccl-check"]
+            # A GPU pool's Job, an NCCL check's, or the inference check's (its name less the run id).
+            return (labels.get("gpukit.dev/verify-pool") or labels.get("gpukit.dev/nccl-check")
+                    or name.rsplit("-", 1)[0])
     sys.exit(f"Error from server (NotFound): jobs.batch {name!r} not found")
 def outcome(pool):
     path = state / f"outcome-{pool}"
@@ -239,13 +241,46 @@ def test_an_interrupted_run_still_deletes_its_jobs(cluster: Cluster) -> None:
 
 def test_a_namespace_this_run_made_is_kept_while_another_runs_jobs_are_in_it(cluster: Cluster) -> None:
     (cluster.state / "other-jobs").write_text("job.batch/gpukit-verify-l4-0123abcd-f00d42\n")
-    assert cluster.verify("--stack", "eks-dev") == 0
-    assert [item["kind"] for item in cluster.applied] == ["Namespace", "Job"]  # this run made it
+    assert cluster.verify("--stack", "eks-train") == 0  # GPU pools only: no inference check
+    assert [item["kind"] for item in cluster.applied] == ["Namespace", "Job", "Job"]  # this run made it
     run = cluster.applied[1]["metadata"]["labels"]["gpukit.dev/verify-run"]
     query = ["get", "jobs", "-n", NAMESPACE, "-l", f"gpukit.dev/verify-run!={run}", "-o", "name"]
     assert query in [call[2:] for call in cluster.calls]
     deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
     assert [d[:2] for d in deletes] == [["delete", "job"]]  # the other run's Jobs keep their namespace
+
+
+def test_the_inference_check_runs_with_objects_of_its_own_and_leaves_nothing_behind(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (cluster.state / "namespace-exists").touch()  # pulumi up made both namespaces
+    assert cluster.verify("--stack", "eks-dev") == 0
+    out = capsys.readouterr().out
+    assert "the check (its pod on pool l4): PASS" in out
+    assert "1 of 1 inference pipeline(s) passed" in out
+    ours = [
+        item for item in cluster.applied if item["metadata"].get("namespace") == "gpukit-verify-inference"
+    ]
+    run = ours[0]["metadata"]["labels"]["gpukit.dev/verify-run"]
+    assert all(item["metadata"]["labels"]["gpukit.dev/verify-run"] == run for item in ours)
+    assert {item["kind"] for item in ours} == {"Service", "Deployment", "HTTPRoute", "ScaledObject", "Job"}
+    for item in ours:
+        if item["kind"] in ("Service", "Deployment", "Job"):
+            kubernetes_validate.validate(item, "1.35", strict=True)
+    # Deleted by the run's label, every kind it made, and the namespace pulumi up made stays.
+    deletes = [call[2:] for call in cluster.calls if call[2] == "delete"]
+    assert [
+        "delete",
+        "deployment,httproute,scaledobject,service",
+        "-n",
+        "gpukit-verify-inference",
+        "-l",
+        f"gpukit.dev/verify-run={run}",
+    ] in [d[:6] for d in deletes]
+    assert ["delete", "job", "-n", "gpukit-verify-inference", "-l", f"gpukit.dev/verify-run={run}"] in [
+        d[:6] for d in deletes
+    ]
+    assert not any(d[:2] == ["delete", "namespace"] for d in deletes)
 
 
 def test_sigterm_stops_a_run_cleanly_and_deletes_its_jobs(cluster: Cluster) -> None:
@@ -304,6 +339,7 @@ def nccl_stack(tmp_path: Path) -> Path:
         {"name": "h100", "instanceType": "p5.48xlarge", "minNodes": 0, "maxNodes": 2, "zones": ["usw2-az3"]}
     )
     config["gpukit:verification"] = {"nccl": True}
+    config["gpukit:inference"] = {"enabled": False}  # its check has a test of its own
     path = tmp_path / "Pulumi.nccl.yaml"
     path.write_text(yaml.safe_dump({"config": config}))
     return path

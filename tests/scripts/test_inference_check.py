@@ -96,7 +96,7 @@ def run(
         f'#!/usr/bin/env bash\nf="{names}/${{2%%.*}}.$1"\n[ -s "$f" ] || exit 2\ncat "$f" "$f"\n'
     )
     getent.chmod(0o755)
-    script = co.check_script(check, "gpu-holder-0123abcd", wait_seconds=3, poll_seconds=1)
+    script = co.check_script(check, "inference-check-0123abcd", wait_seconds=3, poll_seconds=1)
     env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "GATEWAY_HOST": host}
     done = subprocess.run(
         ["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60, check=False
@@ -115,7 +115,7 @@ def test_it_passes_once_routes_scaling_and_the_dcgm_witness_all_hold(
     assert f"gpukit-verify: ok: the Gateway routes a plain request to {co.STABLE_MODEL}" in out
     assert f"ok: the Gateway routes a request with {co.ROUTE_HEADER}: canary to {co.CANARY_MODEL}" in out
     assert "ok: KEDA scaled the simulator from 1 to 2 replicas on its queue depth (2 ready pods" in out
-    assert "ok: the store holds a DCGM series of the GPU pod of Job gpu-holder-0123abcd" in out
+    assert "ok: the store holds a DCGM series of this pod of Job inference-check-0123abcd" in out
     assert out.rstrip().endswith("gpukit-verify: PASS")
 
 
@@ -166,7 +166,7 @@ def test_a_dual_stack_pod_counts_once(tmp_path: Path, gateway: Gateway) -> None:
 def test_a_witness_left_at_one_fails_the_dcgm_step(tmp_path: Path, gateway: Gateway) -> None:
     code, out = run(tmp_path, plan(gateway), {**TWO, f"{co.WITNESS}-pods": 1})
     assert (
-        code == 1 and "FAIL: the store holds a DCGM series of the GPU pod of Job gpu-holder-0123abcd" in out
+        code == 1 and "FAIL: the store holds a DCGM series of this pod of Job inference-check-0123abcd" in out
     )
 
 
@@ -182,5 +182,5 @@ def test_only_the_steps_the_stack_has_run(tmp_path: Path, gateway: Gateway) -> N
 def test_the_rendered_script_is_shellcheck_clean(tmp_path: Path) -> None:
     for i, check in enumerate((plan(Gateway(80)), plan(None, holder=False))):
         path = tmp_path / f"inference-check-{i}.sh"
-        path.write_text(co.check_script(check, "gpu-holder-0123abcd"))
+        path.write_text(co.check_script(check, "inference-check-0123abcd"))
         assert shellcheck_problems(path) == ""

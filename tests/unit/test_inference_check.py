@@ -84,8 +84,12 @@ def test_the_queue_scales_the_stable_simulator_from_one_to_two() -> None:
     assert stable == queue_scaled_object(co._scaling(IN_CLUSTER, name))
     assert stable["spec"]["scaleTargetRef"] == {"name": name}
     assert stable["spec"]["minReplicaCount"] == 1 and stable["spec"]["maxReplicaCount"] == 2
-    # The sum over an AverageValue target: one replica's fake queue alone asks for the second.
-    assert math.ceil(co.FAKE_WAITING / QUEUE_THRESHOLD) == 2
+    # The sum over an AverageValue target (KEDA: ceil(sum / threshold) replicas): one replica's fake
+    # queue of 8 alone asks for the second.
+    (trigger,) = stable["spec"]["triggers"]
+    assert trigger["metricType"] == "AverageValue" and trigger["metadata"]["threshold"] == "5"
+    assert trigger["metadata"]["query"].startswith("sum(vllm:num_requests_waiting{")
+    assert co.FAKE_WAITING == 8 and math.ceil(co.FAKE_WAITING / QUEUE_THRESHOLD) == 2
     deployment = by_kind(check, "Deployment")[co.STABLE]
     assert "replicas" not in deployment["spec"]  # KEDA's, not Pulumi's
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
@@ -97,15 +101,14 @@ def test_the_queue_scales_the_stable_simulator_from_one_to_two() -> None:
     assert 'namespace="gpukit-verify-inference"' in trigger and "vllm:num_requests_waiting" in trigger
 
 
-def test_the_witness_scales_on_the_holders_dcgm_series_only() -> None:
+def test_the_witness_scales_on_the_check_pods_own_dcgm_series() -> None:
     check = co.inference_check(full())
-    assert check.holder_job is not None
-    holder = check.holder_job["metadata"]["name"]
+    job = check.check_job["metadata"]["name"]
     witness = by_kind(check, "ScaledObject")[co.WITNESS]["spec"]["triggers"][0]
     assert witness["metadata"]["threshold"] == "1"
     assert witness["metadata"]["query"] == (
         "1 + (count(last_over_time(DCGM_FI_DEV_FB_USED"
-        f'{{namespace="gpukit-verify-inference",pod=~"{holder}-[a-z0-9]+"}}[30m])) > bool 0 or vector(0))'
+        f'{{namespace="gpukit-verify-inference",pod=~"{job}-[a-z0-9]+"}}[30m])) > bool 0 or vector(0))'
     )
     # GKE's project-wide store: this cluster's series only, the holder's namespace where GKE keeps it,
     # and KEDA's identity.
@@ -113,35 +116,45 @@ def test_the_witness_scales_on_the_holders_dcgm_series_only() -> None:
     trigger = by_kind(co.inference_check(full(**gke)), "ScaledObject")[co.WITNESS]["spec"]["triggers"][0]
     assert (
         'DCGM_FI_DEV_FB_USED{cluster="gke-dev",exported_namespace="gpukit-verify-inference",'
-        'pod=~"gpu-holder-' in trigger["metadata"]["query"]
+        'pod=~"inference-check-' in trigger["metadata"]["query"]
     )
     assert trigger["authenticationRef"] == {
         "name": "gpukit-metrics-store",
         "kind": "ClusterTriggerAuthentication",
     }
-    # A time-shared pool: a series naming any pod counts (the exporter may name one beside the holder),
+    # A time-shared pool: a series naming a pod counts (the exporter may name one beside the check's),
     # never an unattributed one (the in-cluster store gives those the exporter's own namespace; GKE's
-    # leaves the holder's label out).
+    # leaves the holder's label out) nor one of the GPU verification's pods, which ran there just before.
     sliced = co.HolderUnit(**{**L4.__dict__, "sharing": SharingMode.TIME_SLICING})
     for changes, matchers in (
-        ({}, '{namespace!="gpu-operator"}'),
-        (gke, '{cluster="gke-dev",exported_namespace!=""}'),
+        ({}, '{namespace!~"gpu-operator|gpukit-verify"}'),
+        (gke, '{cluster="gke-dev",exported_namespace!~"|gpukit-verify"}'),
     ):
         shared = co.inference_check(full(holder=sliced, **changes))
         query = by_kind(shared, "ScaledObject")[co.WITNESS]["spec"]["triggers"][0]["metadata"]["query"]
         assert f"DCGM_FI_DEV_FB_USED{matchers}[30m]" in query
-    # The holder holds one unit of its pool, on that pool's nodes, with an image already there.
-    spec = check.holder_job["spec"]["template"]["spec"]
+    # The check's own pod holds one unit of the pool, on that pool's nodes, with an image already there:
+    # a retry (a new pod of the replaced Job) holds one again, and the series it waits for are new.
+    spec = check.check_job["spec"]["template"]["spec"]
     assert spec["nodeSelector"] == {"gpukit.dev/pool": "l4"}
+    assert spec["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     (container,) = spec["containers"]
     assert container["resources"]["limits"]["nvidia.com/gpu"] == "1"
-    assert container["image"] == SAMPLE_IMAGE and container["command"] == ["sleep", str(co.HOLDER_SECONDS)]
+    assert container["image"] == SAMPLE_IMAGE
+    # Without the DCGM step it runs on the pools without GPUs, off any control-plane node.
+    cpu = co.inference_check(full(holder=None)).check_job["spec"]["template"]["spec"]
+    assert "nodeSelector" not in cpu and cpu["tolerations"] == list(SYSTEM)
+    assert cpu["containers"][0]["image"] == co.CHECK_IMAGE and "nvidia.com/gpu" not in str(cpu)
+    assert cpu["affinity"] == co._off_control_plane()
 
 
 def test_what_the_check_copies_of_the_gpu_verification_is_what_it_is() -> None:
-    """An add-on imports no other: the image the holder reuses and the add-on it comes after are
-    copies, held equal here."""
+    """An add-on imports no other: the image the GPU pod reuses, the GPU verification's namespace and
+    the add-on it comes after are copies, held equal here."""
+    from gpukit.components.addons.verification.jobs import NAMESPACE
+
     assert co.HOLDER_IMAGE == SAMPLE_IMAGE
+    assert co.GPU_VERIFICATION_NAMESPACE == NAMESPACE
     assert co.VERIFICATION_ADDON == VERIFICATION
 
 
@@ -157,13 +170,12 @@ def test_the_route_sends_the_header_to_the_canary_and_nothing_but_the_model_list
     assert canary["matches"] == [
         {
             "path": {"type": "Exact", "value": "/v1/models"},
-            "method": "GET",
             "headers": [{"type": "Exact", "name": "x-gpukit-verify", "value": "canary"}],
         }
     ]
     check = co.inference_check(full())
     assert canary["backendRefs"] == [{"name": f"{co.CANARY}-{digest(check)}", "port": 8000}]
-    assert stable["matches"] == [{"path": {"type": "Exact", "value": "/v1/models"}, "method": "GET"}]
+    assert stable["matches"] == [{"path": {"type": "Exact", "value": "/v1/models"}}]
     assert stable["backendRefs"] == [{"name": f"{co.STABLE}-{digest(check)}", "port": 8000}]
     # The namespace may attach routes to gpukit's Gateway only where there is one.
     assert co.inference_check(full()).namespace["metadata"]["labels"]["gpukit.dev/gateway"] == "true"
@@ -187,7 +199,7 @@ def test_every_pod_is_hardened_and_the_namespace_enforces_restricted() -> None:
     assert labels["pod-security.kubernetes.io/enforce"] == "restricted"
     pods = [d["spec"]["template"]["spec"] for d in by_kind(check, "Deployment").values()]
     pods += [j["spec"]["template"]["spec"] for j in check.jobs]
-    assert len(pods) == 5
+    assert len(pods) == 4
     for pod in pods:
         assert pod["automountServiceAccountToken"] is False
         assert pod["securityContext"]["runAsNonRoot"] is True
@@ -204,11 +216,11 @@ def test_a_changed_check_gets_new_job_names_and_an_unchanged_one_keeps_them() ->
     assert [j["metadata"]["name"] for j in first.jobs] == [j["metadata"]["name"] for j in again.jobs]
     longer = co.inference_check(full(timeout_minutes=30))
     assert {j["metadata"]["name"] for j in longer.jobs}.isdisjoint(j["metadata"]["name"] for j in first.jobs)
-    # The check's script names its holder, and the Jobs share the hash.
-    holder, job = (j["metadata"]["name"] for j in first.jobs)
-    assert holder.removeprefix("gpu-holder-") == job.removeprefix("inference-check-") == digest(first)
+    # The check's script names its Job, whose pods the witness looks for.
+    (job,) = (j["metadata"]["name"] for j in first.jobs)
+    assert job == f"inference-check-{digest(first)}"
     script = job_script(first)
-    assert f"HOLDER_JOB={holder}\n" in script
+    assert f"CHECK_JOB={job}\n" in script
     assert (
         f"STABLE_PODS=sim-stable-{digest(first)}-pods.gpukit-verify-inference.svc.cluster.local\n" in script
     )
@@ -320,7 +332,11 @@ def test_the_checks_pods_never_run_on_k3s_servers() -> None:
     config["gpukit:verification"] = {"enabled": True}
     plan = check_plan(resolved(config))
     assert plan is not None
-    assert all(t["key"] != "CriticalAddonsOnly" for t in plan.tolerations)
+    # Only the agents' taints (none), never the servers' CriticalAddonsOnly; and no control-plane node.
+    assert plan.tolerations == ()
+    for deployment in by_kind(co.inference_check(plan), "Deployment").values():
+        spec = deployment["spec"]["template"]["spec"]
+        assert spec["tolerations"] == [] and spec["affinity"] == co._off_control_plane()
 
 
 def test_k3s_on_a_cloud_says_servers_keep_the_admission_policy_they_booted_with() -> None:
@@ -342,3 +358,55 @@ def test_k3s_on_a_cloud_says_servers_keep_the_admission_policy_they_booted_with(
     own = example_config("k3s-ssh")
     own["gpukit:sshPrivateKey"] = "stand-in key"
     assert about_servers(own, frozenset({"gpukit:sshPrivateKey"})) == []
+
+
+def test_gpukit_verify_runs_the_check_beside_pulumi_ups_with_objects_of_its_own() -> None:
+    from gpukit.components.addons.base import RUN_LABEL
+    from gpukit.components.addons.inference.addon import INFERENCE_ADDON
+
+    config = eks_config(**{"gpukit:inference": {"enabled": True}})  # verification off: verify still checks
+    suite = INFERENCE_ADDON.checks(resolved(config), timeout_minutes=7)
+    assert suite is not None and suite.subject == "inference pipeline" and suite.timeout_minutes == 7
+    assert [n["metadata"]["name"] for n in suite.namespaces()] == ["gpukit-verify-inference"]
+    objects = suite.objects("a1b2c3")
+    jobs = suite.jobs("a1b2c3", 3600)
+    assert set(jobs) == {"the check (its pod on pool l4)"}
+    for obj in [*objects, *jobs.values()]:
+        assert obj["metadata"]["labels"][RUN_LABEL] == "a1b2c3"
+        assert obj["metadata"]["name"].endswith("-a1b2c3") or obj["metadata"]["name"].endswith("-a1b2c3-pods")
+        if has_crd(obj):
+            validate(obj)
+        else:
+            kubernetes_validate.validate(obj, "1.35", strict=True)
+    assert all(j["spec"]["ttlSecondsAfterFinished"] == 3600 for j in jobs.values())
+    # Its route answers its own hostname (pulumi up's route, with the same matches, would win as the
+    # older), and nothing it makes shares a name with pulumi up's.
+    (route,) = [o for o in objects if o["kind"] == "HTTPRoute"]
+    assert route["spec"]["hostnames"] == ["a1b2c3.gpukit-verify.invalid"]
+    assert "ROUTE_HOST=a1b2c3.gpukit-verify.invalid\n" in job_script_of(
+        jobs["the check (its pod on pool l4)"]
+    )
+    plan = check_plan(resolved(config), at_up=False)
+    assert plan is not None
+    at_up = co.inference_check(plan)
+    ours = {(o["kind"], o["metadata"]["name"]) for o in [*objects, *jobs.values()]}
+    theirs = {(o["kind"], o["metadata"]["name"]) for o in [*at_up.fixtures, *at_up.jobs]}
+    assert ours.isdisjoint(theirs)
+
+
+def job_script_of(job: dict[str, Any]) -> str:
+    command: list[str] = job["spec"]["template"]["spec"]["containers"][0]["command"]
+    return command[2]
+
+
+def test_gpukit_verify_on_gke_leaves_the_route_out_and_says_so() -> None:
+    from gpukit.components.addons.inference.addon import INFERENCE_ADDON
+
+    suite = INFERENCE_ADDON.checks(resolved(example_config("gke-dev")))
+    assert suite is not None
+    assert suite.subject == "inference pipeline (no route: only pulumi up reads the Gateway's address)"
+    kinds = {o["kind"] for o in suite.objects("a1b2c3")}
+    assert "HTTPRoute" not in kinds and "HealthCheckPolicy" not in kinds and "ScaledObject" in kinds
+    assert "ROUTE=''\n" in job_script_of(suite.jobs("a1b2c3", 60)["the check"])
+    # Without inference there is nothing of it to check.
+    assert INFERENCE_ADDON.checks(resolved(eks_config())) is None

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gpukit.components.addons.base import Addon, BuildContext, Built, Unpriced, ValidationScope
 from gpukit.components.addons.inference.check_objects import VERIFICATION_ADDON, CheckPlan, inference_check
 from gpukit.components.addons.inference.check_plan import check_plan
+from gpukit.components.addons.inference.check_suite import InferenceChecks
 from gpukit.components.addons.inference.findings import inference_findings
 from gpukit.components.addons.inference.gateway_names import ENVOY_GATEWAY_NAMESPACE
 from gpukit.components.addons.inference.names import KEDA_NAMESPACE, MONITORING_NAMESPACE
@@ -97,6 +98,11 @@ class InferenceAddon(Addon):
                 "a region with a sourced volume price",
             )
         return None
+
+    def checks(self, cluster: ResolvedCluster, timeout_minutes: int | None = None) -> InferenceChecks | None:
+        """The inference check, where the stack has what it checks (whether or not `pulumi up` runs it)."""
+        plan = check_plan(cluster, at_up=False) if self.wanted(cluster) else None
+        return InferenceChecks.of(plan, timeout_minutes) if plan is not None else None
 
     def report(self, cluster: ResolvedCluster, handle: ClusterHandle) -> list[str]:
         return report_lines(cluster, inference_settings(cluster)) if self.wanted(cluster) else []

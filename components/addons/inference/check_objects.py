@@ -12,19 +12,22 @@ pure manifests: it proves the serving pipeline end to end without a model.
   same with header ROUTE_HEADER: ROUTE_HEADER_VALUE to `sim-canary` (nothing else of the simulators
   is routed: their admin endpoints stay off the Gateway). On GKE a HealthCheckPolicy per backend:
   GKE's load balancer health-checks `/` by default, which the simulator answers 404.
-- Where the GPU Operator's DCGM exporter runs: a GPU pod (the holder) holds one unit of a GPU pool for
-  HOLDER_SECONDS, long enough for the exporter to attribute the GPU to it and the store to scrape it
-  (30 s each); a witness Deployment is scaled by KEDA on a query that is 2 once the store holds a DCGM
-  series of that pod, 1 before. KEDA reads the store as every ScaledObject does (on GKE through its
-  workload identity), so the check pod needs no credentials of its own.
-- The check Job (CPU) waits for each of these: the routes through the Gateway, two ready
-  `sim-stable` pods, two ready witness pods (scripts/inference-check.sh).
+- Where the GPU Operator's DCGM exporter runs, the check's own pod runs on a GPU pool and holds one
+  unit there while it checks; a witness Deployment is scaled by KEDA on a query that is 2 once the
+  store holds a DCGM series naming that pod, 1 before. KEDA reads the store as every ScaledObject does
+  (on GKE through its workload identity), so the check pod needs no credentials of its own. Being the
+  check's pod, the holder runs again whenever the check does: a `pulumi up` after a failed check
+  replaces the Job (pulumi.com/replaceUnready) and with it the GPU series it waits for.
+- The check Job waits for each of these: the routes through the Gateway, two ready `sim-stable` pods,
+  two ready witness pods (scripts/inference-check.sh). Elsewhere it runs on the pools without GPUs.
 
 Every object but the namespace and the route is named by a hash of everything the check runs, so a
-changed check runs again from scratch: new Deployments at one replica, a new holder whose name the
-witness's query carries. The simulators, the route and the ScaledObjects stay (a few CPU millicores):
-a later `pulumi up` whose check is unchanged neither re-runs nor re-creates them. The pods run on the
-pools without GPUs that are not k3s servers (check_plan.check_pools).
+changed check runs again from scratch: new Deployments at one replica, a new Job whose pods the
+witness's query names. The simulators, the route and the ScaledObjects stay (a few CPU millicores): a
+later `pulumi up` whose check is unchanged neither re-runs nor re-creates them. A retry after a failed
+check re-runs the Job only, so its scaling step counts the replicas KEDA gave the simulator before (only
+KEDA sets them). The CPU pods run on the pools without GPUs that are not k3s servers
+(check_plan.check_pools), and never on a node labelled a control plane.
 
 Hardened as the GPU verification is: no service-account token, non-root, no privilege escalation, every
 capability dropped, seccomp RuntimeDefault; the namespace enforces Pod Security "restricted".
@@ -62,11 +65,12 @@ from gpukit.components.spec import PodSecurityLevel, SharingMode
 
 CHECK_NAMESPACE = "gpukit-verify-inference"
 HOLDER_IMAGE = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0-ubuntu22.04"
-"""The GPU verification's image (components/addons/verification/checks.py SAMPLE_IMAGE; a test holds
-them equal): already pulled on the pool's nodes, and the holder only needs its `sleep`."""
+"""The check's image where its pod holds a GPU unit: the GPU verification's (components/addons/
+verification/checks.py SAMPLE_IMAGE; a test holds them equal), already pulled on the pool's nodes, and
+Ubuntu 22.04 underneath (bash, getent, awk, coreutils)."""
 VERIFICATION_ADDON = "verification"
 """The GPU verification add-on's name (its Addon.name; a test holds them equal): the check comes after
-what it built, its Jobs, so the holder finds a node of the pool already up."""
+what it built, its Jobs, so the check's GPU pod finds a node of the pool already up."""
 SIM_IMAGE = "ghcr.io/llm-d/llm-d-inference-sim:v0.10.2"
 """llm-d/llm-d-inference-sim v0.10.2 (2026-07-15, commit f36f6526): linux/amd64 and arm64, distroless
 `static:nonroot` running as 65532 (its Dockerfile); `--fake-metrics` and the routes used here are in
@@ -96,15 +100,15 @@ ROUTE_HEADER_VALUE = "canary"
 ROUTE = "sim"
 FAKE_WAITING = QUEUE_THRESHOLD + 3
 SCALED_REPLICAS = 2
-HOLDER = "gpu-holder"
-HOLDER_SECONDS = 150
-"""How long the holder keeps its GPU unit: the DCGM exporter refreshes which pod holds a GPU every
-collection (30 s, its default interval) and the store scrapes every 30 s (names.py): five chances."""
+CHECK = "inference-check"
+GPU_VERIFICATION_NAMESPACE = "gpukit-verify"
+"""Where the GPU verification's Jobs run (components/addons/verification/jobs.py NAMESPACE; a test holds
+them equal)."""
 DCGM_METRIC = "DCGM_FI_DEV_FB_USED"
 """Framebuffer in use: reported for whole GPUs and for MIG instances alike (GPU utilisation is not
 reported for a MIG instance), in the exporter's default metrics (dcp-metrics-included.csv)."""
 DCGM_WINDOW = "30m"
-"""How far back the witness's query looks for the holder's series: the holder runs beside the check."""
+"""How far back the witness's query looks for the check pod's series (the pod is running as it asks)."""
 SHARED_BY_TIME = (SharingMode.TIME_SLICING, SharingMode.MPS)
 POLL_SECONDS = 5
 REQUEST_SECONDS = 10
@@ -116,7 +120,7 @@ CHECK_SCRIPT = Path(__file__).parent / "scripts" / "inference-check.sh"
 
 @dataclass(frozen=True)
 class HolderUnit:
-    """The one GPU unit the holder takes, and where."""
+    """The one GPU unit the check's pod holds, and where (the DCGM step)."""
 
     pool: str
     node_selector: tuple[tuple[str, str], ...]
@@ -140,12 +144,16 @@ class CheckPlan:
     health_check_policies: bool = False
     """GKE: a HealthCheckPolicy per backend Service."""
     holder: HolderUnit | None = None
-    """The GPU pool unit the holder takes (the store holds the GPU Operator's DCGM series); None: no
-    DCGM step."""
+    """The GPU pool unit the check's pod holds (the store holds the GPU Operator's DCGM series); None:
+    no DCGM step, the pod runs on the pools without GPUs."""
     tolerations: tuple[dict[str, str], ...] = field(default_factory=tuple)
     """The taints of the pools the simulators and the check pod run on (no k3s server's)."""
     dcgm_namespace_label: str = "namespace"
     """The label the store keeps a GPU holder's namespace under (witness_query)."""
+
+    @property
+    def dcgm(self) -> bool:
+        return self.holder is not None and self.store is not None
 
 
 @dataclass(frozen=True)
@@ -155,12 +163,11 @@ class InferenceCheck:
     namespace: dict[str, Any]
     fixtures: list[dict[str, Any]]
     """Services, Deployments, HealthCheckPolicies, the HTTPRoute, the ScaledObjects."""
-    holder_job: dict[str, Any] | None
     check_job: dict[str, Any]
 
     @property
     def jobs(self) -> list[dict[str, Any]]:
-        return [*([self.holder_job] if self.holder_job else []), self.check_job]
+        return [self.check_job]
 
 
 def _meta(name: str) -> dict[str, Any]:
@@ -178,6 +185,16 @@ def _pod_security(user: int) -> dict[str, Any]:
         "runAsGroup": user,
         "seccompProfile": {"type": "RuntimeDefault"},
     }
+
+
+CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane"
+"""k3s labels its servers so; EKS's and GKE's nodes carry no such label."""
+
+
+def _off_control_plane() -> dict[str, Any]:
+    """Never on a k3s server, whatever its taints (a server of a cluster without agents has none)."""
+    term = {"matchExpressions": [{"key": CONTROL_PLANE_LABEL, "operator": "DoesNotExist"}]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
 
 
 def check_namespace(gateway: bool) -> dict[str, Any]:
@@ -212,6 +229,7 @@ def _simulator(
             "spec": {
                 "automountServiceAccountToken": False,
                 "enableServiceLinks": False,
+                "affinity": _off_control_plane(),
                 "tolerations": [dict(t) for t in plan.tolerations],
                 "securityContext": _pod_security(SIM_USER),
                 "containers": [
@@ -226,7 +244,7 @@ def _simulator(
                         },
                         "resources": {
                             "requests": {"cpu": "10m", "memory": "64Mi"},
-                            "limits": {"memory": "256Mi"},
+                            "limits": {"cpu": "100m", "memory": "256Mi"},
                         },
                         "securityContext": _container_security(),
                     }
@@ -270,15 +288,15 @@ def _health_check_policy(service: str) -> dict[str, Any]:
     }
 
 
-def _route(stable: str, canary: str) -> dict[str, Any]:
+def _route(name: str, host: str, stable: str, canary: str) -> dict[str, Any]:
     path = {"type": "Exact", "value": ROUTE_PATH}
     header = {"type": "Exact", "name": ROUTE_HEADER, "value": ROUTE_HEADER_VALUE}
     return {
         "apiVersion": "gateway.networking.k8s.io/v1",
         "kind": "HTTPRoute",
-        "metadata": _meta(ROUTE),
+        "metadata": _meta(name),
         "spec": {
-            "hostnames": [ROUTE_HOST],
+            "hostnames": [host],
             "parentRefs": [
                 {
                     "group": "gateway.networking.k8s.io",
@@ -289,11 +307,11 @@ def _route(stable: str, canary: str) -> dict[str, Any]:
             ],
             "rules": [
                 {
-                    "matches": [{"path": path, "method": "GET", "headers": [header]}],
+                    "matches": [{"path": path, "headers": [header]}],
                     "backendRefs": [{"name": canary, "port": SIM_PORT}],
                 },
                 {
-                    "matches": [{"path": path, "method": "GET"}],
+                    "matches": [{"path": path}],
                     "backendRefs": [{"name": stable, "port": SIM_PORT}],
                 },
             ],
@@ -302,9 +320,9 @@ def _route(stable: str, canary: str) -> dict[str, Any]:
 
 
 def witness_query(
-    holder_job: str, cluster: str = "", shared: bool = False, namespace_label: str = "namespace"
+    check_job: str, cluster: str = "", shared: bool = False, namespace_label: str = "namespace"
 ) -> str:
-    """2 once the store holds a DCGM series naming a pod of `holder_job` in the check's namespace, else
+    """2 once the store holds a DCGM series naming a pod of `check_job` in the check's namespace, else
     1 (an empty count is no sample: `or vector(0)` makes it 0).
 
     - `namespace_label`: where the store keeps the namespace of the GPU's holder: `namespace` in the
@@ -314,58 +332,28 @@ def witness_query(
       (GKE's).
     - `shared`: the holder's pool shares each GPU by time (time-slicing, MPS), whose series name one of
       the pods sharing it, whichever the device plugin lists first (NVIDIA/dcgm-exporter#307): a
-      workload beside the holder may be the one named, so a series naming any pod counts (the
-      exporter's attribution reached the store), never an unattributed one (the in-cluster store
-      labels those with the exporter's own namespace, GKE's leaves the holder's label out)."""
+      workload beside the check's pod may be the one named, so a series naming a pod of any other
+      namespace counts (the exporter's attribution reached the store), never an unattributed one (the
+      in-cluster store labels those with the exporter's own namespace, GKE's leaves the holder's label
+      out) nor one of the GPU verification's pods, which ran on the pool just before."""
     if shared:
-        matchers = (
-            f'{namespace_label}!="{GPU_OPERATOR_NAMESPACE}"'
-            if namespace_label == "namespace"
-            else f'{namespace_label}!=""'
-        )
+        # The in-cluster store's unattributed series have the exporter's namespace, GKE's none (`""`).
+        unattributed = GPU_OPERATOR_NAMESPACE if namespace_label == "namespace" else ""
+        matchers = f'{namespace_label}!~"{unattributed}|{GPU_VERIFICATION_NAMESPACE}"'
     else:
-        matchers = f'{namespace_label}="{CHECK_NAMESPACE}",pod=~"{holder_job}-[a-z0-9]+"'
+        matchers = f'{namespace_label}="{CHECK_NAMESPACE}",pod=~"{check_job}-[a-z0-9]+"'
     if cluster:
         matchers = f'cluster="{cluster}",{matchers}'
     return f"1 + (count(last_over_time({DCGM_METRIC}{{{matchers}}}[{DCGM_WINDOW}])) > bool 0 or vector(0))"
 
 
-def _holder_job(check: HolderUnit, timeout_minutes: int) -> dict[str, Any]:
-    pod: dict[str, Any] = {
-        "restartPolicy": "Never",
-        "automountServiceAccountToken": False,
-        "enableServiceLinks": False,
-        "nodeSelector": dict(check.node_selector),
-        "tolerations": [{"key": k, "operator": o, "effect": e} for k, o, e in check.tolerations],
-        "securityContext": _pod_security(NOBODY),
-        "containers": [
-            {
-                "name": "hold",
-                "image": HOLDER_IMAGE,
-                "imagePullPolicy": "IfNotPresent",
-                "command": ["sleep", str(HOLDER_SECONDS)],
-                "resources": {
-                    "requests": {"cpu": "10m", "memory": "16Mi"},
-                    "limits": {check.resource: "1", "memory": "64Mi"},
-                },
-                "securityContext": _container_security(),
-            }
-        ],
-    }
-    spec = {
-        "backoffLimit": 1,
-        "activeDeadlineSeconds": timeout_minutes * 60,
-        "template": {"metadata": {"labels": {"app.kubernetes.io/name": HOLDER}}, "spec": pod},
-    }
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(HOLDER), "spec": spec}
-
-
 def check_script(
     plan: CheckPlan,
-    holder_job: str,
+    check_job: str,
     *,
     stable: str = STABLE,
     witness: str = WITNESS,
+    host: str = ROUTE_HOST,
     wait_seconds: int | None = None,
     poll_seconds: int = POLL_SECONDS,
 ) -> str:
@@ -376,49 +364,59 @@ def check_script(
         CHECK_SCRIPT,
         ROUTE="1" if plan.gateway else "",
         SCALING="1" if plan.store else "",
-        DCGM="1" if plan.holder and plan.store else "",
+        DCGM="1" if plan.dcgm else "",
         WAIT_SECONDS=wait,
         POLL_SECONDS=poll_seconds,
         REQUEST_SECONDS=REQUEST_SECONDS,
         GATEWAY_PORT=plan.gateway.port if plan.gateway else 0,
         ROUTE_PATH=ROUTE_PATH,
-        ROUTE_HOST=ROUTE_HOST,
+        ROUTE_HOST=host,
         ROUTE_HEADER=ROUTE_HEADER,
         ROUTE_HEADER_VALUE=ROUTE_HEADER_VALUE,
         STABLE_MODEL=STABLE_MODEL,
         CANARY_MODEL=CANARY_MODEL,
         STABLE_PODS=f"{stable}-pods.{CHECK_NAMESPACE}.svc.cluster.local",
         WITNESS_PODS=f"{witness}-pods.{CHECK_NAMESPACE}.svc.cluster.local",
-        HOLDER_JOB=holder_job,
+        CHECK_JOB=check_job,
     )
 
 
-def _check_job(plan: CheckPlan, holder_job: str, stable: str, witness: str) -> dict[str, Any]:
+def _check_job(plan: CheckPlan, check_job: str, stable: str, witness: str, host: str) -> dict[str, Any]:
+    """The check Job: on a GPU pool holding one unit where the DCGM step runs (its pod is the one whose
+    series the witness waits for), else on the pools without GPUs."""
     env = [{"name": "GATEWAY_HOST", "value": plan.gateway.host if plan.gateway else ""}]
-    pod = {
+    container: dict[str, Any] = {
+        "name": "check",
+        "image": CHECK_IMAGE,
+        "command": ["bash", "-c", check_script(plan, check_job, stable=stable, witness=witness, host=host)],
+        "env": env,
+        "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "128Mi"}},
+        "securityContext": _container_security(),
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+    }
+    pod: dict[str, Any] = {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
         "enableServiceLinks": False,
-        "tolerations": [dict(t) for t in plan.tolerations],
         "securityContext": _pod_security(NOBODY),
-        "containers": [
-            {
-                "name": "check",
-                "image": CHECK_IMAGE,
-                "command": ["bash", "-c", check_script(plan, holder_job, stable=stable, witness=witness)],
-                "env": env,
-                "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "128Mi"}},
-                "securityContext": _container_security(),
-                "terminationMessagePolicy": "FallbackToLogsOnError",
-            }
-        ],
     }
+    if plan.dcgm and plan.holder is not None:
+        unit = plan.holder
+        container["image"] = HOLDER_IMAGE
+        container["imagePullPolicy"] = "IfNotPresent"
+        container["resources"]["limits"][unit.resource] = "1"
+        pod["nodeSelector"] = dict(unit.node_selector)
+        pod["tolerations"] = [{"key": k, "operator": o, "effect": e} for k, o, e in unit.tolerations]
+    else:
+        pod["affinity"] = _off_control_plane()
+        pod["tolerations"] = [dict(t) for t in plan.tolerations]
+    pod["containers"] = [container]
     spec = {
         "backoffLimit": 0,  # the script retries within its own deadline; a second pod would start over
         "activeDeadlineSeconds": plan.timeout_minutes * 60,
-        "template": {"metadata": {"labels": {"app.kubernetes.io/name": "inference-check"}}, "spec": pod},
+        "template": {"metadata": {"labels": {"app.kubernetes.io/name": CHECK}}, "spec": pod},
     }
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta("inference-check"), "spec": spec}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(CHECK), "spec": spec}
 
 
 def _scaling(store: Target, deployment: str) -> Target:
@@ -430,15 +428,17 @@ def _named(obj: dict[str, Any], name: str) -> dict[str, Any]:
     return {**obj, "metadata": {**obj["metadata"], "name": name}}
 
 
-def _render(plan: CheckPlan, digest: str) -> InferenceCheck:
+def _render(plan: CheckPlan, digest: str, run: bool = False) -> InferenceCheck:
     """Every object, each name but the namespace's and the route's ending in `-<digest>`: a changed
-    check gets new Deployments, which start again at one replica, and a new holder, which the witness's
-    query names (a check that can only pass again is no check)."""
+    check gets new Deployments, which start again at one replica, and a new Job, whose pods the witness's
+    query names (a check that can only pass again is no check). `run`: `digest` is a `gpukit verify`
+    run's id, whose route is its own too, for a hostname of its own (two routes with the same matches
+    would go to the older one's backends)."""
 
     def named(base: str) -> str:
         return f"{base}-{digest}"
 
-    stable, canary, witness = named(STABLE), named(CANARY), named(WITNESS)
+    stable, canary, witness, check_job = named(STABLE), named(CANARY), named(WITNESS), named(CHECK)
     fixtures: list[dict[str, Any]] = []
     deployments: list[dict[str, Any]] = []
     scaled: list[dict[str, Any]] = []
@@ -452,26 +452,27 @@ def _render(plan: CheckPlan, digest: str) -> InferenceCheck:
     if plan.gateway:
         fixtures.append(_service(canary))
         deployments.append(_simulator(canary, CANARY_MODEL, plan))
-    holder_job = named(HOLDER)
-    holder = None
-    if plan.holder is not None and plan.store is not None:
+    if plan.dcgm and plan.holder is not None and plan.store is not None:
         fixtures.append(_service(witness, headless=True))
         deployments.append(_simulator(witness, WITNESS_MODEL, plan, scaled=True, scraped=False))
         shared = plan.holder.sharing in SHARED_BY_TIME
-        query = witness_query(holder_job, plan.store.cluster, shared, plan.dcgm_namespace_label)
+        query = witness_query(check_job, plan.store.cluster, shared, plan.dcgm_namespace_label)
         scaled.append(scaled_object(_scaling(plan.store, witness), query, 1, "AverageValue"))
-        holder = _named(_holder_job(plan.holder, plan.timeout_minutes), holder_job)
     fixtures += deployments
     if plan.gateway and plan.health_check_policies:
         fixtures += [_health_check_policy(stable), _health_check_policy(canary)]
+    host = f"{digest}.{ROUTE_HOST}" if run else ROUTE_HOST
     if plan.gateway:
-        fixtures.append(_route(stable, canary))
-    check = _named(_check_job(plan, holder_job, stable, witness), named("inference-check"))
-    return InferenceCheck(check_namespace(bool(plan.gateway)), fixtures + scaled, holder, check)
+        fixtures.append(_route(named(ROUTE) if run else ROUTE, host, stable, canary))
+    check = _named(_check_job(plan, check_job, stable, witness, host), check_job)
+    return InferenceCheck(check_namespace(bool(plan.gateway)), fixtures + scaled, check)
 
 
-def inference_check(plan: CheckPlan) -> InferenceCheck:
-    """The check's manifests for `plan`, named by a hash of what they would be unnamed."""
+def inference_check(plan: CheckPlan, run: str | None = None) -> InferenceCheck:
+    """The check's manifests for `plan`, named by a hash of what they would be unnamed; `run`: named
+    for a `gpukit verify` run instead (check_suite.py), beside `pulumi up`'s own."""
+    if run is not None:
+        return _render(plan, run, run=True)
     unnamed = _render(plan, "")
     parts = [unnamed.namespace, unnamed.fixtures, unnamed.jobs]
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:8]

@@ -5,7 +5,6 @@ build all read it."""
 from gpukit.components.addons.inference.check_objects import (
     CHECK_NAMESPACE,
     DCGM_METRIC,
-    HOLDER_SECONDS,
     ROUTE_HEADER,
     ROUTE_HEADER_VALUE,
     ROUTE_PATH,
@@ -82,10 +81,11 @@ def store_target(cluster: ResolvedCluster, settings: InferenceSettings) -> Targe
     )
 
 
-def check_plan(cluster: ResolvedCluster) -> CheckPlan | None:
-    """None where the stack does not verify, or has neither a gateway nor metrics with autoscaling."""
+def check_plan(cluster: ResolvedCluster, at_up: bool = True) -> CheckPlan | None:
+    """None where the stack does not verify at `pulumi up` (`at_up`; `gpukit verify` checks whatever
+    the stack built), or has neither a gateway nor metrics with autoscaling."""
     verification = verification_spec(cluster)
-    if not verification.get("enabled", False):
+    if at_up and not verification.get("enabled", False):
         return None
     settings = inference_settings(cluster)
     store = store_target(cluster, settings) if settings.metrics and settings.autoscaling else None
@@ -143,14 +143,15 @@ def check_steps(cluster: ResolvedCluster) -> tuple[list[str], list[str]]:
         skipped.append("scaling on a custom metric (it needs both metrics and autoscaling)")
     if plan.holder and plan.store:
         whose = (
-            "a series naming a pod (the GPU is shared by time: the exporter may name a pod beside it, "
+            "a series naming a pod of another namespace than the exporter's and the GPU verification's "
+            "(the GPU is shared by time: the exporter names one of the pods sharing it, "
             "NVIDIA/dcgm-exporter#307)"
             if plan.holder.sharing in SHARED_BY_TIME
             else "its series"
         )
         steps.append(
-            f"a GPU pod on pool {plan.holder.pool} holds one {plan.holder.resource} for {HOLDER_SECONDS}s; "
-            f"the store then holds {whose} of {DCGM_METRIC} (KEDA scales a witness on it)"
+            f"the check's own pod runs on pool {plan.holder.pool} holding one {plan.holder.resource}; the "
+            f"store then holds {whose} of {DCGM_METRIC} (KEDA scales a witness on it)"
         )
     elif plan.store:
         reason = (

@@ -5,10 +5,11 @@
 #   - SCALING: KEDA scaled the stable simulator from 1 to 2 replicas on the queue depth it publishes
 #     (counted as ready pods behind a headless Service: a pod's address is published once it is Ready);
 #   - DCGM: KEDA scaled the witness Deployment to 2, which its query does only once the store holds a
-#     DCGM series of the GPU pod the check ran (the store and KEDA's access to it, seen from KEDA).
+#     DCGM series naming this very pod, which then holds a GPU unit (on a time-shared pool, a series
+#     naming a pod: the store and KEDA's access to it, seen from KEDA).
 # Inputs (set above by the renderer, check_objects.py): ROUTE, SCALING, DCGM (non-empty: run that
 # step), WAIT_SECONDS, POLL_SECONDS, REQUEST_SECONDS, GATEWAY_PORT, ROUTE_PATH, ROUTE_HOST,
-# ROUTE_HEADER, ROUTE_HEADER_VALUE, STABLE_MODEL, CANARY_MODEL, STABLE_PODS, WITNESS_PODS, HOLDER_JOB;
+# ROUTE_HEADER, ROUTE_HEADER_VALUE, STABLE_MODEL, CANARY_MODEL, STABLE_PODS, WITNESS_PODS, CHECK_JOB;
 # GATEWAY_HOST comes from the pod's environment (on GKE, the Gateway's address, known once it is
 # programmed).
 # Needs bash (its /dev/tcp), getent, awk, sort, wc and coreutils' timeout: no curl, no API token.
@@ -84,6 +85,6 @@ if [ -n "${SCALING:-}" ]; then
   wait_pods "$STABLE_PODS" 2 "KEDA scaled the simulator from 1 to 2 replicas on its queue depth"
 fi
 if [ -n "${DCGM:-}" ]; then
-  wait_pods "$WITNESS_PODS" 2 "the store holds a DCGM series of the GPU pod of Job $HOLDER_JOB (KEDA scaled the witness to 2)"
+  wait_pods "$WITNESS_PODS" 2 "the store holds a DCGM series of this pod of Job $CHECK_JOB, which holds a GPU unit (KEDA scaled the witness to 2)"
 fi
 echo "gpukit-verify: PASS"
