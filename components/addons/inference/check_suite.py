@@ -1,7 +1,7 @@
 """The inference check as `gpukit verify` runs it against a running cluster: the very objects `pulumi up`
 makes (check_objects.py), named and labelled for the run, beside `pulumi up`'s own (its Deployments
-start at one replica, its holder is its own, its route answers a hostname of its own), and deleted with
-the run.
+start at one replica, its Job's pod is the GPU holder its witness looks for, its route answers a
+hostname of its own), and deleted with the run.
 
 Where the check reaches the Gateway at the Gateway's own address (GKE), that address is what
 `pulumi up` read from the Gateway's status; a run from this machine does not look it up, so its check
