@@ -1,12 +1,14 @@
-# gpukit's inference check: runs in a CPU pod of the inference add-on's check (check_objects.py) and
-# passes once the serving pipeline works end to end, each step within what is left of WAIT_SECONDS:
+# gpukit's inference check: runs in the check Job's pod (check_objects.py), on a GPU pool holding one
+# unit where the DCGM step runs, else on the pools without GPUs, and passes once the serving pipeline
+# works end to end, each step within what is left of WAIT_SECONDS:
 #   - ROUTE: a GET of ROUTE_PATH through the Gateway answers from the stable simulator, and the same
 #     GET with header ROUTE_HEADER: ROUTE_HEADER_VALUE from the canary (the HTTPRoute's header match);
 #   - SCALING: KEDA scaled the stable simulator from 1 to 2 replicas on the queue depth it publishes
 #     (counted as ready pods behind a headless Service: a pod's address is published once it is Ready);
 #   - DCGM: KEDA scaled the witness Deployment to 2, which its query does only once the store holds a
-#     DCGM series naming this very pod, which then holds a GPU unit (on a time-shared pool, a series
-#     naming a pod: the store and KEDA's access to it, seen from KEDA).
+#     DCGM series naming this very pod, which holds a GPU unit (on a time-shared pool, a series naming
+#     a pod outside the exporter's and the GPU verification's namespaces): the store and KEDA's access
+#     to it, seen from KEDA.
 # Inputs (set above by the renderer, check_objects.py): ROUTE, SCALING, DCGM (non-empty: run that
 # step), WAIT_SECONDS, POLL_SECONDS, REQUEST_SECONDS, GATEWAY_PORT, ROUTE_PATH, ROUTE_HOST,
 # ROUTE_HEADER, ROUTE_HEADER_VALUE, STABLE_MODEL, CANARY_MODEL, STABLE_PODS, WITNESS_PODS, CHECK_JOB;
