@@ -8,11 +8,11 @@ from typing import Any, NotRequired, Optional, TypedDict
 
 import pulumi
 
+from gpukit.components.addons.inference.check_objects import GATEWAY_HOST_ENV
 from gpukit.components.awaited_jobs import await_timeouts, awaited_metadata
 from gpukit.components.custom_objects import custom_object
 
 TYPE_TOKEN = "gpukit:index:InferenceVerification"
-GATEWAY_HOST_ENV = "GATEWAY_HOST"
 BUILT_IN_KINDS = ("Service", "Deployment")
 
 

@@ -116,6 +116,9 @@ DEADLINE_MARGIN_SECONDS = 60
 """The script gives up this long before the Job's deadline, so its FAIL line (which step, what it saw)
 is the Job's failure rather than Kubernetes' DeadlineExceeded."""
 CHECK_SCRIPT = Path(__file__).parent / "scripts" / "inference-check.sh"
+GATEWAY_HOST_ENV = "GATEWAY_HOST"
+"""The check pod's variable for the Gateway's host (the script reads it; on GKE check_component.py sets
+it from the Gateway's status)."""
 
 
 @dataclass(frozen=True)
@@ -384,7 +387,7 @@ def check_script(
 def _check_job(plan: CheckPlan, check_job: str, stable: str, witness: str, host: str) -> dict[str, Any]:
     """The check Job: on a GPU pool holding one unit where the DCGM step runs (its pod is the one whose
     series the witness waits for), else on the pools without GPUs."""
-    env = [{"name": "GATEWAY_HOST", "value": plan.gateway.host if plan.gateway else ""}]
+    env = [{"name": GATEWAY_HOST_ENV, "value": plan.gateway.host if plan.gateway else ""}]
     container: dict[str, Any] = {
         "name": "check",
         "image": CHECK_IMAGE,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpukit.components.addons.base import RUN_LABEL
-from gpukit.components.addons.inference.check_objects import CheckPlan, inference_check
+from gpukit.components.addons.inference.check_objects import CheckPlan, check_namespace, inference_check
 
 
 def _labelled(obj: dict[str, Any], run: str) -> dict[str, Any]:
@@ -46,7 +46,7 @@ class InferenceChecks:
         return cls(replace(plan, timeout_minutes=timeout_minutes or plan.timeout_minutes), left_out)
 
     def namespaces(self) -> list[dict[str, Any]]:
-        return [inference_check(self.plan).namespace]
+        return [check_namespace(self.plan.gateway is not None)]
 
     def objects(self, run: str) -> list[dict[str, Any]]:
         return [_labelled(obj, run) for obj in inference_check(self.plan, run).fixtures]
